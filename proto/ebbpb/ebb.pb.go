@@ -1204,8 +1204,13 @@ type SubmitDAGRequest struct {
 	// The DAG spec as YAML or JSON.
 	Spec []byte `protobuf:"bytes,1,opt,name=spec,proto3" json:"spec,omitempty"`
 	// The file name the spec came from, for error messages.
-	SpecName      string `protobuf:"bytes,2,opt,name=spec_name,json=specName,proto3" json:"spec_name,omitempty"`
-	Client        string `protobuf:"bytes,3,opt,name=client,proto3" json:"client,omitempty"`
+	SpecName string `protobuf:"bytes,2,opt,name=spec_name,json=specName,proto3" json:"spec_name,omitempty"`
+	Client   string `protobuf:"bytes,3,opt,name=client,proto3" json:"client,omitempty"`
+	// Relative local paths in the spec (inputs, output) are resolved
+	// against this directory: the directory of the client's spec file.
+	BaseDir string `protobuf:"bytes,4,opt,name=base_dir,json=baseDir,proto3" json:"base_dir,omitempty"`
+	// Overrides the spec's output, when set.
+	Output        string `protobuf:"bytes,5,opt,name=output,proto3" json:"output,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1257,6 +1262,20 @@ func (x *SubmitDAGRequest) GetSpecName() string {
 func (x *SubmitDAGRequest) GetClient() string {
 	if x != nil {
 		return x.Client
+	}
+	return ""
+}
+
+func (x *SubmitDAGRequest) GetBaseDir() string {
+	if x != nil {
+		return x.BaseDir
+	}
+	return ""
+}
+
+func (x *SubmitDAGRequest) GetOutput() string {
+	if x != nil {
+		return x.Output
 	}
 	return ""
 }
@@ -2455,11 +2474,13 @@ const file_ebb_proto_rawDesc = "" +
 	"\tmemory_mb\x18\x03 \x01(\x03R\bmemoryMb\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"[\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8e\x01\n" +
 	"\x10SubmitDAGRequest\x12\x12\n" +
 	"\x04spec\x18\x01 \x01(\fR\x04spec\x12\x1b\n" +
 	"\tspec_name\x18\x02 \x01(\tR\bspecName\x12\x16\n" +
-	"\x06client\x18\x03 \x01(\tR\x06client\"*\n" +
+	"\x06client\x18\x03 \x01(\tR\x06client\x12\x19\n" +
+	"\bbase_dir\x18\x04 \x01(\tR\abaseDir\x12\x16\n" +
+	"\x06output\x18\x05 \x01(\tR\x06output\"*\n" +
 	"\x11SubmitDAGResponse\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\")\n" +
 	"\x10DAGStatusRequest\x12\x15\n" +
