@@ -1,0 +1,158 @@
+package dag
+
+import (
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Spec is one DAG as submitted: vertices joined by edges, the ContainerGroup
+// its tasks run in, and optional scheduling hints.
+type Spec struct {
+	Name string `yaml:"name" json:"name"`
+	// Priority orders DAGs under the fifo priority scheme: higher first,
+	// then by submission.
+	Priority int `yaml:"priority,omitempty" json:"priority,omitempty"`
+	// Goal is an optional completion-time goal (a soft deadline).
+	Goal *Goal `yaml:"goal,omitempty" json:"goal,omitempty"`
+	// Scaling asks the autoscaler for a ramp: "aggressive", "conservative"
+	// or "" (the group's configured ramp).
+	Scaling string    `yaml:"scaling,omitempty" json:"scaling,omitempty"`
+	Group   GroupSpec `yaml:"containerGroup" json:"containerGroup"`
+	// Output is where the sink vertices' files are committed (a local path
+	// or an hdfs:// URL). Relative local paths are relative to the spec file.
+	Output   string       `yaml:"output,omitempty" json:"output,omitempty"`
+	Vertices []VertexSpec `yaml:"vertices" json:"vertices"`
+	Edges    []EdgeSpec   `yaml:"edges,omitempty" json:"edges,omitempty"`
+}
+
+// Goal is a completion-time goal: either relative to submission (Within)
+// or absolute (By). At most one is set.
+type Goal struct {
+	Within Duration  `yaml:"within,omitempty" json:"within,omitempty"`
+	By     time.Time `yaml:"by,omitempty" json:"by,omitempty"`
+}
+
+// Deadline is the goal as an absolute time for a DAG submitted at submit.
+func (g *Goal) Deadline(submit time.Time) (time.Time, bool) {
+	switch {
+	case g == nil:
+		return time.Time{}, false
+	case !g.By.IsZero():
+		return g.By, true
+	case g.Within > 0:
+		return submit.Add(time.Duration(g.Within)), true
+	}
+	return time.Time{}, false
+}
+
+// GroupSpec describes the ContainerGroup a DAG's tasks run in. DAGs naming
+// the same group with identical properties share its workers.
+type GroupSpec struct {
+	Name           string            `yaml:"name" json:"name"`
+	WorkerMemoryMB int64             `yaml:"workerMemoryMB" json:"workerMemoryMB"`
+	WorkerVCores   int               `yaml:"workerVCores,omitempty" json:"workerVCores,omitempty"`
+	Env            map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// MaxWorkers caps the group's workers (0: mr3.container.max.num.workers).
+	MaxWorkers int `yaml:"maxWorkers,omitempty" json:"maxWorkers,omitempty"`
+}
+
+// VertexSpec is one stage: a command run once per task.
+type VertexSpec struct {
+	Name        string  `yaml:"name" json:"name"`
+	Command     Command `yaml:"command" json:"command"`
+	Parallelism int     `yaml:"parallelism" json:"parallelism"`
+	MemoryMB    int64   `yaml:"memoryMB" json:"memoryMB"`
+	VCores      int     `yaml:"vcores,omitempty" json:"vcores,omitempty"`
+	// Profile is the fraction of a node's CPU, memory and I/O one running
+	// task uses (resource-aware scheduling). Consumers of a scatter-gather
+	// edge may give separate shuffle and reduce profiles instead.
+	Profile        *Profile `yaml:"profile,omitempty" json:"profile,omitempty"`
+	ShuffleProfile *Profile `yaml:"shuffleProfile,omitempty" json:"shuffleProfile,omitempty"`
+	ReduceProfile  *Profile `yaml:"reduceProfile,omitempty" json:"reduceProfile,omitempty"`
+	// Inputs are files or globs (local paths or hdfs:// URLs) split by byte
+	// ranges across the vertex's tasks.
+	Inputs []string          `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	Env    map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// SimDurations are task run times used only by `ebb sim` (one per task,
+	// or one for all tasks).
+	SimDurations []Duration `yaml:"simDurations,omitempty" json:"simDurations,omitempty"`
+}
+
+// Profile is a fraction (0..1] of one node's resources used by a running task.
+type Profile struct {
+	CPU    float64 `yaml:"cpu" json:"cpu"`
+	Memory float64 `yaml:"memory" json:"memory"`
+	IO     float64 `yaml:"io" json:"io"`
+}
+
+// EdgeSpec joins a producer vertex to a consumer vertex.
+type EdgeSpec struct {
+	From string   `yaml:"from" json:"from"`
+	To   string   `yaml:"to" json:"to"`
+	Type EdgeType `yaml:"type" json:"type"`
+}
+
+// EdgeType says how producer outputs are routed to consumer tasks.
+type EdgeType int
+
+const (
+	// ScatterGather: every producer task writes one partition per consumer
+	// task; consumer task j reads partition j of every producer task.
+	ScatterGather EdgeType = iota
+	// OneToOne: consumer task j reads the single output of producer task j.
+	OneToOne
+	// Broadcast: every consumer task reads the single output of every
+	// producer task.
+	Broadcast
+)
+
+var edgeTypeNames = []string{"scatter-gather", "one-to-one", "broadcast"}
+
+func (t EdgeType) String() string {
+	if int(t) < len(edgeTypeNames) {
+		return edgeTypeNames[t]
+	}
+	return fmt.Sprintf("EdgeType(%d)", int(t))
+}
+
+// ParseEdgeType reads an edge type name.
+func ParseEdgeType(s string) (EdgeType, error) {
+	for i, n := range edgeTypeNames {
+		if s == n {
+			return EdgeType(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown edge type %q: want one of scatter-gather, one-to-one, broadcast", s)
+}
+
+func (t EdgeType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalYAML reads an edge type, naming the line when it is unknown.
+func (t *EdgeType) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseEdgeType(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*t = v
+	return nil
+}
+
+func (t *EdgeType) UnmarshalText(b []byte) error {
+	v, err := ParseEdgeType(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
+// Partitions is how many partitions a producer task writes for this edge,
+// given the consumer's parallelism.
+func (t EdgeType) Partitions(consumerParallelism int) int {
+	if t == ScatterGather {
+		return consumerParallelism
+	}
+	return 1
+}
