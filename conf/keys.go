@@ -1,0 +1,167 @@
+package conf
+
+// Key describes one configuration key ebb understands.
+type Key struct {
+	Name    string
+	Default string
+	Type    Type
+	Enum    []string // the allowed values of an Enum key, canonical spelling
+	Bounds  Bounds   // for Int, Int64 and Float keys
+	Doc     string   // one line, shown by Markdown
+}
+
+// keys is the one table of every mr3./ebb. key ebb reads. MR3's keys keep
+// MR3's names and defaults so an admin's mr3-site.xml means the same thing
+// here; ebb's own keys start with "ebb.". Add a key by adding a line.
+var keys = []Key{
+	// Autoscaling, per ContainerGroup.
+	{Name: "mr3.enable.auto.scaling", Type: Bool, Default: "false",
+		Doc: "master switch for autoscaling"},
+	{Name: "mr3.check.memory.usage.event.interval.secs", Type: Int, Default: "10", Bounds: from(1),
+		Doc: "memory usage sampling interval (also the fair-recycling interval)"},
+	{Name: "mr3.memory.usage.check.window.length.secs", Type: Int, Default: "600", Bounds: from(1),
+		Doc: "window over which usage samples are combined"},
+	{Name: "mr3.memory.usage.check.scheme", Type: Enum, Default: "average", Enum: []string{"average", "maximum"},
+		Doc: "how samples in the window are combined"},
+	{Name: "mr3.auto.scale.out.threshold.percent", Type: Int, Default: "80", Bounds: between(0, 100),
+		Doc: "usage at or above which scale-out triggers (with attempts queued)"},
+	{Name: "mr3.auto.scale.out.grace.period.secs", Type: Int, Default: "300", Bounds: from(0),
+		Doc: "cooldown after a scale-out; pending requests are cancelled when it ends"},
+	{Name: "mr3.auto.scale.in.delay.after.scale.out.secs", Type: Int, Default: "60", Bounds: from(0),
+		Doc: "minimum time after leaving SCALE_OUT before a scale-in"},
+	{Name: "mr3.auto.scale.in.threshold.percent", Type: Int, Default: "50", Bounds: between(0, 100),
+		Doc: "usage at or below which scale-in triggers"},
+	{Name: "mr3.auto.scale.in.min.hosts", Type: Int, Default: "1", Bounds: from(0),
+		Doc: "nodes that must remain after a scale-in"},
+	{Name: "mr3.auto.scale.in.grace.period.secs", Type: Int, Default: "300", Bounds: from(0),
+		Doc: "cooldown after a scale-in"},
+	{Name: "mr3.auto.scale.in.wait.dag.finished", Type: Bool, Default: "true",
+		Doc: "workers on emptied nodes serve until the DAGs active at scale-in finish"},
+	{Name: "mr3.auto.scale.out.num.initial.containers", Type: Int, Default: "0", Bounds: from(0),
+		Doc: "workers to request when a group has none (0 = computed)"},
+	{Name: "mr3.auto.scale.out.num.increment.containers", Type: Int, Default: "1", Bounds: from(0),
+		Doc: "workers per scale-out; 0 = computed from the gap to the threshold"},
+	{Name: "mr3.auto.scale.in.num.decrement.hosts", Type: Int, Default: "1", Bounds: from(0),
+		Doc: "nodes per scale-in; 0 = computed from the gap to the threshold"},
+	{Name: "ebb.auto.scale.predictive.enabled", Type: Bool, Default: "false",
+		Doc: "scale out when the estimated time to finish queued work exceeds the target"},
+	{Name: "ebb.auto.scale.predictive.target.secs", Type: Int, Default: "120", Bounds: from(1),
+		Doc: "target time to finish queued work for predictive scale-out"},
+
+	// Workers, groups, recycling.
+	{Name: "mr3.container.scheduler.scheme", Type: Enum, Default: "none", Enum: []string{"none", "fifo", "fair"},
+		Doc: "worker recycling between groups of one kind"},
+	{Name: "mr3.container.scheduler.remove.empty.kind", Type: Bool, Default: "false",
+		Doc: "drop a kind with no groups; reserve workers for recycling only when a kind has several groups"},
+	{Name: "mr3.container.max.num.workers", Type: Int, Default: "0", Bounds: from(0),
+		Doc: "cap on workers per group (0 = unlimited)"},
+	{Name: "mr3.container.idle.timeout.ms", Type: Int64, Default: "300000", Bounds: from(0),
+		Doc: "an idle worker (no attempts, no output to serve) is released after this"},
+	{Name: "mr3.heartbeat.container.timeout.ms", Type: Int64, Default: "600000", Bounds: from(1),
+		Doc: "a worker silent this long is lost; its attempts are retried and its outputs recomputed"},
+	{Name: "mr3.heartbeat.task.timeout.ms", Type: Int64, Default: "120000", Bounds: from(1),
+		Doc: "an attempt with no progress report this long is failed"},
+	{Name: "mr3.am.task.max.failed.attempts", Type: Int, Default: "3", Bounds: from(1),
+		Doc: "attempts per task before the DAG fails"},
+	{Name: "mr3.am.node-blacklisting.enabled", Type: Bool, Default: "false",
+		Doc: "stop using nodes where attempts keep failing"},
+	{Name: "ebb.am.worker.heartbeat.interval.ms", Type: Int64, Default: "1000", Bounds: from(1),
+		Doc: "how often a worker reports to the AM"},
+
+	// The AM.
+	{Name: "mr3.am.resource.memory.mb", Type: Int, Default: "4096", Bounds: from(1),
+		Doc: "AM container memory"},
+	{Name: "mr3.am.resource.cpu.cores", Type: Int, Default: "1", Bounds: from(1),
+		Doc: "AM container vcores"},
+	{Name: "mr3.am.max.app.attempts", Type: Int, Default: "2", Bounds: from(1),
+		Doc: "YARN attempts for the AM"},
+	{Name: "mr3.am.rm.heartbeat.interval.ms", Type: Int64, Default: "1000", Bounds: from(1),
+		Doc: "allocate() heartbeat to the ResourceManager"},
+	{Name: "mr3.am.resourcescheduler.max.requests.per.taskscheduler", Type: Int, Default: "10", Bounds: from(1),
+		Doc: "container requests outstanding at once per group"},
+	{Name: "mr3.am.max.num.concurrent.dags", Type: Int, Default: "128", Bounds: from(1),
+		Doc: "DAGs running at once; more wait"},
+	{Name: "mr3.am.session.mode", Type: Bool, Default: "false",
+		Doc: "keep the AM up for many DAGs"},
+	{Name: "mr3.dag.recovery.enabled", Type: Bool, Default: "true",
+		Doc: "a new AM attempt resumes running DAGs"},
+	{Name: "mr3.dag.queue.scheme", Type: Enum, Default: "common", Enum: []string{"common", "individual", "capacity"},
+		Doc: "one queue, a fair share per DAG, or capacity queues"},
+	{Name: "mr3.dag.priority.scheme", Type: Enum, Default: "fifo", Enum: []string{"fifo", "concurrent"},
+		Doc: "how DAG priorities are assigned"},
+	{Name: "ebb.session.idle.timeout.secs", Type: Int, Default: "300", Bounds: from(0),
+		Doc: "a session with no DAG this long finishes and gives every container back (0 = never)"},
+
+	// Packing and scheduling.
+	{Name: "ebb.packing.scheme", Type: Enum, Default: "packed", Enum: []string{"uniform", "packed"},
+		Doc: "spread requests over nodes (YARN's own behaviour) or pack them onto few nodes"},
+	{Name: "ebb.packing.high.threshold.percent", Type: Int, Default: "60", Bounds: between(0, 100),
+		Doc: `node usage above which a node is "high"`},
+	{Name: "ebb.packing.min.nodes", Type: Int, Default: "5", Bounds: from(0),
+		Doc: "below this many nodes packing is off"},
+	{Name: "ebb.packing.locality.delay.ms", Type: Int64, Default: "250", Bounds: from(0),
+		Doc: "how long a request waits for a preferred node before it takes any"},
+	{Name: "ebb.scheduler.scheme", Type: Enum, Default: "fifo", Enum: []string{"fifo", "fair", "ras"},
+		Doc: "task scheduling across DAGs (ras: resource-aware, completion-time goals)"},
+	{Name: "ebb.ras.control.cycle.secs", Type: Int, Default: "30", Bounds: from(1),
+		Doc: "the resource-aware scheduler's control cycle"},
+	{Name: "ebb.billing.period.secs", Type: Int, Default: "0", Bounds: from(0),
+		Doc: "node billing period (0 = per second); with 3600 nodes are emptied near the end of their paid hour"},
+
+	// The embedded local world.
+	{Name: "ebb.local.nodes", Type: Int, Default: "1", Bounds: from(0),
+		Doc: "virtual nodes the local cluster starts with"},
+	{Name: "ebb.local.node.memory.mb", Type: Int, Default: "4096", Bounds: from(1),
+		Doc: "memory of each local virtual node"},
+	{Name: "ebb.local.node.vcores", Type: Int, Default: "4", Bounds: from(1),
+		Doc: "vcores of each local virtual node"},
+	{Name: "ebb.local.max.nodes", Type: Int, Default: "4", Bounds: from(1),
+		Doc: "most virtual nodes the local cluster grows to"},
+	{Name: "ebb.local.provision.delay.ms", Type: Int64, Default: "0", Bounds: from(0),
+		Doc: "delay before a new local virtual node is usable"},
+	{Name: "ebb.local.node.idle.timeout.ms", Type: Int64, Default: "5000", Bounds: from(0),
+		Doc: "an empty local virtual node is removed after this"},
+	{Name: "ebb.local.dir", Type: String, Default: "",
+		Doc: "working directory of the local world (empty = a fresh temporary directory)"},
+
+	// The simulator.
+	{Name: "ebb.sim.provision.delay.secs", Type: Int, Default: "180", Bounds: from(0),
+		Doc: "time the simulated cloud takes to provide a new node"},
+
+	// conf itself.
+	{Name: "ebb.conf.unknown.keys", Type: Enum, Default: "error", Enum: []string{"error", "warn"},
+		Doc: "an unknown mr3./ebb. key is an error, or only a warning (for an mr3-site.xml shared with MR3)"},
+}
+
+// KnownKeys returns a copy of the key table, in table order.
+func KnownKeys() []Key {
+	out := make([]Key, len(keys))
+	copy(out, keys)
+	return out
+}
+
+// keyIndex finds a key of the table by name; built once because the table
+// never changes after init.
+var keyIndex = func() map[string]*Key {
+	m := make(map[string]*Key, len(keys))
+	for i := range keys {
+		m[keys[i].Name] = &keys[i]
+	}
+	return m
+}()
+
+// Lookup returns the table entry for name.
+func Lookup(name string) (Key, bool) {
+	k, ok := keyIndex[name]
+	if !ok {
+		return Key{}, false
+	}
+	return *k, true
+}
+
+// checked reports whether conf owns the name space of key: mr3. and ebb.
+// keys must be in the table; any other key (yarn., fs., dfs., hadoop.,
+// ipc., ...) belongs to Hadoop and is kept as a raw string.
+func checked(key string) bool {
+	return len(key) >= 4 && (key[:4] == "mr3." || key[:4] == "ebb.")
+}

@@ -1,0 +1,26 @@
+package conf
+
+import (
+	"strings"
+)
+
+// Markdown returns a table of every key (name, default, allowed values,
+// meaning) in table order, for the README. It is generated from the table
+// so the documentation cannot drift from what ebb accepts.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| key | default | allowed | meaning |\n|---|---|---|---|\n")
+	for _, k := range keys {
+		def := "`" + k.Default + "`"
+		if k.Default == "" {
+			def = "(empty)"
+		}
+		b.WriteString("| `" + k.Name + "` | " + def + " | " + cell(k.Allowed()) + " | " + cell(k.Doc) + " |\n")
+	}
+	return b.String()
+}
+
+// cell escapes what would break a markdown table row.
+func cell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
+}
