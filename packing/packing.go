@@ -1,0 +1,38 @@
+package packing
+
+import "time"
+
+// Node is one candidate in the snapshot an allocator chooses from.
+type Node struct {
+	ID         string // node id, e.g. "host:port"
+	CapacityMB int64  // node memory
+	UsedMB     int64  // memory in use on the node (containers or running attempts, whatever the caller counts)
+	FitsMB     int64  // the largest request this node can take now (e.g. the freest worker of the group); fits iff Request.MemoryMB <= FitsMB
+}
+
+// Request is one placement to decide.
+type Request struct {
+	MemoryMB  int64
+	Preferred []string      // locality preference (node ids); empty = none
+	Waited    time.Duration // how long this request has waited so far (the caller computes it from its `now`)
+	Seed      uint64        // for the random choice among low nodes; derived from the request identity so runs replay
+}
+
+// Options are the allocator settings, already read from the configuration
+// (ebb.packing.*). The zero value is valid: threshold 0 makes every used
+// node "high", no minimum node count, no locality delay.
+type Options struct {
+	HighThresholdPercent int           // ebb.packing.high.threshold.percent, 0..100
+	MinNodes             int           // ebb.packing.min.nodes: below this many nodes packed behaves like uniform
+	LocalityDelay        time.Duration // ebb.packing.locality.delay.ms
+}
+
+// Allocator chooses a node for a request. Choose returns an index into
+// nodes, or ok=false when no eligible node fits the request now; that is
+// an answer, not a failure, and the caller keeps the request queued.
+// Implementations are pure and safe for concurrent use: they keep no state
+// between calls and do not modify nodes.
+type Allocator interface {
+	Name() string
+	Choose(nodes []Node, req Request) (index int, ok bool)
+}
