@@ -81,9 +81,8 @@ func (c *Config) resolve() error {
 		e := c.entries[name]
 		value, err := x.expand(name, e.raw)
 		if err != nil {
-			xe := err.(*ExpandError)
-			xe.File, xe.Line = e.origin.fileLine()
-			return xe
+			err.File, err.Line = e.origin.fileLine()
+			return err
 		}
 		var parsed any
 		if k, ok := keyIndex[name]; ok {
@@ -124,8 +123,8 @@ func (c *Config) Set(key, value string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := origin{kind: fromSet}
-	if err := unknownKey(key, o); err != nil {
-		return err
+	if u := unknownKey(key, o); u != nil {
+		return u
 	}
 	old, had := c.entries[key]
 	if had && old.final {
@@ -143,10 +142,12 @@ func (c *Config) Set(key, value string) error {
 	return nil
 }
 
-// tableKey returns the entry of a table key whose Type is one of want, and
-// panics otherwise: asking for a key that is not in the table, or with the
-// wrong accessor, is a bug in the caller, not a configuration problem.
-func (c *Config) tableKey(key string, want ...Type) *entry {
+// tableKey returns the parsed and expanded value of a table key whose
+// Type is one of want, and panics otherwise: asking for a key that is not
+// in the table, or with the wrong accessor, is a bug in the caller, not a
+// configuration problem. It copies under the lock because Set may be
+// rewriting the entry.
+func (c *Config) tableKey(key string, want ...Type) (parsed any, value string) {
 	k, ok := keyIndex[key]
 	if !ok {
 		panic("conf: " + key + " is not in the key table")
@@ -160,42 +161,45 @@ func (c *Config) tableKey(key string, want ...Type) *entry {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.entries[key]
+	e := c.entries[key]
+	return e.parsed, e.value
 }
 
 // String returns a table key's value as a string: the canonical spelling
 // of an Enum, the trimmed text of any other type.
 func (c *Config) String(key string) string {
-	e := c.tableKey(key, String, Enum, Int, Int64, Bool, Float)
-	if s, ok := e.parsed.(string); ok {
+	parsed, value := c.tableKey(key, String, Enum, Int, Int64, Bool, Float)
+	if s, ok := parsed.(string); ok {
 		return s
 	}
-	return strings.TrimSpace(e.value)
+	return strings.TrimSpace(value)
 }
 
 // Int returns an Int key.
 func (c *Config) Int(key string) int {
-	return c.tableKey(key, Int).parsed.(int)
+	parsed, _ := c.tableKey(key, Int)
+	return parsed.(int)
 }
 
 // Int64 returns an Int or Int64 key.
 func (c *Config) Int64(key string) int64 {
-	switch v := c.tableKey(key, Int, Int64).parsed.(type) {
-	case int:
+	parsed, _ := c.tableKey(key, Int, Int64)
+	if v, ok := parsed.(int); ok {
 		return int64(v)
-	default:
-		return v.(int64)
 	}
+	return parsed.(int64)
 }
 
 // Bool returns a Bool key.
 func (c *Config) Bool(key string) bool {
-	return c.tableKey(key, Bool).parsed.(bool)
+	parsed, _ := c.tableKey(key, Bool)
+	return parsed.(bool)
 }
 
 // Float returns a Float, Int or Int64 key.
 func (c *Config) Float(key string) float64 {
-	switch v := c.tableKey(key, Float, Int, Int64).parsed.(type) {
+	parsed, _ := c.tableKey(key, Float, Int, Int64)
+	switch v := parsed.(type) {
 	case int:
 		return float64(v)
 	case int64:

@@ -275,3 +275,26 @@ func TestEffectiveLoadsBack(t *testing.T) {
 		t.Errorf("ebb.local.nodes = %d from %s", c2.Int("ebb.local.nodes"), c2.Origin("ebb.local.nodes"))
 	}
 }
+
+// TestSetWhileReading: ebb autoscale retunes keys while the AM reads them;
+// run with -race to see the lock doing its job.
+func TestSetWhileReading(t *testing.T) {
+	c := Defaults()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 200; i++ {
+			if err := c.Set("mr3.auto.scale.out.threshold.percent", []string{"70", "90"}[i%2]); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		if v := c.Int("mr3.auto.scale.out.threshold.percent"); v != 80 && v != 70 && v != 90 {
+			t.Fatalf("read %d", v)
+		}
+		_ = c.Effective()
+	}
+	<-done
+}

@@ -16,13 +16,13 @@ type expander struct {
 
 // expand expands s, the value of key. The error is an *ExpandError without
 // File and Line; the caller knows where key came from.
-func (x expander) expand(key, s string) (string, error) {
+func (x expander) expand(key, s string) (string, *ExpandError) {
 	return x.expandIn([]string{key}, s)
 }
 
 // expandIn expands s, found at the end of chain: chain[0] is the key being
 // read, each next key was referenced by the one before it.
-func (x expander) expandIn(chain []string, s string) (string, error) {
+func (x expander) expandIn(chain []string, s string) (string, *ExpandError) {
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
@@ -71,7 +71,7 @@ func reference(s string) (name, rest string, ok bool) {
 	return "", "", false
 }
 
-func (x expander) lookup(chain []string, name string) (string, bool, error) {
+func (x expander) lookup(chain []string, name string) (string, bool, *ExpandError) {
 	if env, ok := strings.CutPrefix(name, "env."); ok {
 		return x.env(chain, env)
 	}
@@ -96,7 +96,7 @@ func (x expander) lookup(chain []string, name string) (string, bool, error) {
 // env reads ${env.NAME}, ${env.NAME:-default} and ${env.NAME-default}
 // (Hadoop 3's forms). An empty variable counts as unset: Getenv cannot
 // tell them apart.
-func (x expander) env(chain []string, spec string) (string, bool, error) {
+func (x expander) env(chain []string, spec string) (string, bool, *ExpandError) {
 	name, def, hasDef := spec, "", false
 	if i := strings.Index(spec, ":-"); i >= 0 {
 		name, def, hasDef = spec[:i], spec[i+2:], true

@@ -48,7 +48,7 @@ func Load(opts LoadOptions) (*Config, []Warning, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var unknown []error
+	var unknown []*UnknownKeyError
 	for _, f := range files {
 		props, ws, err := readFile(f)
 		warns = append(warns, ws...)
@@ -57,8 +57,8 @@ func Load(opts LoadOptions) (*Config, []Warning, error) {
 		}
 		for _, p := range props {
 			o := origin{kind: fromFile, file: p.File, line: p.ValueLine, nameLine: p.Line}
-			if err := unknownKey(p.Name, o); err != nil {
-				unknown = append(unknown, err)
+			if u := unknownKey(p.Name, o); u != nil {
+				unknown = append(unknown, u)
 			}
 			note(c.apply(p.Name, p.Value, o, p.Final))
 		}
@@ -72,8 +72,8 @@ func Load(opts LoadOptions) (*Config, []Warning, error) {
 		if ov.key == "" {
 			return nil, warns, &ValueError{File: "--set", Value: ov.value, Allowed: "key=value"}
 		}
-		if err := unknownKey(ov.key, ov.origin); err != nil {
-			unknown = append(unknown, err)
+		if u := unknownKey(ov.key, ov.origin); u != nil {
+			unknown = append(unknown, u)
 		}
 		note(c.apply(ov.key, ov.value, ov.origin, false))
 	}
@@ -86,8 +86,7 @@ func Load(opts LoadOptions) (*Config, []Warning, error) {
 	if len(unknown) > 0 && c.String("ebb.conf.unknown.keys") == "error" {
 		return nil, warns, unknown[0]
 	}
-	for _, err := range unknown {
-		u := err.(*UnknownKeyError)
+	for _, u := range unknown {
 		warns = append(warns, Warning{Where: where(u.File, u.Line), Key: u.Key,
 			Msg: fmt.Sprintf("unknown key %s ignored (did you mean %s?)", u.Key, u.Suggestion)})
 	}

@@ -3,7 +3,7 @@ package conf
 // unknownKey returns an *UnknownKeyError when key is in conf's name space
 // (mr3., ebb.) but not in the table, naming the nearest known key so a
 // typo is one glance away from its fix.
-func unknownKey(key string, o origin) error {
+func unknownKey(key string, o origin) *UnknownKeyError {
 	if !checked(key) {
 		return nil
 	}
