@@ -1,0 +1,55 @@
+package scheduler
+
+import (
+	"maps"
+	"strconv"
+)
+
+// GroupProps are the properties that define a ContainerGroup, as a DAG
+// names them, with defaults already filled in (e.g. vcores 1).
+type GroupProps struct {
+	Name           string
+	WorkerMemoryMB int64
+	WorkerVCores   int
+	Env            map[string]string
+	MaxWorkers     int // 0 = unlimited
+}
+
+// Diff names the properties in which p and q differ, in a fixed order,
+// with the names a DAG spec uses for them; nil when they are identical.
+// A nil and an empty Env are the same environment.
+func (p GroupProps) Diff(q GroupProps) []string {
+	var d []string
+	if p.Name != q.Name {
+		d = append(d, "name")
+	}
+	if p.WorkerMemoryMB != q.WorkerMemoryMB {
+		d = append(d, "workerMemoryMB")
+	}
+	if p.WorkerVCores != q.WorkerVCores {
+		d = append(d, "workerVCores")
+	}
+	if !maps.Equal(p.Env, q.Env) {
+		d = append(d, "env")
+	}
+	if p.MaxWorkers != q.MaxWorkers {
+		d = append(d, "maxWorkers")
+	}
+	return d
+}
+
+// KindKey names the ContainerKind of a group. Two groups are of one kind
+// iff their workers have the same container resources: memory (MB) and
+// vcores. That is exactly what the ResourceManager allocated for the
+// container, so only those must match for a worker of one group to serve
+// another without YARN knowing. Everything else (the group's name,
+// environment, max workers, the task memory inside the worker) is
+// re-initialised when a worker is recycled, so it does not split kinds.
+func KindKey(p GroupProps) string {
+	return "memoryMB=" + strconv.FormatInt(p.WorkerMemoryMB, 10) + ",vcores=" + strconv.Itoa(p.WorkerVCores)
+}
+
+// SameKind reports whether workers may be recycled between p and q.
+func SameKind(p, q GroupProps) bool {
+	return p.WorkerMemoryMB == q.WorkerMemoryMB && p.WorkerVCores == q.WorkerVCores
+}
