@@ -1,0 +1,163 @@
+package am
+
+import (
+	"time"
+
+	"ebb/dag"
+)
+
+// Action is something the Core asks its world to do. The world carries it
+// out and reports the outcome back as events.
+type Action interface{ isAction() }
+
+// WantWorkers says how many workers a ContainerGroup wants in total
+// (running plus requested). The world starts more when it has fewer, and
+// cancels requests it has not yet filled when it has more; it never stops a
+// running worker on its own (the Core sends StopWorker for that). Prefer
+// lists nodes where new workers should go, best first (packing); "" = any.
+type WantWorkers struct {
+	Group  GroupInfo
+	Total  int
+	Prefer []string
+	// Avoid lists draining nodes: no new worker may go there.
+	Avoid []string
+}
+
+// RunAttempt hands an attempt to a worker.
+type RunAttempt struct {
+	Worker  string
+	Attempt AttemptSpec
+}
+
+// KillAttempt stops a running attempt (its DAG was killed or failed).
+type KillAttempt struct {
+	Worker    string
+	AttemptID string
+	Reason    string
+}
+
+// StopWorker asks a worker to exit. Graceful workers finish their running
+// attempts and keep serving outputs until their DAGs are done.
+type StopWorker struct {
+	Worker   string
+	Graceful bool
+	Reason   string
+}
+
+// DAGEnded reports a finished DAG; Workers are told to delete its outputs.
+type DAGEnded struct {
+	DAG     DAGStatus
+	Workers []string
+}
+
+// Log is a line the Core wants operators to see (transitions, failures).
+type Log struct {
+	Warn bool
+	Msg  string
+}
+
+func (WantWorkers) isAction() {}
+func (RunAttempt) isAction()  {}
+func (KillAttempt) isAction() {}
+func (StopWorker) isAction()  {}
+func (DAGEnded) isAction()    {}
+func (Log) isAction()         {}
+
+// GroupInfo is what a world needs to start a worker of a group.
+type GroupInfo struct {
+	Name     string
+	MemoryMB int64
+	VCores   int
+	Env      map[string]string
+}
+
+// AttemptSpec is everything a worker needs to run one attempt.
+type AttemptSpec struct {
+	ID          string
+	DAGID       string
+	DAGName     string
+	Vertex      string
+	Task        int
+	Number      int
+	Parallelism int
+	Command     []string
+	Env         map[string]string
+	MemoryMB    int64
+	VCores      int
+	Outputs     []OutputSpec
+	Inputs      []InputFetch
+	Splits      []Split
+	CommitDir   string
+	// SimDuration is the traced run time (sim world only).
+	SimDuration time.Duration
+}
+
+// OutputSpec is one outgoing edge: the consumer vertex and the partitions
+// the attempt writes for it.
+type OutputSpec struct {
+	Consumer   string
+	Partitions int
+}
+
+// InputFetch is one upstream partition an attempt reads.
+type InputFetch struct {
+	ProducerVertex  string
+	ProducerTask    int
+	ProducerAttempt string
+	Address         string
+	Consumer        string
+	Partition       int
+}
+
+// Split is a byte range of an input file.
+type Split struct {
+	Path   string
+	Offset int64
+	Length int64
+}
+
+// AttemptResult is how an attempt ended, as a worker reports it.
+type AttemptResult int
+
+const (
+	AttemptRunning AttemptResult = iota
+	AttemptSucceeded
+	AttemptFailed
+	AttemptKilled
+	// AttemptFetchFailed: an upstream output could not be read; it does not
+	// count against the task, but the producer is re-run.
+	AttemptFetchFailed
+)
+
+// AttemptUpdate is a worker's report about one attempt.
+type AttemptUpdate struct {
+	AttemptID          string
+	Result             AttemptResult
+	Progress           float64
+	ExitCode           int
+	Diagnostics        string
+	OutputBytes        int64
+	FetchFailedAttempt string
+}
+
+// WorkerInfo is what a worker says when it registers.
+type WorkerInfo struct {
+	ID          string
+	Group       string
+	Node        string
+	NodeMB      int64 // the node's memory, for packing; 0 = unknown (taken as the worker's)
+	MemoryMB    int64
+	VCores      int
+	Address     string // where its outputs are served
+	ContainerID string
+}
+
+// Submission is a DAG handed to the Core: the validated spec, its input
+// splits per vertex and task (the loop lists the files; the Core does no
+// IO), and where the sink outputs go.
+type Submission struct {
+	Spec   *dag.Spec
+	Splits map[string][][]Split
+	Output string
+	Client string
+}

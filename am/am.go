@@ -1,0 +1,204 @@
+package am
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"google.golang.org/grpc"
+
+	"ebb/proto/ebbpb"
+)
+
+// Options configure an AM.
+type Options struct {
+	Core CoreOptions
+	// Listen is where workers and clients connect (host:port; port 0 = any).
+	Listen string
+	// StatusListen serves the status page and /metrics ("" = off).
+	StatusListen string
+	Secret       string
+	Log          *logrus.Logger
+	Tick         time.Duration
+	// WorkerHeartbeat is the interval workers are told to heartbeat at.
+	WorkerHeartbeat time.Duration
+	// FS lists DAG inputs (nil: the local file system).
+	FS Lister
+	// OutputRoot is where DAGs without an output commit their results.
+	OutputRoot string
+}
+
+// AM is a running ApplicationMaster: the loop around the Core, the gRPC
+// services for workers and clients, and the status page.
+type AM struct {
+	opts       Options
+	loop       *Loop
+	core       *Core
+	fs         Lister
+	outputRoot string
+	lis        net.Listener
+	srv        *grpc.Server
+	status     *http.Server
+	statusLis  net.Listener
+	log        *logrus.Logger
+
+	stopOnce sync.Once
+	stopped  chan struct{}
+	reason   string
+
+	mu      sync.Mutex
+	waiters map[string][]chan DAGStatus
+	ended   map[string]DAGStatus
+}
+
+// New builds an AM and binds its listeners; Run starts it.
+func New(o Options) (*AM, error) {
+	if o.Secret == "" {
+		return nil, errors.New("am: an application secret is required")
+	}
+	if o.Log == nil {
+		o.Log = logrus.StandardLogger()
+	}
+	if o.WorkerHeartbeat <= 0 {
+		o.WorkerHeartbeat = time.Second
+	}
+	if o.FS == nil {
+		o.FS = LocalFS{}
+	}
+	core, err := NewCore(o.Core)
+	if err != nil {
+		return nil, err
+	}
+	lis, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("am: listen on %s: %w", o.Listen, err)
+	}
+	a := &AM{opts: o, core: core, fs: o.FS, outputRoot: o.OutputRoot, lis: lis, log: o.Log,
+		stopped: make(chan struct{}), waiters: map[string][]chan DAGStatus{}, ended: map[string]DAGStatus{}}
+	a.loop = NewLoop(core, LoopOptions{Tick: o.Tick, Log: o.Log})
+	a.loop.OnDAGEnded(a.dagEnded)
+	auth := secretAuth{secret: []byte(o.Secret)}
+	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
+	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat})
+	ebbpb.RegisterClientServer(a.srv, &clientService{am: a})
+	if o.StatusListen != "" {
+		sl, err := net.Listen("tcp", o.StatusListen)
+		if err != nil {
+			lis.Close()
+			return nil, fmt.Errorf("am: status page listen on %s: %w", o.StatusListen, err)
+		}
+		a.statusLis = sl
+		a.status = &http.Server{Handler: a.statusHandler(), ReadHeaderTimeout: 10 * time.Second}
+	}
+	return a, nil
+}
+
+// Addr is the address workers and clients use.
+func (a *AM) Addr() string { return a.lis.Addr().String() }
+
+// StatusAddr is the status page's address ("" when off).
+func (a *AM) StatusAddr() string {
+	if a.statusLis == nil {
+		return ""
+	}
+	return a.statusLis.Addr().String()
+}
+
+// Loop gives worlds the loop to post to.
+func (a *AM) Loop() *Loop { return a.loop }
+
+// SetWorld attaches the world; call before Run.
+func (a *AM) SetWorld(w World) { a.loop.SetWorld(w) }
+
+// Stop ends Run.
+func (a *AM) Stop(reason string) {
+	a.stopOnce.Do(func() {
+		a.reason = reason
+		close(a.stopped)
+	})
+}
+
+// Run serves until ctx ends or Stop is called; the world is closed (every
+// worker stopped) before it returns.
+func (a *AM) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-a.stopped:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	serveErr := make(chan error, 2)
+	go func() { serveErr <- a.srv.Serve(a.lis) }()
+	if a.status != nil {
+		go func() {
+			if err := a.status.Serve(a.statusLis); !errors.Is(err, http.ErrServerClosed) {
+				serveErr <- err
+			}
+		}()
+	}
+	loopDone := make(chan error, 1)
+	go func() { loopDone <- a.loop.Run(ctx) }()
+	var err error
+	select {
+	case err = <-loopDone:
+	case err = <-serveErr:
+		cancel()
+		<-loopDone
+	}
+	stopped := make(chan struct{})
+	go func() { a.srv.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		a.srv.Stop()
+	}
+	if a.status != nil {
+		a.status.Close()
+	}
+	return err
+}
+
+func (a *AM) dagEnded(s DAGStatus) {
+	a.mu.Lock()
+	a.ended[s.ID] = s
+	ws := a.waiters[s.ID]
+	delete(a.waiters, s.ID)
+	a.mu.Unlock()
+	for _, w := range ws {
+		w <- s
+	}
+}
+
+// WaitDAG blocks until the DAG ends (or ctx does) and returns its status.
+func (a *AM) WaitDAG(ctx context.Context, id string) (DAGStatus, error) {
+	ch := make(chan DAGStatus, 1)
+	a.mu.Lock()
+	if s, ok := a.ended[id]; ok {
+		a.mu.Unlock()
+		return s, nil
+	}
+	a.waiters[id] = append(a.waiters[id], ch)
+	a.mu.Unlock()
+	select {
+	case s := <-ch:
+		return s, nil
+	case <-ctx.Done():
+		return DAGStatus{}, ctx.Err()
+	}
+}
+
+// Status returns a DAG's status now.
+func (a *AM) Status(ctx context.Context, id string) (DAGStatus, bool, error) {
+	var s DAGStatus
+	var ok bool
+	err := a.loop.Do(ctx, func(c *Core, _ time.Time) { s, ok = c.DAG(id) })
+	return s, ok, err
+}

@@ -1,0 +1,190 @@
+package am
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"ebb/dag"
+	"ebb/proto/ebbpb"
+)
+
+// clientService serves `ebb dag ...` and friends.
+type clientService struct {
+	ebbpb.UnimplementedClientServer
+	am *AM
+}
+
+func (s *clientService) SubmitDAG(ctx context.Context, r *ebbpb.SubmitDAGRequest) (*ebbpb.SubmitDAGResponse, error) {
+	id, err := s.am.Submit(ctx, SubmitRequest{Spec: r.Spec, SpecName: r.SpecName, BaseDir: r.BaseDir, Output: r.Output, Client: r.Client})
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return &ebbpb.SubmitDAGResponse{DagId: id}, nil
+}
+
+func (s *clientService) DAGStatus(ctx context.Context, r *ebbpb.DAGStatusRequest) (*ebbpb.DAGStatusResponse, error) {
+	var st DAGStatus
+	var ok bool
+	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { st, ok = c.DAG(r.DagId) }); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	if !ok {
+		return nil, status.Errorf(codes.NotFound, "no DAG %q", r.DagId)
+	}
+	return &ebbpb.DAGStatusResponse{Dag: dagStatusPB(st)}, nil
+}
+
+func (s *clientService) KillDAG(ctx context.Context, r *ebbpb.KillDAGRequest) (*ebbpb.KillDAGResponse, error) {
+	var kerr error
+	if err := s.am.loop.Do(ctx, func(c *Core, now time.Time) { kerr = c.KillDAG(now, r.DagId, r.Reason) }); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	if kerr != nil {
+		return nil, status.Error(codes.NotFound, kerr.Error())
+	}
+	return &ebbpb.KillDAGResponse{}, nil
+}
+
+func (s *clientService) ListDAGs(ctx context.Context, _ *ebbpb.ListDAGsRequest) (*ebbpb.ListDAGsResponse, error) {
+	var all []DAGStatus
+	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { all = c.DAGs() }); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	resp := &ebbpb.ListDAGsResponse{}
+	for _, d := range all {
+		resp.Dags = append(resp.Dags, dagStatusPB(d))
+	}
+	return resp, nil
+}
+
+func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatusRequest) (*ebbpb.ClusterStatusResponse, error) {
+	var groups []GroupStatus
+	var nodes []NodeStatus
+	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { groups, nodes = c.Groups(), c.Nodes() }); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	resp := &ebbpb.ClusterStatusResponse{}
+	for _, g := range groups {
+		resp.Groups = append(resp.Groups, &ebbpb.GroupStatus{Name: g.Name, State: g.State, UsagePercent: g.UsagePercent,
+			Workers: int32(g.Workers), PendingWorkers: int32(g.PendingWorkers), Nodes: int32(g.Nodes),
+			QueuedAttempts: int32(g.QueuedAttempts), RunningAttempts: int32(g.RunningAttempts)})
+	}
+	for _, n := range nodes {
+		resp.Nodes = append(resp.Nodes, &ebbpb.NodeStatus{Id: n.ID, CapacityMb: n.CapacityMB, UsedMb: n.UsedMB, Workers: int32(n.Workers), Draining: n.Draining})
+	}
+	return resp, nil
+}
+
+func (s *clientService) Shutdown(ctx context.Context, r *ebbpb.ShutdownRequest) (*ebbpb.ShutdownResponse, error) {
+	s.am.Stop(r.Reason)
+	return &ebbpb.ShutdownResponse{}, nil
+}
+
+func dagStatusPB(d DAGStatus) *ebbpb.DAGStatus {
+	p := &ebbpb.DAGStatus{DagId: d.ID, Name: d.Name, State: d.State.String(), Diagnostics: d.Diagnostics,
+		TotalTasks: int32(d.TotalTasks), SucceededTasks: int32(d.Succeeded), RunningAttempts: int32(d.Running),
+		FailedAttempts: int32(d.Failed), SubmitUnixMs: d.Submit.UnixMilli(), Output: d.Output, Group: d.Group,
+		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots)}
+	if !d.Finish.IsZero() {
+		p.FinishUnixMs = d.Finish.UnixMilli()
+	}
+	if !d.Goal.IsZero() {
+		p.GoalUnixMs = d.Goal.UnixMilli()
+	}
+	for _, v := range d.Vertices {
+		state := "RUNNING"
+		if v.Succeeded == v.Total {
+			state = "SUCCEEDED"
+		}
+		p.Vertices = append(p.Vertices, &ebbpb.VertexStatus{Name: v.Name, State: state, Total: int32(v.Total),
+			Succeeded: int32(v.Succeeded), Running: int32(v.Running)})
+	}
+	return p
+}
+
+// DAGStatusFromPB is the client side of dagStatusPB.
+func DAGStatusFromPB(p *ebbpb.DAGStatus) DAGStatus {
+	d := DAGStatus{ID: p.DagId, Name: p.Name, Diagnostics: p.Diagnostics, Group: p.Group, Output: p.Output,
+		TotalTasks: int(p.TotalTasks), Succeeded: int(p.SucceededTasks), Running: int(p.RunningAttempts),
+		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots)}
+	for i, n := range dagStateNames {
+		if n == p.State {
+			d.State = DAGState(i)
+		}
+	}
+	d.Submit = time.UnixMilli(p.SubmitUnixMs)
+	if p.FinishUnixMs != 0 {
+		d.Finish = time.UnixMilli(p.FinishUnixMs)
+	}
+	for _, v := range p.Vertices {
+		d.Vertices = append(d.Vertices, VertexStatus{Name: v.Name, Total: int(v.Total), Succeeded: int(v.Succeeded), Running: int(v.Running)})
+	}
+	return d
+}
+
+// SubmitRequest is a DAG as a client sends it.
+type SubmitRequest struct {
+	Spec     []byte
+	SpecName string
+	BaseDir  string
+	Output   string
+	Client   string
+}
+
+// Submit parses, validates and resolves a DAG (listing its inputs: IO that
+// happens here, off the loop), then hands it to the Core.
+func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
+	name := r.SpecName
+	if name == "" {
+		name = "dag"
+	}
+	spec, err := dag.Parse(name, r.Spec)
+	if err != nil {
+		return "", err
+	}
+	resolve := func(p string) string {
+		if p == "" || strings.Contains(p, "://") || filepath.IsAbs(p) || r.BaseDir == "" {
+			return p
+		}
+		return filepath.Join(r.BaseDir, p)
+	}
+	for i := range spec.Vertices {
+		for j, in := range spec.Vertices[i].Inputs {
+			spec.Vertices[i].Inputs[j] = resolve(in)
+		}
+	}
+	out := spec.Output
+	if r.Output != "" {
+		out = r.Output
+	}
+	out = resolve(out)
+	splits, err := ComputeSplits(spec, a.fs.List)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	var id string
+	var serr error
+	err = a.loop.Do(ctx, func(c *Core, now time.Time) {
+		sub := Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
+		if sub.Output == "" && a.outputRoot != "" {
+			// Decided by the AM so every DAG has somewhere to commit.
+			sub.Output = a.outputRoot + "/" + fmt.Sprintf("%s-%d", spec.Name, now.UnixMilli())
+		}
+		id, serr = c.SubmitDAG(now, sub)
+	})
+	if err != nil {
+		return "", err
+	}
+	var se *SubmitError
+	if errors.As(serr, &se) {
+		return "", fmt.Errorf("%s: %w", name, serr)
+	}
+	return id, serr
+}

@@ -1,0 +1,146 @@
+package am
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"time"
+
+	"ebb/packing"
+)
+
+// CoreOptions are the Core's settings, built by the caller from the
+// configuration (the Core never reads configuration itself).
+type CoreOptions struct {
+	// IDPrefix makes DAG ids unique across AMs (e.g. the application id).
+	IDPrefix string
+	// MaxConcurrentDAGs: more DAGs wait in SUBMITTED (mr3.am.max.num.concurrent.dags).
+	MaxConcurrentDAGs int
+	// MaxFailedAttempts per task before its DAG fails (mr3.am.task.max.failed.attempts).
+	MaxFailedAttempts int
+	// WorkerTimeout: a worker silent this long is lost (mr3.heartbeat.container.timeout.ms).
+	WorkerTimeout time.Duration
+	// TaskTimeout: an attempt with no report this long fails (mr3.heartbeat.task.timeout.ms).
+	TaskTimeout time.Duration
+	// IdleTimeout: an idle worker is stopped after this (mr3.container.idle.timeout.ms).
+	IdleTimeout time.Duration
+	// MaxWorkers caps workers per group (0 = unlimited).
+	MaxWorkers int
+	// Allocator places attempts on nodes (ebb.packing.scheme).
+	Allocator packing.Allocator
+	// Scaling chooses how groups grow and shrink.
+	Scaling ScalingMode
+	// BacklogTimeout is ScaleSparkDA's backlog timeout (Spark: 1 s).
+	BacklogTimeout time.Duration
+}
+
+func (o *CoreOptions) fill() {
+	if o.MaxConcurrentDAGs <= 0 {
+		o.MaxConcurrentDAGs = 128
+	}
+	if o.MaxFailedAttempts <= 0 {
+		o.MaxFailedAttempts = 3
+	}
+	if o.WorkerTimeout <= 0 {
+		o.WorkerTimeout = 10 * time.Minute
+	}
+	if o.TaskTimeout <= 0 {
+		o.TaskTimeout = 2 * time.Minute
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 5 * time.Minute
+	}
+	if o.BacklogTimeout <= 0 {
+		o.BacklogTimeout = time.Second
+	}
+}
+
+// Core is the AM's deterministic state machine. Its exported methods are
+// events; each may append Actions, which the caller drains with Actions().
+// It is not safe for concurrent use: one loop owns it.
+type Core struct {
+	opts    CoreOptions
+	now     time.Time
+	seq     int
+	dags    map[string]*dagRun
+	active  []*dagRun // SUBMITTED and RUNNING, in scheduling order
+	groups  map[string]*group
+	gorder  []*group
+	workers map[string]*workerRun
+	nodes   map[string]*nodeRun
+	attempt map[string]*attemptRun
+	actions []Action
+	ended   []*dagRun // finished DAGs, oldest first, for status queries
+}
+
+// NewCore returns an empty Core.
+func NewCore(opts CoreOptions) (*Core, error) {
+	opts.fill()
+	if opts.Allocator == nil {
+		a, err := packing.New("uniform", packing.Options{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Allocator = a
+	}
+	return &Core{
+		opts:    opts,
+		dags:    map[string]*dagRun{},
+		groups:  map[string]*group{},
+		workers: map[string]*workerRun{},
+		nodes:   map[string]*nodeRun{},
+		attempt: map[string]*attemptRun{},
+	}, nil
+}
+
+// Actions returns and clears the actions produced since the last call.
+func (c *Core) Actions() []Action {
+	a := c.actions
+	c.actions = nil
+	return a
+}
+
+func (c *Core) emit(a Action) { c.actions = append(c.actions, a) }
+
+func (c *Core) logf(format string, args ...any) {
+	c.emit(Log{Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *Core) warnf(format string, args ...any) {
+	c.emit(Log{Warn: true, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *Core) advance(now time.Time) {
+	if now.After(c.now) {
+		c.now = now
+	}
+}
+
+// Tick advances time: timeouts, idle workers, DAG admission, scheduling.
+func (c *Core) Tick(now time.Time) {
+	c.advance(now)
+	c.checkTimeouts()
+	c.admit()
+	c.schedule()
+	c.stopDrained()
+	c.reapIdle()
+	c.updateWanted()
+}
+
+// Now is the latest time the Core has seen.
+func (c *Core) Now() time.Time { return c.now }
+
+func seedOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,255 @@
+package am
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"ebb/dag"
+)
+
+// fakeWorld is a recording fake for the Core's world: it keeps the
+// attempts the Core started and the totals it wanted, and lets a test
+// finish attempts explicitly.
+type fakeWorld struct {
+	t       *testing.T
+	c       *Core
+	now     time.Time
+	running map[string]string // attempt -> worker
+	wanted  map[string]int
+	ended   []DAGStatus
+	stopped []string
+	logs    []string
+}
+
+func newFake(t *testing.T, opts CoreOptions) *fakeWorld {
+	c, err := NewCore(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fakeWorld{t: t, c: c, now: time.Unix(1000, 0), running: map[string]string{}, wanted: map[string]int{}}
+}
+
+func (f *fakeWorld) drain() {
+	for _, a := range f.c.Actions() {
+		switch a := a.(type) {
+		case RunAttempt:
+			f.running[a.Attempt.ID] = a.Worker
+		case WantWorkers:
+			f.wanted[a.Group.Name] = a.Total
+		case DAGEnded:
+			f.ended = append(f.ended, a.DAG)
+		case StopWorker:
+			f.stopped = append(f.stopped, a.Worker)
+		case KillAttempt:
+			delete(f.running, a.AttemptID)
+		case Log:
+			f.logs = append(f.logs, a.Msg)
+		}
+	}
+}
+
+func (f *fakeWorld) tick(d time.Duration) {
+	f.now = f.now.Add(d)
+	f.c.Tick(f.now)
+	f.drain()
+}
+
+func (f *fakeWorld) submit(spec string) string {
+	s, err := dag.Parse("test.yaml", []byte(spec))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	id, err := f.c.SubmitDAG(f.now, Submission{Spec: s})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.drain()
+	return id
+}
+
+func (f *fakeWorld) addWorker(id, group, node string, mb int64) {
+	if err := f.c.WorkerRegistered(f.now, WorkerInfo{ID: id, Group: group, Node: node, NodeMB: 4 * mb, MemoryMB: mb, Address: id + ":1"}); err != nil {
+		f.t.Fatal(err)
+	}
+	f.drain()
+}
+
+// finishAll completes every running attempt successfully, one round.
+func (f *fakeWorld) finishAll() int {
+	ids := sortedKeys(f.running)
+	for _, id := range ids {
+		delete(f.running, id)
+		f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: id, Result: AttemptSucceeded})
+	}
+	f.drain()
+	return len(ids)
+}
+
+const diamond = `
+name: diamond
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices:
+  - {name: src, command: "true", parallelism: 3, memoryMB: 256}
+  - {name: left, command: "true", parallelism: 2, memoryMB: 256}
+  - {name: right, command: "true", parallelism: 3, memoryMB: 256}
+  - {name: sink, command: "true", parallelism: 1, memoryMB: 256}
+edges:
+  - {from: src, to: left, type: scatter-gather}
+  - {from: src, to: right, type: one-to-one}
+  - {from: left, to: sink, type: broadcast}
+  - {from: right, to: sink, type: scatter-gather}
+`
+
+func TestDiamondRunsInOrder(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	id := f.submit(diamond)
+	// 3 src tasks x 256 MB queued, 1024 MB workers: one worker wanted.
+	if f.wanted["g"] != 1 {
+		t.Fatalf("wanted %d workers, want 1", f.wanted["g"])
+	}
+	f.addWorker("w1", "g", "n1", 1024)
+	var rounds []int
+	for i := 0; i < 10 && len(f.running) > 0; i++ {
+		rounds = append(rounds, f.finishAll())
+	}
+	// src (3 fit in 1024 MB), then left 2 + right 3 = 5 ready but only 4
+	// fit, then the last one, then sink.
+	if fmt.Sprint(rounds) != "[3 4 1 1]" {
+		t.Fatalf("rounds %v, want [3 4 1 1]", rounds)
+	}
+	if len(f.ended) != 1 || f.ended[0].ID != id || f.ended[0].State != DAGSucceeded {
+		t.Fatalf("ended %+v", f.ended)
+	}
+}
+
+func TestInputsFollowEdgeTypes(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	f.submit(diamond)
+	f.addWorker("w1", "g", "n1", 4096)
+	f.finishAll() // src
+	specs := map[string]AttemptSpec{}
+	for _, a := range f.c.Actions() {
+		_ = a
+	}
+	for id := range f.running {
+		a := f.c.attempt[id]
+		specs[a.task.vertex.spec.Name+fmt.Sprint(a.task.index)] = f.c.attemptSpec(a)
+	}
+	// left task 1 reads partition 1 of all 3 src tasks (scatter-gather).
+	l1 := specs["left1"]
+	if len(l1.Inputs) != 3 || l1.Inputs[2].Partition != 1 || l1.Inputs[2].ProducerTask != 2 {
+		t.Fatalf("left1 inputs %+v", l1.Inputs)
+	}
+	// right task 2 reads only src task 2 (one-to-one), partition 0.
+	r2 := specs["right2"]
+	if len(r2.Inputs) != 1 || r2.Inputs[0].ProducerTask != 2 || r2.Inputs[0].Partition != 0 {
+		t.Fatalf("right2 inputs %+v", r2.Inputs)
+	}
+	// src writes 2 partitions for left and 1 for right.
+	f.finishAll()
+	f.finishAll()
+	for id := range f.running {
+		s := f.c.attemptSpec(f.c.attempt[id])
+		if s.Vertex == "sink" && (len(s.Inputs) != 5 || s.CommitDir != "") {
+			t.Fatalf("sink inputs %+v", s.Inputs)
+		}
+	}
+}
+
+func TestLostWorkerRecomputesNeededOutputs(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	id := f.submit(diamond)
+	f.addWorker("w1", "g", "n1", 512)
+	f.addWorker("w2", "g", "n2", 512)
+	f.finishAll() // 2 src tasks, one per worker... placement decides
+	f.finishAll()
+	// Lose every worker holding outputs while left/right still need them.
+	f.c.WorkerLost(f.now, "w1", "killed")
+	f.drain()
+	st, _ := f.c.DAG(id)
+	if st.State != DAGRunning {
+		t.Fatalf("state %v", st.State)
+	}
+	f.addWorker("w3", "g", "n3", 1024)
+	for i := 0; i < 20 && len(f.running) > 0; i++ {
+		f.finishAll()
+	}
+	st, _ = f.c.DAG(id)
+	if st.State != DAGSucceeded {
+		t.Fatalf("after losing w1: %v %s (running %v)", st.State, st.Diagnostics, f.running)
+	}
+}
+
+func TestRetriesThenFails(t *testing.T) {
+	f := newFake(t, CoreOptions{MaxFailedAttempts: 2})
+	id := f.submit(`
+name: one
+containerGroup: {name: g, workerMemoryMB: 512}
+vertices: [{name: v, command: "false", parallelism: 1, memoryMB: 512}]
+`)
+	f.addWorker("w1", "g", "n1", 512)
+	for i := 0; i < 2; i++ {
+		for a := range f.running {
+			delete(f.running, a)
+			f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: a, Result: AttemptFailed, ExitCode: 1, Diagnostics: "boom"})
+		}
+		f.drain()
+	}
+	st, _ := f.c.DAG(id)
+	if st.State != DAGFailed || !strings.Contains(st.Diagnostics, "failed 2 times") || !strings.Contains(st.Diagnostics, "boom") {
+		t.Fatalf("got %v %q", st.State, st.Diagnostics)
+	}
+}
+
+func TestGroupConflictRejected(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	f.submit(diamond)
+	s, _ := dag.Parse("x.yaml", []byte(`
+name: other
+containerGroup: {name: g, workerMemoryMB: 2048}
+vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
+`))
+	_, err := f.c.SubmitDAG(f.now, Submission{Spec: s})
+	if err == nil || !strings.Contains(err.Error(), "workerMemoryMB") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestConcurrencyLimitQueuesDAGs(t *testing.T) {
+	f := newFake(t, CoreOptions{MaxConcurrentDAGs: 1})
+	a := f.submit(diamond)
+	b := f.submit(strings.Replace(diamond, "name: diamond", "name: diamond2", 1))
+	sa, _ := f.c.DAG(a)
+	sb, _ := f.c.DAG(b)
+	if sa.State != DAGRunning || sb.State != DAGSubmitted {
+		t.Fatalf("states %v %v", sa.State, sb.State)
+	}
+	f.addWorker("w1", "g", "n1", 4096)
+	for i := 0; i < 20 && len(f.running) > 0; i++ {
+		f.finishAll()
+	}
+	if len(f.ended) != 2 {
+		t.Fatalf("ended %d DAGs", len(f.ended))
+	}
+}
+
+func TestIdleWorkerStopped(t *testing.T) {
+	f := newFake(t, CoreOptions{IdleTimeout: time.Minute})
+	f.submit(`
+name: one
+containerGroup: {name: g, workerMemoryMB: 512}
+vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
+`)
+	f.addWorker("w1", "g", "n1", 512)
+	f.finishAll()
+	f.tick(59 * time.Second)
+	if len(f.stopped) != 0 {
+		t.Fatal("stopped too early")
+	}
+	f.tick(time.Second)
+	if len(f.stopped) != 1 {
+		t.Fatal("idle worker not stopped after the idle timeout")
+	}
+}

@@ -1,0 +1,199 @@
+package am
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// SubmitError is a DAG the Core refuses (e.g. its ContainerGroup conflicts
+// with a group of the same name already in use).
+type SubmitError struct {
+	DAG string
+	Err error
+}
+
+func (e *SubmitError) Error() string { return fmt.Sprintf("DAG %s rejected: %v", e.DAG, e.Err) }
+func (e *SubmitError) Unwrap() error { return e.Err }
+
+// SubmitDAG accepts a validated DAG. It is either finished or reported
+// failed later; it is never dropped.
+func (c *Core) SubmitDAG(now time.Time, s Submission) (string, error) {
+	c.advance(now)
+	g, err := c.groupFor(s.Spec.Group)
+	if err != nil {
+		return "", &SubmitError{DAG: s.Spec.Name, Err: err}
+	}
+	c.seq++
+	d := &dagRun{
+		id:     fmt.Sprintf("%sdag_%04d", c.opts.IDPrefix, c.seq),
+		seq:    c.seq,
+		spec:   s.Spec,
+		sub:    s,
+		submit: c.now,
+		group:  g,
+		byName: map[string]*vertexRun{},
+		ramp:   s.Spec.Scaling,
+	}
+	c.expand(d)
+	g.owners[d] = struct{}{}
+	c.dags[d.id] = d
+	c.active = append(c.active, d)
+	c.logf("DAG %s (%s) submitted: %d vertices, %d tasks, group %s", d.id, d.spec.Name, len(d.vertices), d.pending, g.info.Name)
+	c.admit()
+	c.schedule()
+	c.updateWanted()
+	return d.id, nil
+}
+
+// expand builds vertices and tasks from the spec.
+func (c *Core) expand(d *dagRun) {
+	for i := range d.spec.Vertices {
+		vs := &d.spec.Vertices[i]
+		v := &vertexRun{dag: d, spec: vs}
+		v.tasks = make([]*taskRun, vs.Parallelism)
+		for t := range v.tasks {
+			v.tasks[t] = &taskRun{vertex: v, index: t}
+		}
+		d.vertices = append(d.vertices, v)
+		d.byName[vs.Name] = v
+		d.pending += vs.Parallelism
+	}
+	for pos, i := range d.spec.Topo() {
+		d.vertices[i].topo = pos
+	}
+	for _, e := range d.spec.Edges {
+		from, to := d.byName[e.From], d.byName[e.To]
+		from.out = append(from.out, edgeRef{typ: e.Type, other: to})
+		to.in = append(to.in, edgeRef{typ: e.Type, other: from})
+	}
+	sinks := 0
+	for _, v := range d.vertices {
+		if len(v.out) == 0 {
+			v.sink = true
+			sinks++
+		}
+	}
+	_ = sinks
+}
+
+// commitDir is where a sink vertex's files go: the DAG's output itself
+// when it has one sink, else a subdirectory per sink vertex.
+func (d *dagRun) commitDir(v *vertexRun) string {
+	if d.sub.Output == "" {
+		return ""
+	}
+	n := 0
+	for _, x := range d.vertices {
+		if x.sink {
+			n++
+		}
+	}
+	if n == 1 {
+		return d.sub.Output
+	}
+	if strings.Contains(d.sub.Output, "://") {
+		return strings.TrimSuffix(d.sub.Output, "/") + "/" + v.spec.Name
+	}
+	return path.Join(d.sub.Output, v.spec.Name)
+}
+
+// admit starts waiting DAGs while there are concurrency slots.
+func (c *Core) admit() {
+	running := 0
+	for _, d := range c.active {
+		if d.state == DAGRunning {
+			running++
+		}
+	}
+	for _, d := range c.active {
+		if running >= c.opts.MaxConcurrentDAGs {
+			return
+		}
+		if d.state != DAGSubmitted {
+			continue
+		}
+		d.state = DAGRunning
+		d.start = c.now
+		running++
+		for _, v := range d.vertices {
+			for _, t := range v.tasks {
+				c.maybeQueue(t)
+			}
+		}
+	}
+}
+
+// KillDAG ends a DAG as KILLED.
+func (c *Core) KillDAG(now time.Time, id, reason string) error {
+	c.advance(now)
+	d, ok := c.dags[id]
+	if !ok {
+		return fmt.Errorf("no DAG %q", id)
+	}
+	if d.state.Done() {
+		return nil
+	}
+	if reason == "" {
+		reason = "killed by client"
+	}
+	c.endDAG(d, DAGKilled, reason)
+	c.schedule()
+	c.updateWanted()
+	return nil
+}
+
+// endDAG finishes a DAG: kills its attempts, tells workers to drop its
+// outputs, and releases its hold on the group.
+func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
+	d.state = st
+	d.diag = diag
+	d.finish = c.now
+	holders := map[*workerRun]struct{}{}
+	for _, v := range d.vertices {
+		for _, t := range v.tasks {
+			if a := t.current; a != nil {
+				if a.worker != nil {
+					c.emit(KillAttempt{Worker: a.worker.info.ID, AttemptID: a.id, Reason: fmt.Sprintf("DAG %s %s", d.id, st)})
+					c.detach(a)
+				} else {
+					d.group.queuedMB -= a.memoryMB()
+				}
+				delete(c.attempt, a.id)
+				t.current = nil
+			}
+		}
+	}
+	d.group.dropQueued(d)
+	for _, w := range c.workers {
+		if _, ok := w.outputs[d]; ok {
+			holders[w] = struct{}{}
+			delete(w.outputs, d)
+			if w.idle() {
+				w.idleFrom = c.now
+			}
+		}
+	}
+	var ws []string
+	for w := range holders {
+		ws = append(ws, w.info.ID)
+	}
+	sort.Strings(ws)
+	for i, x := range c.active {
+		if x == d {
+			c.active = append(c.active[:i], c.active[i+1:]...)
+			break
+		}
+	}
+	delete(d.group.owners, d)
+	c.ended = append(c.ended, d)
+	if st == DAGSucceeded {
+		c.logf("DAG %s (%s) %s in %s", d.id, d.spec.Name, st, d.finish.Sub(d.submit).Round(time.Millisecond))
+	} else {
+		c.warnf("DAG %s (%s) %s: %s", d.id, d.spec.Name, st, diag)
+	}
+	c.emit(DAGEnded{DAG: c.status(d), Workers: ws})
+	c.admit()
+}

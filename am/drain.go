@@ -1,0 +1,89 @@
+package am
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// drainState is why and until when a node's workers take no new work.
+type drainState struct {
+	since  time.Time
+	reason string
+	// waitFor: DAGs that were active when the drain began; with
+	// mr3.auto.scale.in.wait.dag.finished the workers keep serving (and
+	// may finish attempts) until all of them have ended.
+	waitFor map[*dagRun]struct{}
+}
+
+// DrainNode stops new work on a node and stops its workers as soon as
+// they hold nothing a running DAG needs: no running attempt, no output a
+// running DAG may still read, and (waitDAGs) every DAG active now ended.
+// A drained node is never given new workers; the world releases it when
+// its last worker is gone.
+func (c *Core) DrainNode(now time.Time, node, reason string, waitDAGs bool) {
+	c.advance(now)
+	n, ok := c.nodes[node]
+	if !ok || n.draining {
+		return
+	}
+	n.draining = true
+	ds := &drainState{since: c.now, reason: reason}
+	if waitDAGs {
+		ds.waitFor = map[*dagRun]struct{}{}
+		for _, d := range c.active {
+			ds.waitFor[d] = struct{}{}
+		}
+	}
+	n.drain = ds
+	for w := range n.workers {
+		w.group.markDraining(w)
+	}
+	c.logf("node %s draining: %s", node, reason)
+	c.stopDrained()
+	c.updateWanted()
+}
+
+// stopDrained stops draining workers that hold nothing needed any more.
+func (c *Core) stopDrained() {
+	var ids []string
+	for id, n := range c.nodes {
+		if n.draining {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		n := c.nodes[id]
+		for d := range n.drain.waitFor {
+			if d.state.Done() {
+				delete(n.drain.waitFor, d)
+			}
+		}
+		if len(n.drain.waitFor) > 0 {
+			continue
+		}
+		var ws []*workerRun
+		for w := range n.workers {
+			if !w.stopping && w.idle() {
+				ws = append(ws, w)
+			}
+		}
+		sort.Slice(ws, func(i, j int) bool { return ws[i].info.ID < ws[j].info.ID })
+		for _, w := range ws {
+			c.stopWorker(w, fmt.Sprintf("node %s drained (%s)", id, n.drain.reason))
+		}
+	}
+}
+
+// drainingNodes lists nodes the world must not put new workers on.
+func (c *Core) drainingNodes() []string {
+	var out []string
+	for id, n := range c.nodes {
+		if n.draining {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,224 @@
+package am
+
+import (
+	"container/heap"
+	"fmt"
+	"maps"
+
+	"ebb/dag"
+	"ebb/packing"
+)
+
+// group is a ContainerGroup: workers of one size shared by every DAG that
+// names it with identical properties.
+type group struct {
+	info     GroupInfo
+	spec     dag.GroupSpec
+	seq      int
+	owners   map[*dagRun]struct{}
+	workers  map[*workerRun]struct{}
+	queue    attemptQueue
+	queuedMB int64
+
+	// pnodes is the allocator's view of the nodes holding this group's
+	// workers, kept up to date incrementally so a placement costs one
+	// Choose call, not a rebuild.
+	pnodes  []packing.Node
+	pindex  map[string]int
+	byNode  map[string][]*workerRun
+	wanted  int // last WantWorkers total sent
+	unavail int // workers draining or told to stop, still registered
+	pending int // workers asked for and not yet registered (wanted - registered, >= 0)
+	maxW    int
+	sda     sparkDA // ScaleSparkDA state
+}
+
+// GroupConflictError: a DAG names a group already in use with other properties.
+type GroupConflictError struct {
+	Name    string
+	Differs []string
+}
+
+func (e *GroupConflictError) Error() string {
+	return fmt.Sprintf("containerGroup %q is already in use with a different %v; use another name or the same properties", e.Name, e.Differs)
+}
+
+// groupFor finds or creates the group a spec names. Same name and same
+// properties: one shared group. Same name, other properties: an error, so
+// that no DAG silently runs in workers sized for another.
+func (c *Core) groupFor(gs dag.GroupSpec) (*group, error) {
+	if gs.WorkerVCores == 0 {
+		gs.WorkerVCores = 1
+	}
+	if g, ok := c.groups[gs.Name]; ok {
+		var differs []string
+		if g.spec.WorkerMemoryMB != gs.WorkerMemoryMB {
+			differs = append(differs, "workerMemoryMB")
+		}
+		if g.spec.WorkerVCores != gs.WorkerVCores {
+			differs = append(differs, "workerVCores")
+		}
+		if !maps.Equal(g.spec.Env, gs.Env) {
+			differs = append(differs, "env")
+		}
+		if g.spec.MaxWorkers != gs.MaxWorkers {
+			differs = append(differs, "maxWorkers")
+		}
+		if len(differs) > 0 {
+			return nil, &GroupConflictError{Name: gs.Name, Differs: differs}
+		}
+		return g, nil
+	}
+	c.seq++
+	g := &group{
+		info:    GroupInfo{Name: gs.Name, MemoryMB: gs.WorkerMemoryMB, VCores: gs.WorkerVCores, Env: gs.Env},
+		spec:    gs,
+		seq:     c.seq,
+		owners:  map[*dagRun]struct{}{},
+		workers: map[*workerRun]struct{}{},
+		pindex:  map[string]int{},
+		byNode:  map[string][]*workerRun{},
+		maxW:    gs.MaxWorkers,
+	}
+	if g.maxW == 0 {
+		g.maxW = c.opts.MaxWorkers
+	}
+	c.groups[gs.Name] = g
+	c.gorder = append(c.gorder, g)
+	return g, nil
+}
+
+func (g *group) push(a *attemptRun) {
+	heap.Push(&g.queue, a)
+	g.queuedMB += a.memoryMB()
+}
+
+// dropQueued removes a finished DAG's attempts from the queue.
+func (g *group) dropQueued(d *dagRun) {
+	kept := g.queue[:0]
+	for _, a := range g.queue {
+		if a.task.vertex.dag != d {
+			kept = append(kept, a)
+		}
+	}
+	for i := len(kept); i < len(g.queue); i++ {
+		g.queue[i] = nil
+	}
+	g.queue = kept
+	heap.Init(&g.queue)
+	var mb int64
+	for _, a := range g.queue {
+		mb += a.memoryMB()
+	}
+	g.queuedMB = mb
+}
+
+// markDraining takes a worker out of the group's usable capacity: it gets
+// no new attempts and does not count as a live worker.
+func (g *group) markDraining(w *workerRun) {
+	if !w.draining {
+		w.draining = true
+		g.unavail++
+	}
+	g.workerChanged(w)
+}
+
+// addWorker puts a worker into the allocator's view.
+func (g *group) addWorker(w *workerRun) {
+	g.workers[w] = struct{}{}
+	if w.draining {
+		g.unavail++
+	}
+	id := w.node.id
+	g.byNode[id] = append(g.byNode[id], w)
+	if _, ok := g.pindex[id]; !ok {
+		g.pindex[id] = len(g.pnodes)
+		g.pnodes = append(g.pnodes, packing.Node{ID: id, CapacityMB: w.node.capacityMB})
+	}
+	g.workerChanged(w)
+}
+
+func (g *group) removeWorker(w *workerRun) {
+	delete(g.workers, w)
+	if w.draining {
+		g.unavail--
+	}
+	id := w.node.id
+	ws := g.byNode[id]
+	for i, x := range ws {
+		if x == w {
+			ws = append(ws[:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(ws) > 0 {
+		g.byNode[id] = ws
+		g.workerChanged(ws[0])
+		return
+	}
+	delete(g.byNode, id)
+	i := g.pindex[id]
+	last := len(g.pnodes) - 1
+	g.pnodes[i] = g.pnodes[last]
+	g.pindex[g.pnodes[i].ID] = i
+	g.pnodes = g.pnodes[:last]
+	delete(g.pindex, id)
+}
+
+// workerChanged refreshes the allocator's entry for w's node: the largest
+// request one of the group's workers there can take, and the node's usage.
+func (g *group) workerChanged(w *workerRun) {
+	i, ok := g.pindex[w.node.id]
+	if !ok {
+		return
+	}
+	var fits int64
+	for _, x := range g.byNode[w.node.id] {
+		if !x.draining && x.freeMB > fits {
+			fits = x.freeMB
+		}
+	}
+	g.pnodes[i].FitsMB = fits
+	g.pnodes[i].UsedMB = w.node.usedMB
+}
+
+// nodeUsageChanged refreshes every group's view of a node.
+func (c *Core) nodeUsageChanged(n *nodeRun) {
+	seen := map[*group]bool{}
+	for w := range n.workers {
+		if !seen[w.group] {
+			seen[w.group] = true
+			w.group.workerChanged(w)
+		}
+	}
+}
+
+// attemptQueue orders queued attempts: DAGs by priority then submission
+// (fifo), then vertices in topological order, then task index.
+type attemptQueue []*attemptRun
+
+func (q attemptQueue) Len() int { return len(q) }
+func (q attemptQueue) Less(i, j int) bool {
+	a, b := q[i].task, q[j].task
+	da, db := a.vertex.dag, b.vertex.dag
+	if da != db {
+		if da.spec.Priority != db.spec.Priority {
+			return da.spec.Priority > db.spec.Priority
+		}
+		return da.seq < db.seq
+	}
+	if a.vertex != b.vertex {
+		return a.vertex.topo < b.vertex.topo
+	}
+	return a.index < b.index
+}
+func (q attemptQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *attemptQueue) Push(x any)   { *q = append(*q, x.(*attemptRun)) }
+func (q *attemptQueue) Pop() any {
+	old := *q
+	n := len(old)
+	x := old[n-1]
+	old[n-1] = nil
+	*q = old[:n-1]
+	return x
+}

@@ -1,0 +1,164 @@
+package am
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+)
+
+// Loop owns the Core: it is the only reader of the clock, feeds the Core
+// events one at a time on its own goroutine, and carries out the actions
+// the Core returns, in the World and on worker connections.
+type Loop struct {
+	core   *Core
+	world  World
+	log    *logrus.Logger
+	clock  func() time.Time
+	tick   time.Duration
+	events chan func(now time.Time)
+	done   chan struct{}
+
+	mu      sync.Mutex // guards conns and watchers (touched by gRPC goroutines)
+	conns   map[string]*workerConn
+	ended   []func(DAGStatus)
+	stopped bool
+}
+
+// LoopOptions configures a Loop.
+type LoopOptions struct {
+	Tick  time.Duration    // how often the Core and the World see time pass
+	Clock func() time.Time // nil: time.Now
+	Log   *logrus.Logger
+}
+
+// NewLoop wraps a Core. SetWorld must be called before Run.
+func NewLoop(core *Core, o LoopOptions) *Loop {
+	if o.Tick <= 0 {
+		o.Tick = 250 * time.Millisecond
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Log == nil {
+		o.Log = logrus.StandardLogger()
+	}
+	return &Loop{core: core, log: o.Log, clock: o.Clock, tick: o.Tick,
+		events: make(chan func(time.Time), 1024), done: make(chan struct{}), conns: map[string]*workerConn{}}
+}
+
+// SetWorld attaches the world (which usually needs the loop's Post first).
+func (l *Loop) SetWorld(w World) { l.world = w }
+
+// Post queues f to run on the loop's goroutine. It never blocks the
+// caller for long: events are buffered.
+func (l *Loop) Post(f func(c *Core, now time.Time)) {
+	select {
+	case l.events <- func(now time.Time) { f(l.core, now) }:
+	case <-l.done:
+	}
+}
+
+// Do runs f on the loop's goroutine and waits for it.
+func (l *Loop) Do(ctx context.Context, f func(c *Core, now time.Time)) error {
+	ran := make(chan struct{})
+	select {
+	case l.events <- func(now time.Time) { f(l.core, now); close(ran) }:
+	case <-l.done:
+		return context.Canceled
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-l.done:
+		return context.Canceled
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// OnDAGEnded registers f to be called (on the loop goroutine) for every
+// DAG that ends.
+func (l *Loop) OnDAGEnded(f func(DAGStatus)) {
+	l.mu.Lock()
+	l.ended = append(l.ended, f)
+	l.mu.Unlock()
+}
+
+// Run drives the Core until ctx ends, then closes the world.
+func (l *Loop) Run(ctx context.Context) error {
+	t := time.NewTicker(l.tick)
+	defer t.Stop()
+	defer close(l.done)
+	for {
+		select {
+		case f := <-l.events:
+			f(l.clock())
+		case <-t.C:
+			now := l.clock()
+			l.core.Tick(now)
+			l.world.Tick(now)
+		case <-ctx.Done():
+			l.shutdown()
+			return nil
+		}
+		l.dispatch()
+	}
+}
+
+// dispatch carries out the Core's actions.
+func (l *Loop) dispatch() {
+	now := l.clock()
+	for _, a := range l.core.Actions() {
+		switch a := a.(type) {
+		case WantWorkers:
+			l.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
+		case RunAttempt:
+			if !l.send(a.Worker, runMessage(a.Attempt)) {
+				id := a.Attempt.ID
+				l.core.AttemptUpdate(now, AttemptUpdate{AttemptID: id, Result: AttemptKilled, Diagnostics: "worker connection gone"})
+			}
+		case KillAttempt:
+			l.send(a.Worker, killMessage(a.AttemptID, a.Reason))
+		case StopWorker:
+			l.log.Infof("stopping worker %s: %s", a.Worker, a.Reason)
+			l.send(a.Worker, stopMessage(a.Graceful, a.Reason))
+			l.closeConn(a.Worker)
+			l.world.WorkerStopped(now, a.Worker)
+		case DAGEnded:
+			for _, w := range a.Workers {
+				l.send(w, dagDoneMessage(a.DAG.ID))
+			}
+			l.mu.Lock()
+			fs := append([]func(DAGStatus){}, l.ended...)
+			l.mu.Unlock()
+			for _, f := range fs {
+				f(a.DAG)
+			}
+		case Log:
+			if a.Warn {
+				l.log.Warn(a.Msg)
+			} else {
+				l.log.Info(a.Msg)
+			}
+		}
+	}
+}
+
+func (l *Loop) shutdown() {
+	l.mu.Lock()
+	l.stopped = true
+	for id, c := range l.conns {
+		c.close()
+		delete(l.conns, id)
+	}
+	l.mu.Unlock()
+	if l.world != nil {
+		if err := l.world.Close(); err != nil {
+			l.log.Warnf("closing the world: %v", err)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package am
+
+import (
+	"container/heap"
+
+	"ebb/packing"
+)
+
+// maxSkips bounds how many queued attempts a pass looks past when the head
+// does not fit, so a long queue of large attempts costs little per event.
+const maxSkips = 16
+
+// schedule places queued attempts on workers with room, group by group.
+func (c *Core) schedule() {
+	for _, g := range c.gorder {
+		if g.queue.Len() > 0 && len(g.pnodes) > 0 {
+			c.place(g)
+		}
+	}
+}
+
+func (c *Core) place(g *group) {
+	var held []*attemptRun
+	for g.queue.Len() > 0 && len(held) < maxSkips {
+		a := heap.Pop(&g.queue).(*attemptRun)
+		mem := a.memoryMB()
+		g.queuedMB -= mem
+		t := a.task
+		if !t.ready() || t.vertex.dag.state != DAGRunning {
+			// An input was lost after it was queued: wait for it again.
+			delete(c.attempt, a.id)
+			t.current = nil
+			t.state = taskWaiting
+			continue
+		}
+		req := packing.Request{MemoryMB: mem, Waited: c.now.Sub(a.queuedAt), Seed: a.seed}
+		i, ok := c.opts.Allocator.Choose(g.pnodes, req)
+		if !ok {
+			held = append(held, a)
+			continue
+		}
+		w := g.bestWorker(g.pnodes[i].ID, mem)
+		if w == nil { // the allocator's view disagrees with the workers: never place blindly
+			held = append(held, a)
+			continue
+		}
+		c.start(a, w)
+	}
+	for _, a := range held {
+		g.push(a)
+	}
+}
+
+// bestWorker is the group's worker on the node with the least free memory
+// that still fits (best fit keeps big holes for big attempts).
+func (g *group) bestWorker(node string, mem int64) *workerRun {
+	var best *workerRun
+	for _, w := range g.byNode[node] {
+		if w.draining || w.freeMB < mem {
+			continue
+		}
+		if best == nil || w.freeMB < best.freeMB {
+			best = w
+		}
+	}
+	return best
+}
+
+// start assigns an attempt to a worker and tells the world.
+func (c *Core) start(a *attemptRun, w *workerRun) {
+	t := a.task
+	v := t.vertex
+	d := v.dag
+	mem := a.memoryMB()
+	a.worker = w
+	a.started = c.now
+	a.lastSeen = c.now
+	t.state = taskRunning
+	w.running[a] = struct{}{}
+	w.freeMB -= mem
+	w.node.usedMB += mem
+	d.running++
+	w.group.workerChanged(w)
+	c.nodeUsageChanged(w.node)
+	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a)})
+}
+
+func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
+	t := a.task
+	v := t.vertex
+	d := v.dag
+	env := map[string]string{}
+	for k, x := range d.group.info.Env {
+		env[k] = x
+	}
+	for k, x := range v.spec.Env {
+		env[k] = x
+	}
+	s := AttemptSpec{
+		ID:          a.id,
+		DAGID:       d.id,
+		DAGName:     d.spec.Name,
+		Vertex:      v.spec.Name,
+		Task:        t.index,
+		Number:      a.number,
+		Parallelism: len(v.tasks),
+		Command:     v.spec.Command,
+		Env:         env,
+		MemoryMB:    v.spec.MemoryMB,
+		VCores:      max(v.spec.VCores, 1),
+	}
+	for _, e := range v.out {
+		s.Outputs = append(s.Outputs, OutputSpec{Consumer: e.other.spec.Name, Partitions: e.typ.Partitions(len(e.other.tasks))})
+	}
+	for _, e := range v.in {
+		p := e.other
+		add := func(pt *taskRun, part int) {
+			o := pt.output
+			addr := ""
+			if o != nil && o.worker != nil {
+				addr = o.worker.info.Address
+			}
+			id := ""
+			if o != nil {
+				id = o.id
+			}
+			s.Inputs = append(s.Inputs, InputFetch{ProducerVertex: p.spec.Name, ProducerTask: pt.index,
+				ProducerAttempt: id, Address: addr, Consumer: v.spec.Name, Partition: part})
+		}
+		switch e.typ {
+		case 1: // one-to-one
+			add(p.tasks[t.index], 0)
+		case 2: // broadcast
+			for _, pt := range p.tasks {
+				add(pt, 0)
+			}
+		default: // scatter-gather
+			for _, pt := range p.tasks {
+				add(pt, t.index)
+			}
+		}
+	}
+	if sp := d.sub.Splits[v.spec.Name]; t.index < len(sp) {
+		s.Splits = sp[t.index]
+	}
+	if v.sink {
+		s.CommitDir = d.commitDir(v)
+	}
+	if n := len(v.spec.SimDurations); n > 0 {
+		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
+	}
+	return s
+}

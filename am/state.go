@@ -1,0 +1,116 @@
+package am
+
+import (
+	"time"
+
+	"ebb/dag"
+)
+
+// DAGState is where a DAG is in its life.
+type DAGState int
+
+const (
+	DAGSubmitted DAGState = iota // accepted, waiting for a concurrency slot
+	DAGRunning
+	DAGSucceeded
+	DAGFailed
+	DAGKilled
+)
+
+var dagStateNames = []string{"SUBMITTED", "RUNNING", "SUCCEEDED", "FAILED", "KILLED"}
+
+func (s DAGState) String() string { return dagStateNames[s] }
+
+// Done reports whether the DAG has ended.
+func (s DAGState) Done() bool { return s >= DAGSucceeded }
+
+type taskState int
+
+const (
+	taskWaiting   taskState = iota // inputs not ready
+	taskQueued                     // an attempt waits for a worker
+	taskRunning                    // an attempt runs
+	taskSucceeded                  // its output exists on a worker (or was committed)
+)
+
+type dagRun struct {
+	id       string
+	seq      int
+	spec     *dag.Spec
+	sub      Submission
+	state    DAGState
+	diag     string
+	submit   time.Time
+	start    time.Time
+	finish   time.Time
+	group    *group
+	vertices []*vertexRun
+	byName   map[string]*vertexRun
+	pending  int // tasks not yet succeeded
+	running  int // attempts running
+	failed   int // failed attempts (all tasks)
+	ramp     string
+}
+
+type edgeRef struct {
+	typ   dag.EdgeType
+	other *vertexRun // the producer (in-edges) or consumer (out-edges)
+}
+
+type vertexRun struct {
+	dag       *dagRun
+	spec      *dag.VertexSpec
+	topo      int // position in topological order, for queue order
+	tasks     []*taskRun
+	in, out   []edgeRef
+	succeeded int
+	sink      bool
+}
+
+type taskRun struct {
+	vertex   *vertexRun
+	index    int
+	state    taskState
+	attempts int // attempts made
+	failures int // attempts that counted as failures
+	current  *attemptRun
+	output   *attemptRun // the succeeded attempt whose output serves consumers
+}
+
+type attemptRun struct {
+	id       string
+	task     *taskRun
+	number   int
+	worker   *workerRun
+	queuedAt time.Time
+	started  time.Time
+	lastSeen time.Time // last progress report
+	progress float64
+	seed     uint64
+}
+
+func (a *attemptRun) memoryMB() int64 { return a.task.vertex.spec.MemoryMB }
+
+type workerRun struct {
+	info     WorkerInfo
+	group    *group
+	node     *nodeRun
+	freeMB   int64
+	running  map[*attemptRun]struct{}
+	outputs  map[*dagRun]int // succeeded outputs held, per DAG
+	lastSeen time.Time
+	idleFrom time.Time // when it last became idle (no attempts, no needed outputs)
+	draining bool      // takes no new attempts (scale-in, stop)
+	stopping bool      // StopWorker sent
+}
+
+func (w *workerRun) idle() bool { return len(w.running) == 0 && len(w.outputs) == 0 }
+
+type nodeRun struct {
+	id         string
+	capacityMB int64
+	usedMB     int64 // memory of running attempts on this node
+	workers    map[*workerRun]struct{}
+	draining   bool
+	drain      *drainState
+}

@@ -1,0 +1,144 @@
+package am
+
+import (
+	"time"
+)
+
+// DAGStatus is a DAG's progress as clients and the status page see it.
+type DAGStatus struct {
+	ID          string
+	Name        string
+	State       DAGState
+	Diagnostics string
+	Group       string
+	Output      string
+	Submit      time.Time
+	Finish      time.Time
+	Goal        time.Time
+	TotalTasks  int
+	Succeeded   int
+	Running     int
+	Failed      int
+	Vertices    []VertexStatus
+	// Resource-aware scheduling figures (zero unless ebb.scheduler.scheme=ras).
+	SReq    float64
+	Utility float64
+	Slots   int
+}
+
+// VertexStatus is one vertex's progress.
+type VertexStatus struct {
+	Name      string
+	Total     int
+	Succeeded int
+	Running   int
+}
+
+func (c *Core) status(d *dagRun) DAGStatus {
+	s := DAGStatus{
+		ID:          d.id,
+		Name:        d.spec.Name,
+		State:       d.state,
+		Diagnostics: d.diag,
+		Group:       d.group.info.Name,
+		Output:      d.sub.Output,
+		Submit:      d.submit,
+		Finish:      d.finish,
+		Running:     d.running,
+		Failed:      d.failed,
+	}
+	if t, ok := d.spec.Goal.Deadline(d.submit); ok {
+		s.Goal = t
+	}
+	for _, v := range d.vertices {
+		vs := VertexStatus{Name: v.spec.Name, Total: len(v.tasks), Succeeded: v.succeeded}
+		for _, t := range v.tasks {
+			if t.state == taskRunning {
+				vs.Running++
+			}
+		}
+		s.TotalTasks += vs.Total
+		s.Succeeded += vs.Succeeded
+		s.Vertices = append(s.Vertices, vs)
+	}
+	return s
+}
+
+// DAG returns a DAG's status.
+func (c *Core) DAG(id string) (DAGStatus, bool) {
+	d, ok := c.dags[id]
+	if !ok {
+		return DAGStatus{}, false
+	}
+	return c.status(d), true
+}
+
+// DAGs returns every DAG the Core knows, in submission order.
+func (c *Core) DAGs() []DAGStatus {
+	out := make([]DAGStatus, 0, len(c.dags))
+	for _, d := range c.ended {
+		out = append(out, c.status(d))
+	}
+	for _, d := range c.active {
+		out = append(out, c.status(d))
+	}
+	return out
+}
+
+// GroupStatus is one ContainerGroup as operators see it.
+type GroupStatus struct {
+	Name            string
+	State           string
+	UsagePercent    float64
+	Workers         int
+	PendingWorkers  int
+	Nodes           int
+	QueuedAttempts  int
+	RunningAttempts int
+	RunningMB       int64
+	OfferedMB       int64
+}
+
+// Groups returns every group's status in creation order.
+func (c *Core) Groups() []GroupStatus {
+	var out []GroupStatus
+	for _, g := range c.gorder {
+		s := GroupStatus{Name: g.info.Name, State: "STABLE", Workers: len(g.workers), PendingWorkers: g.pending,
+			Nodes: len(g.byNode), QueuedAttempts: g.queue.Len()}
+		for w := range g.workers {
+			s.RunningAttempts += len(w.running)
+			s.OfferedMB += w.info.MemoryMB
+			s.RunningMB += w.info.MemoryMB - w.freeMB
+		}
+		if s.OfferedMB > 0 {
+			s.UsagePercent = 100 * float64(s.RunningMB) / float64(s.OfferedMB)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// NodeStatus is one node as operators see it.
+type NodeStatus struct {
+	ID         string
+	CapacityMB int64
+	UsedMB     int64
+	Workers    int
+	Draining   bool
+	// Idle: no worker on the node runs an attempt or holds an output.
+	Idle bool
+}
+
+// Nodes returns the nodes holding workers, by id.
+func (c *Core) Nodes() []NodeStatus {
+	var out []NodeStatus
+	for _, id := range sortedKeys(c.nodes) {
+		n := c.nodes[id]
+		idle := true
+		for w := range n.workers {
+			idle = idle && w.idle()
+		}
+		out = append(out, NodeStatus{ID: id, CapacityMB: n.capacityMB, UsedMB: n.usedMB, Workers: len(n.workers), Draining: n.draining, Idle: idle})
+	}
+	return out
+}

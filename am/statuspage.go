@@ -1,0 +1,74 @@
+package am
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"net/http"
+	"time"
+)
+
+// statusHandler serves the AM's status page (its YARN tracking URL) and
+// Prometheus text metrics.
+func (a *AM) statusHandler() http.Handler {
+	mux := http.NewServeMux()
+	snapshot := func(r *http.Request) (dags []DAGStatus, groups []GroupStatus, nodes []NodeStatus, err error) {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		err = a.loop.Do(ctx, func(c *Core, _ time.Time) { dags, groups, nodes = c.DAGs(), c.Groups(), c.Nodes() })
+		return
+	}
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		dags, groups, nodes, err := snapshot(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		counts := map[DAGState]int{}
+		for _, d := range dags {
+			counts[d.State]++
+		}
+		fmt.Fprintln(w, "# HELP ebb_dags DAGs by state.\n# TYPE ebb_dags gauge")
+		for st := DAGSubmitted; st <= DAGKilled; st++ {
+			fmt.Fprintf(w, "ebb_dags{state=%q} %d\n", st, counts[st])
+		}
+		fmt.Fprintln(w, "# HELP ebb_group_workers Workers per ContainerGroup.\n# TYPE ebb_group_workers gauge")
+		for _, g := range groups {
+			fmt.Fprintf(w, "ebb_group_workers{group=%q} %d\n", g.Name, g.Workers)
+		}
+		fmt.Fprintln(w, "# HELP ebb_group_usage_percent Memory of running attempts / memory workers offer.\n# TYPE ebb_group_usage_percent gauge")
+		for _, g := range groups {
+			fmt.Fprintf(w, "ebb_group_usage_percent{group=%q} %.1f\n", g.Name, g.UsagePercent)
+		}
+		fmt.Fprintln(w, "# HELP ebb_group_queued_attempts Attempts waiting for a worker.\n# TYPE ebb_group_queued_attempts gauge")
+		for _, g := range groups {
+			fmt.Fprintf(w, "ebb_group_queued_attempts{group=%q} %d\n", g.Name, g.QueuedAttempts)
+		}
+		fmt.Fprintf(w, "# HELP ebb_nodes Nodes holding workers.\n# TYPE ebb_nodes gauge\nebb_nodes %d\n", len(nodes))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		dags, groups, nodes, err := snapshot(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html><title>ebb</title><h1>ebb ApplicationMaster</h1><h2>DAGs</h2><table border=1><tr><th>id<th>name<th>state<th>tasks<th>running<th>diagnostics</tr>")
+		for _, d := range dags {
+			fmt.Fprintf(w, "<tr><td>%s<td>%s<td>%s<td>%d/%d<td>%d<td>%s</tr>", html.EscapeString(d.ID), html.EscapeString(d.Name),
+				d.State, d.Succeeded, d.TotalTasks, d.Running, html.EscapeString(d.Diagnostics))
+		}
+		fmt.Fprint(w, "</table><h2>ContainerGroups</h2><table border=1><tr><th>group<th>state<th>usage<th>workers<th>pending<th>nodes<th>queued<th>running</tr>")
+		for _, g := range groups {
+			fmt.Fprintf(w, "<tr><td>%s<td>%s<td>%.0f%%<td>%d<td>%d<td>%d<td>%d<td>%d</tr>", html.EscapeString(g.Name), g.State,
+				g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
+		}
+		fmt.Fprint(w, "</table><h2>Nodes</h2><table border=1><tr><th>node<th>memory used<th>workers<th>draining</tr>")
+		for _, n := range nodes {
+			fmt.Fprintf(w, "<tr><td>%s<td>%d / %d MB<td>%d<td>%v</tr>", html.EscapeString(n.ID), n.UsedMB, n.CapacityMB, n.Workers, n.Draining)
+		}
+		fmt.Fprint(w, "</table>")
+	})
+	return mux
+}

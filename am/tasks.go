@@ -1,0 +1,193 @@
+package am
+
+import (
+	"fmt"
+	"time"
+
+	"ebb/dag"
+)
+
+// ready reports whether every input of t exists: all producer tasks of a
+// scatter-gather or broadcast edge, producer task i of a one-to-one edge.
+func (t *taskRun) ready() bool {
+	for _, e := range t.vertex.in {
+		p := e.other
+		if e.typ == dag.OneToOne {
+			if p.tasks[t.index].state != taskSucceeded {
+				return false
+			}
+		} else if p.succeeded < len(p.tasks) {
+			return false
+		}
+	}
+	return true
+}
+
+// maybeQueue creates an attempt for a waiting task whose inputs are ready.
+func (c *Core) maybeQueue(t *taskRun) {
+	d := t.vertex.dag
+	if t.state != taskWaiting || d.state != DAGRunning || !t.ready() {
+		return
+	}
+	a := &attemptRun{
+		id:       fmt.Sprintf("%s_%s_%06d_%d", d.id, t.vertex.spec.Name, t.index, t.attempts),
+		task:     t,
+		number:   t.attempts,
+		queuedAt: c.now,
+	}
+	a.seed = seedOf(a.id)
+	t.attempts++
+	t.current = a
+	t.state = taskQueued
+	c.attempt[a.id] = a
+	d.group.push(a)
+}
+
+// consumersReady queues consumer tasks that a newly succeeded task of v may
+// have made ready.
+func (c *Core) consumersReady(t *taskRun) {
+	v := t.vertex
+	for _, e := range v.out {
+		if e.typ == dag.OneToOne {
+			c.maybeQueue(e.other.tasks[t.index])
+			continue
+		}
+		if v.succeeded == len(v.tasks) {
+			for _, ct := range e.other.tasks {
+				c.maybeQueue(ct)
+			}
+		}
+	}
+}
+
+// outputNeeded reports whether some consumer of v still has to read its
+// outputs (a sink's outputs are committed, so nobody reads them).
+func (v *vertexRun) outputNeeded() bool {
+	if v.dag.state.Done() {
+		return false
+	}
+	for _, e := range v.out {
+		if e.other.succeeded < len(e.other.tasks) {
+			return true
+		}
+	}
+	return false
+}
+
+// AttemptUpdate records a worker's report about an attempt.
+func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
+	c.advance(now)
+	a, ok := c.attempt[u.AttemptID]
+	if !ok || a.worker == nil {
+		return // a report about an attempt that was killed or replaced: ignore
+	}
+	t := a.task
+	d := t.vertex.dag
+	a.lastSeen = c.now
+	switch u.Result {
+	case AttemptRunning:
+		a.progress = u.Progress
+		return
+	case AttemptSucceeded:
+		w := a.worker
+		c.detach(a)
+		delete(c.attempt, a.id)
+		t.current = nil
+		t.state = taskSucceeded
+		t.output = a
+		t.vertex.succeeded++
+		d.pending--
+		if !t.vertex.sink {
+			a.worker = w
+			w.outputs[d]++
+		}
+		if d.pending == 0 {
+			c.endDAG(d, DAGSucceeded, "")
+		} else {
+			c.consumersReady(t)
+		}
+	case AttemptFetchFailed:
+		c.detach(a)
+		delete(c.attempt, a.id)
+		t.current = nil
+		t.state = taskWaiting
+		if p, ok := c.findOutput(d, u.FetchFailedAttempt); ok {
+			c.warnf("attempt %s could not read the output of %s; re-running %s task %d", a.id, u.FetchFailedAttempt, p.vertex.spec.Name, p.index)
+			c.loseOutput(p)
+		}
+		c.maybeQueue(t)
+	default: // failed or killed by the worker
+		c.detach(a)
+		delete(c.attempt, a.id)
+		t.current = nil
+		t.state = taskWaiting
+		t.failures++
+		d.failed++
+		diag := u.Diagnostics
+		if diag == "" {
+			diag = fmt.Sprintf("exit code %d", u.ExitCode)
+		}
+		if t.failures >= c.opts.MaxFailedAttempts {
+			c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d failed %d times; last attempt %s: %s",
+				t.vertex.spec.Name, t.index, t.failures, a.id, diag))
+		} else {
+			c.warnf("attempt %s failed (%d of %d allowed): %s", a.id, t.failures, c.opts.MaxFailedAttempts, diag)
+			c.maybeQueue(t)
+		}
+	}
+	c.schedule()
+	c.updateWanted()
+}
+
+// findOutput finds the succeeded task whose output attempt has this id.
+func (c *Core) findOutput(d *dagRun, attemptID string) (*taskRun, bool) {
+	for _, v := range d.vertices {
+		for _, t := range v.tasks {
+			if t.output != nil && t.output.id == attemptID {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// loseOutput marks a succeeded task's output as gone and re-runs the task
+// if a consumer still needs it.
+func (c *Core) loseOutput(t *taskRun) {
+	if t.state != taskSucceeded || t.output == nil {
+		return
+	}
+	d := t.vertex.dag
+	if w := t.output.worker; w != nil {
+		if w.outputs[d]--; w.outputs[d] <= 0 {
+			delete(w.outputs, d)
+		}
+	}
+	t.output = nil
+	if !t.vertex.outputNeeded() {
+		return // nobody will read it again: keep counting the task as done
+	}
+	t.state = taskWaiting
+	t.vertex.succeeded--
+	d.pending++
+	c.maybeQueue(t)
+}
+
+// detach removes a running attempt from its worker and node.
+func (c *Core) detach(a *attemptRun) {
+	w := a.worker
+	if w == nil {
+		return
+	}
+	mem := a.memoryMB()
+	delete(w.running, a)
+	w.freeMB += mem
+	w.node.usedMB -= mem
+	a.task.vertex.dag.running--
+	w.group.workerChanged(w)
+	c.nodeUsageChanged(w.node)
+	if w.idle() {
+		w.idleFrom = c.now
+	}
+	a.worker = nil
+}

@@ -1,0 +1,131 @@
+package am
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"ebb/proto/ebbpb"
+)
+
+// workerConn is one worker's stream. gRPC streams are not safe for
+// concurrent sends, so one goroutine per connection sends from a queue.
+type workerConn struct {
+	id     string
+	out    chan *ebbpb.AMMessage
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newWorkerConn(id string) *workerConn {
+	return &workerConn{id: id, out: make(chan *ebbpb.AMMessage, 256), closed: make(chan struct{})}
+}
+
+func (c *workerConn) close() { c.once.Do(func() { close(c.closed) }) }
+
+// send queues a message; false when the connection is gone or hopelessly
+// behind (then the worker is treated as lost by its own stream ending).
+func (c *workerConn) send(m *ebbpb.AMMessage) bool {
+	select {
+	case <-c.closed:
+		return false
+	default:
+	}
+	select {
+	case c.out <- m:
+		return true
+	case <-time.After(5 * time.Second):
+		return false
+	}
+}
+
+func (l *Loop) addConn(c *workerConn) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return fmt.Errorf("the AM is shutting down")
+	}
+	if _, dup := l.conns[c.id]; dup {
+		return fmt.Errorf("worker %s is already connected", c.id)
+	}
+	l.conns[c.id] = c
+	return nil
+}
+
+func (l *Loop) send(worker string, m *ebbpb.AMMessage) bool {
+	l.mu.Lock()
+	c := l.conns[worker]
+	l.mu.Unlock()
+	return c != nil && c.send(m)
+}
+
+// closeConn ends a worker's stream after its queued messages are sent.
+func (l *Loop) closeConn(worker string) {
+	l.mu.Lock()
+	c := l.conns[worker]
+	delete(l.conns, worker)
+	l.mu.Unlock()
+	if c != nil {
+		// A nil message tells the sender to finish after what is queued.
+		select {
+		case c.out <- nil:
+		case <-c.closed:
+		}
+	}
+}
+
+func (l *Loop) dropConn(c *workerConn) {
+	l.mu.Lock()
+	if l.conns[c.id] == c {
+		delete(l.conns, c.id)
+	}
+	l.mu.Unlock()
+	c.close()
+}
+
+func runMessage(a AttemptSpec) *ebbpb.AMMessage {
+	r := &ebbpb.RunAttempt{
+		AttemptId: a.ID, DagId: a.DAGID, DagName: a.DAGName, Vertex: a.Vertex,
+		TaskIndex: int32(a.Task), Attempt: int32(a.Number), Parallelism: int32(a.Parallelism),
+		Command: a.Command, Env: a.Env, MemoryMb: a.MemoryMB, Vcores: int32(a.VCores), CommitDir: a.CommitDir,
+	}
+	for _, o := range a.Outputs {
+		r.Outputs = append(r.Outputs, &ebbpb.OutputSpec{Consumer: o.Consumer, Partitions: int32(o.Partitions)})
+	}
+	for _, in := range a.Inputs {
+		r.Inputs = append(r.Inputs, &ebbpb.InputFetch{ProducerVertex: in.ProducerVertex, ProducerTask: int32(in.ProducerTask),
+			ProducerAttempt: in.ProducerAttempt, Address: in.Address, Consumer: in.Consumer, Partition: int32(in.Partition)})
+	}
+	for _, s := range a.Splits {
+		r.Splits = append(r.Splits, &ebbpb.InputSplit{Path: s.Path, Offset: s.Offset, Length: s.Length})
+	}
+	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Run{Run: r}}
+}
+
+func killMessage(id, reason string) *ebbpb.AMMessage {
+	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Kill{Kill: &ebbpb.KillAttempt{AttemptId: id, Reason: reason}}}
+}
+
+func stopMessage(graceful bool, reason string) *ebbpb.AMMessage {
+	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Stop{Stop: &ebbpb.Stop{Graceful: graceful, Reason: reason}}}
+}
+
+func dagDoneMessage(id string) *ebbpb.AMMessage {
+	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_DagDone{DagDone: &ebbpb.DAGDone{DagId: id}}}
+}
+
+func attemptUpdate(u *ebbpb.AttemptUpdate) AttemptUpdate {
+	r := AttemptRunning
+	switch u.State {
+	case ebbpb.AttemptState_ATTEMPT_SUCCEEDED:
+		r = AttemptSucceeded
+	case ebbpb.AttemptState_ATTEMPT_FAILED:
+		r = AttemptFailed
+	case ebbpb.AttemptState_ATTEMPT_KILLED:
+		r = AttemptKilled
+	case ebbpb.AttemptState_ATTEMPT_FETCH_FAILED:
+		r = AttemptFetchFailed
+	}
+	return AttemptUpdate{AttemptID: u.AttemptId, Result: r, Progress: float64(u.Progress), ExitCode: int(u.ExitCode),
+		Diagnostics: u.Diagnostics, OutputBytes: u.OutputBytes, FetchFailedAttempt: u.FetchFailedAttempt}
+}

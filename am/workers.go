@@ -1,0 +1,189 @@
+package am
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// WorkerRegistered adds a worker that has started and connected.
+func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
+	c.advance(now)
+	if _, dup := c.workers[info.ID]; dup {
+		return fmt.Errorf("worker %s is already registered", info.ID)
+	}
+	g, ok := c.groups[info.Group]
+	if !ok {
+		return fmt.Errorf("worker %s names unknown group %q", info.ID, info.Group)
+	}
+	n, ok := c.nodes[info.Node]
+	if !ok {
+		capMB := info.NodeMB
+		if capMB <= 0 {
+			capMB = info.MemoryMB
+		}
+		n = &nodeRun{id: info.Node, capacityMB: capMB, workers: map[*workerRun]struct{}{}}
+		c.nodes[info.Node] = n
+	}
+	w := &workerRun{
+		info:     info,
+		group:    g,
+		node:     n,
+		freeMB:   info.MemoryMB,
+		running:  map[*attemptRun]struct{}{},
+		outputs:  map[*dagRun]int{},
+		lastSeen: c.now,
+		idleFrom: c.now,
+		draining: n.draining,
+	}
+	c.workers[info.ID] = w
+	n.workers[w] = struct{}{}
+	g.addWorker(w)
+	if g.pending > 0 {
+		g.pending--
+	}
+	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
+	c.schedule()
+	c.updateWanted()
+	return nil
+}
+
+// WorkerHeartbeat notes that a worker is alive.
+func (c *Core) WorkerHeartbeat(now time.Time, id string) {
+	c.advance(now)
+	if w, ok := c.workers[id]; ok {
+		w.lastSeen = c.now
+	}
+}
+
+// WorkerLost removes a worker that exited, was stopped or went silent. Its
+// running attempts are queued again (not counted as task failures: the
+// container, not the task, failed) and the outputs it held that running
+// DAGs still need are recomputed.
+func (c *Core) WorkerLost(now time.Time, id, reason string) {
+	c.advance(now)
+	w, ok := c.workers[id]
+	if !ok {
+		return
+	}
+	if !w.stopping {
+		c.warnf("worker %s lost (%s): %d attempts to re-run, outputs of %d DAGs to recompute", id, reason, len(w.running), len(w.outputs))
+	}
+	for a := range w.running {
+		t := a.task
+		c.detach(a)
+		delete(c.attempt, a.id)
+		t.current = nil
+		t.state = taskWaiting
+		c.maybeQueue(t)
+	}
+	for _, d := range c.active {
+		if w.outputs[d] == 0 {
+			continue
+		}
+		for _, v := range d.vertices {
+			for _, t := range v.tasks {
+				if t.output != nil && t.output.worker == w {
+					c.loseOutput(t)
+				}
+			}
+		}
+	}
+	w.group.removeWorker(w)
+	delete(w.node.workers, w)
+	delete(c.workers, id)
+	if len(w.node.workers) == 0 {
+		delete(c.nodes, w.node.id)
+	}
+	c.schedule()
+	c.updateWanted()
+}
+
+// StopWorkerGracefully marks a worker to take no new attempts and asks it
+// to stop once it holds nothing a running DAG needs.
+func (c *Core) stopWorker(w *workerRun, reason string) {
+	if w.stopping {
+		return
+	}
+	w.stopping = true
+	w.group.markDraining(w)
+	w.group.wanted = -1 // always tell the world the new total after a stop
+	c.emit(StopWorker{Worker: w.info.ID, Graceful: true, Reason: reason})
+}
+
+// checkTimeouts loses silent workers and fails attempts that stopped
+// reporting. Only the expired ones are sorted (for a deterministic order),
+// so a tick costs one pass over the maps.
+func (c *Core) checkTimeouts() {
+	var lost []string
+	for id, w := range c.workers {
+		if c.now.Sub(w.lastSeen) > c.opts.WorkerTimeout {
+			lost = append(lost, id)
+		}
+	}
+	sort.Strings(lost)
+	for _, id := range lost {
+		if w, ok := c.workers[id]; ok {
+			c.WorkerLost(c.now, id, fmt.Sprintf("no heartbeat for %s", c.now.Sub(w.lastSeen).Round(time.Second)))
+		}
+	}
+	var silent []string
+	for id, a := range c.attempt {
+		if a.worker != nil && c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
+			silent = append(silent, id)
+		}
+	}
+	sort.Strings(silent)
+	for _, id := range silent {
+		a, ok := c.attempt[id]
+		if !ok || a.worker == nil {
+			continue
+		}
+		c.emit(KillAttempt{Worker: a.worker.info.ID, AttemptID: a.id, Reason: "no progress report"})
+		c.AttemptUpdate(c.now, AttemptUpdate{AttemptID: a.id, Result: AttemptFailed,
+			Diagnostics: fmt.Sprintf("no report for %s (mr3.heartbeat.task.timeout.ms)", c.opts.TaskTimeout)})
+	}
+}
+
+// reapIdle stops workers that have been idle longer than the idle timeout
+// while their group has nothing queued.
+func (c *Core) reapIdle() {
+	var idle []string
+	for id, w := range c.workers {
+		if !w.stopping && w.idle() && w.group.queue.Len() == 0 && c.now.Sub(w.idleFrom) >= c.opts.IdleTimeout {
+			idle = append(idle, id)
+		}
+	}
+	sort.Strings(idle)
+	for _, id := range idle {
+		w := c.workers[id]
+		c.stopWorker(w, fmt.Sprintf("idle for %s", c.now.Sub(w.idleFrom).Round(time.Second)))
+	}
+}
+
+// updateWanted tells the world how many workers each group wants: its
+// live workers plus enough for the queued attempts that found no room
+// (when autoscaling is off; the autoscaler owns this decision otherwise).
+func (c *Core) updateWanted() {
+	for _, g := range c.gorder {
+		live := len(g.workers) - g.unavail
+		want := live
+		switch c.opts.Scaling {
+		case ScaleSparkDA:
+			want = c.wantSparkDA(g, live)
+		default:
+			if g.queuedMB > 0 && g.info.MemoryMB > 0 {
+				// Enough new workers for the unplaced queue.
+				want = live + int((g.queuedMB+g.info.MemoryMB-1)/g.info.MemoryMB)
+			}
+		}
+		if g.maxW > 0 && want > g.maxW {
+			want = g.maxW
+		}
+		g.pending = max(0, want-live)
+		if want != g.wanted {
+			g.wanted = want
+			c.emit(WantWorkers{Group: g.info, Total: want, Avoid: c.drainingNodes()})
+		}
+	}
+}

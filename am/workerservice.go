@@ -1,0 +1,99 @@
+package am
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"ebb/proto/ebbpb"
+)
+
+// workerService serves Worker.Connect: one stream per worker for its whole
+// life. The stream ending means the worker is gone.
+type workerService struct {
+	ebbpb.UnimplementedWorkerServer
+	loop      *Loop
+	heartbeat time.Duration
+}
+
+func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	reg := first.GetRegister()
+	if reg == nil || reg.WorkerId == "" {
+		return status.Error(codes.InvalidArgument, "the first message must be a Register with a worker id")
+	}
+	c := newWorkerConn(reg.WorkerId)
+	if err := s.loop.addConn(c); err != nil {
+		return status.Error(codes.AlreadyExists, err.Error())
+	}
+	defer s.loop.dropConn(c)
+	var regErr error
+	err = s.loop.Do(stream.Context(), func(core *Core, now time.Time) {
+		info := WorkerInfo{ID: reg.WorkerId, Group: reg.Group, Node: reg.Node, MemoryMB: reg.MemoryMb,
+			VCores: int(reg.Vcores), Address: reg.DataAddress, ContainerID: reg.ContainerId}
+		if s.loop.world != nil {
+			info.NodeMB = s.loop.world.NodeMB(reg.Node)
+		}
+		regErr = core.WorkerRegistered(now, info)
+	})
+	if err == nil {
+		err = regErr
+	}
+	if err != nil {
+		return status.Error(codes.FailedPrecondition, err.Error())
+	}
+	if err := stream.Send(&ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Registered{Registered: &ebbpb.Registered{
+		WorkerId: reg.WorkerId, HeartbeatIntervalMs: s.heartbeat.Milliseconds()}}}); err != nil {
+		return err
+	}
+	recvErr := make(chan error, 1)
+	go func() { recvErr <- s.receive(stream, reg.WorkerId) }()
+	for {
+		select {
+		case m := <-c.out:
+			if m == nil { // closeConn: done after the queued messages
+				return nil
+			}
+			if err := stream.Send(m); err != nil {
+				s.lost(reg.WorkerId, fmt.Sprintf("send failed: %v", err))
+				return err
+			}
+		case err := <-recvErr:
+			s.lost(reg.WorkerId, fmt.Sprintf("connection closed: %v", err))
+			return nil
+		case <-c.closed:
+			return nil
+		}
+	}
+}
+
+func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) error {
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		switch x := m.Msg.(type) {
+		case *ebbpb.WorkerMessage_Heartbeat:
+			s.loop.Post(func(c *Core, now time.Time) { c.WorkerHeartbeat(now, id) })
+		case *ebbpb.WorkerMessage_Attempt:
+			u := attemptUpdate(x.Attempt)
+			s.loop.Post(func(c *Core, now time.Time) {
+				c.WorkerHeartbeat(now, id)
+				c.AttemptUpdate(now, u)
+			})
+		default:
+			return errors.New("unexpected message after Register")
+		}
+	}
+}
+
+func (s *workerService) lost(id, reason string) {
+	s.loop.Post(func(c *Core, now time.Time) { c.WorkerLost(now, id, reason) })
+}

@@ -1,0 +1,26 @@
+package am
+
+import "time"
+
+// World is the port through which the loop carries out the Core's cluster
+// actions: the local embedded cluster, YARN, or (in `ebb sim`) a virtual
+// cloud. Its methods are called from the loop's goroutine only; a world
+// reports back (a worker process exited, a container completed) by posting
+// to the loop with Poster.
+type World interface {
+	// WantWorkers: group g wants total workers (running + requested).
+	// Avoid lists draining nodes, where no new worker may go.
+	WantWorkers(now time.Time, g GroupInfo, total int, prefer, avoid []string)
+	// NodeMB is the memory of a node the world knows, for packing (0 = unknown).
+	NodeMB(node string) int64
+	// Tick lets the world act on time (provisioning, idle nodes).
+	Tick(now time.Time)
+	// WorkerStopped: the AM has told a worker to exit; the world may give
+	// its container back once the process is gone.
+	WorkerStopped(now time.Time, worker string)
+	// Close stops every worker and frees the world's resources.
+	Close() error
+}
+
+// Poster runs f on the loop's goroutine with the Core and the loop's now.
+type Poster func(f func(c *Core, now time.Time))
