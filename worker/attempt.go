@@ -1,0 +1,356 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"ebb/proto/ebbpb"
+)
+
+// Causes an attempt's context is cancelled with; they decide the final
+// state reported to the AM.
+var (
+	errKilled        = errors.New("killed")
+	errWorkerExiting = fmt.Errorf("%w: the worker is exiting", errKilled)
+)
+
+// MemoryExceededError is the cause of an attempt killed for using more
+// memory than it asked for (beyond the 10% tolerance).
+type MemoryExceededError struct {
+	UsedMB, LimitMB int64
+}
+
+func (e *MemoryExceededError) Error() string {
+	return fmt.Sprintf("exceeded memory: used %d MB of %d MB", e.UsedMB, e.LimitMB)
+}
+
+// attempt is one accepted RunAttempt.
+type attempt struct {
+	req    *ebbpb.RunAttempt
+	dir    string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	log    *logrus.Entry
+
+	mu sync.Mutex
+	// pgid is the process group of the running command, 0 before start.
+	pgid     int
+	rssBytes int64
+	// progress is the last progress sent; final is set once the final
+	// update is queued, after which no progress update may follow it.
+	progress float32
+	final    bool
+}
+
+func (a *attempt) kill(cause error) { a.cancel(cause) }
+
+func (a *attempt) rss() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.rssBytes
+}
+
+func (a *attempt) inputDir() string     { return filepath.Join(a.dir, "input") }
+func (a *attempt) outputDir() string    { return filepath.Join(a.dir, "output") }
+func (a *attempt) progressFile() string { return filepath.Join(a.dir, "progress") }
+
+// reportProgress sends a RUNNING update if the task wrote a new progress.
+func (a *attempt) reportProgress(out *sender) {
+	p, ok := readProgress(a.progressFile())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !ok || a.final || a.pgid == 0 || p == a.progress {
+		return
+	}
+	a.progress = p
+	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING, Progress: p}))
+}
+
+// sendFinal queues the attempt's last update.
+func (a *attempt) sendFinal(out *sender, u *ebbpb.AttemptUpdate) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.final = true
+	out.send(attemptUpdate(u))
+}
+
+// readProgress parses the number a task wrote to its progress file,
+// clamped to 0..1; a missing or half-written file is simply no news.
+func readProgress(path string) (float32, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 32)
+	if err != nil {
+		return 0, false
+	}
+	return float32(min(max(f, 0), 1)), true
+}
+
+// startAttempt admits a RunAttempt (or refuses it with an update) and runs
+// it in its own goroutine.
+func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
+	id := req.GetAttemptId()
+	refuse := func(state ebbpb.AttemptState, diag string) {
+		w.log.WithField("attempt", id).Warn("refusing attempt: " + diag)
+		w.out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: id, State: state, Diagnostics: diag}))
+	}
+	if !safeSegment(id) {
+		refuse(ebbpb.AttemptState_ATTEMPT_FAILED, fmt.Sprintf("attempt id %q is not a usable directory name", id))
+		return
+	}
+	w.mu.Lock()
+	switch {
+	case w.stopping:
+		w.mu.Unlock()
+		refuse(ebbpb.AttemptState_ATTEMPT_KILLED, "worker is stopping and takes no new attempts")
+		return
+	case w.running[id] != nil:
+		w.mu.Unlock()
+		w.log.WithField("attempt", id).Warn("attempt is already running; duplicate RunAttempt ignored")
+		return
+	case w.usedMB+req.GetMemoryMb() > w.memoryMB:
+		used, total := w.usedMB, w.memoryMB
+		w.mu.Unlock()
+		refuse(ebbpb.AttemptState_ATTEMPT_FAILED, fmt.Sprintf(
+			"not enough memory on worker %s: attempt needs %d MB, %d MB of %d MB already in use",
+			w.o.WorkerID, req.GetMemoryMb(), used, total))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	a := &attempt{
+		req:    req,
+		dir:    w.attemptDir(id),
+		ctx:    ctx,
+		cancel: cancel,
+		log:    w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
+	}
+	w.usedMB += req.GetMemoryMb()
+	w.running[id] = a
+	env := w.env
+	w.wg.Add(1)
+	w.mu.Unlock()
+
+	go func() {
+		defer w.wg.Done()
+		defer cancel(nil)
+		w.runAttempt(a, env)
+	}()
+}
+
+// runAttempt executes a and reports its end. Memory is released and the
+// outputs are published before the final update is sent, because the AM
+// reacts to it at once: by placing another attempt here, or by sending
+// consumers to fetch the outputs.
+func (w *worker) runAttempt(a *attempt, reinitEnv map[string]string) {
+	a.log.Info("attempt accepted")
+	u := w.execute(a, reinitEnv)
+	u.AttemptId = a.req.GetAttemptId()
+	succeeded := u.State == ebbpb.AttemptState_ATTEMPT_SUCCEEDED
+	if succeeded {
+		// The inputs are not needed any more; the outputs are served.
+		_ = os.RemoveAll(a.inputDir())
+		w.outputs.add(a.req.GetAttemptId(), a.req.GetDagId(), a.outputDir())
+	} else if err := os.RemoveAll(a.dir); err != nil {
+		a.log.WithError(err).Warn("removing attempt dir")
+	}
+	w.mu.Lock()
+	delete(w.running, a.req.GetAttemptId())
+	w.usedMB -= a.req.GetMemoryMb()
+	if succeeded {
+		w.finished[a.req.GetAttemptId()] = a.req.GetDagId()
+	}
+	w.mu.Unlock()
+	a.log.WithFields(logrus.Fields{"state": u.State.String(), "exit": u.ExitCode, "diagnostics": u.Diagnostics}).Info("attempt ended")
+	a.sendFinal(w.out, u)
+}
+
+// execute prepares the attempt's directory, fetches its inputs, runs its
+// command and decides the final update (without attempt id).
+func (w *worker) execute(a *attempt, reinitEnv map[string]string) *ebbpb.AttemptUpdate {
+	req := a.req
+	killedOr := func(u *ebbpb.AttemptUpdate) *ebbpb.AttemptUpdate {
+		if cause := context.Cause(a.ctx); cause != nil {
+			return endedBy(cause)
+		}
+		return u
+	}
+	failed := func(format string, args ...any) *ebbpb.AttemptUpdate {
+		return killedOr(&ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf(format, args...)})
+	}
+	// A retried attempt id must not see leftovers of an earlier run.
+	_ = os.RemoveAll(a.dir)
+	for _, d := range []string{a.inputDir(), a.outputDir()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return failed("creating %s: %v", d, err)
+		}
+	}
+	for _, o := range req.GetOutputs() {
+		if !safeSegment(o.GetConsumer()) {
+			return failed("consumer vertex name %q is not a usable directory name", o.GetConsumer())
+		}
+		if err := os.MkdirAll(filepath.Join(a.outputDir(), o.GetConsumer()), 0o755); err != nil {
+			return failed("creating output dir: %v", err)
+		}
+	}
+	if err := w.fetchInputs(a); err != nil {
+		var fe *FetchError
+		if errors.As(err, &fe) && !errors.Is(err, errUnauthorized) {
+			return killedOr(&ebbpb.AttemptUpdate{
+				State:              ebbpb.AttemptState_ATTEMPT_FETCH_FAILED,
+				ExitCode:           -1,
+				Diagnostics:        err.Error(),
+				FetchFailedAttempt: fe.ProducerAttempt,
+			})
+		}
+		return failed("%v", err)
+	}
+	if err := w.copySplits(a); err != nil {
+		return failed("reading input split: %v", err)
+	}
+	if cause := context.Cause(a.ctx); cause != nil {
+		return endedBy(cause)
+	}
+	return w.runCommand(a, reinitEnv)
+}
+
+// endedBy turns the cause of a cancelled attempt into its final update.
+func endedBy(cause error) *ebbpb.AttemptUpdate {
+	var mem *MemoryExceededError
+	if errors.As(cause, &mem) {
+		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: mem.Error()}
+	}
+	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_KILLED, ExitCode: -1, Diagnostics: cause.Error()}
+}
+
+// fetchInputs downloads every upstream partition, a few at a time. The
+// first failure cancels the rest.
+func (w *worker) fetchInputs(a *attempt) error {
+	ins := a.req.GetInputs()
+	if len(ins) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(a.ctx)
+	defer cancel()
+	const parallel = 4
+	sem := make(chan struct{}, parallel)
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for _, in := range ins {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := fetchInput(ctx, w.httpClient, w.o.Secret, a.req.GetDagId(), a.inputDir(), in); err != nil {
+				once.Do(func() { firstErr = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// copySplits copies every input split to input/_splits/<i>.
+func (w *worker) copySplits(a *attempt) error {
+	splits := a.req.GetSplits()
+	if len(splits) == 0 {
+		return nil
+	}
+	dir := filepath.Join(a.inputDir(), "_splits")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i, s := range splits {
+		if err := a.ctx.Err(); err != nil {
+			return err
+		}
+		if err := w.copySplit(filepath.Join(dir, strconv.Itoa(i)), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *worker) copySplit(dst string, s *ebbpb.InputSplit) error {
+	fsys, p, err := w.fss.resolve(s.GetPath())
+	if err != nil {
+		return err
+	}
+	in, err := fsys.Open(p)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", s.GetPath(), err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := copySplit(out, in, s.GetOffset(), s.GetLength()); err != nil {
+		_ = out.Close()
+		return fmt.Errorf("%s [%d+%d]: %w", s.GetPath(), s.GetOffset(), s.GetLength(), err)
+	}
+	return out.Close()
+}
+
+// watchMemory samples the RSS of every running attempt's process group and
+// kills those above their memory by more than 10%.
+func (w *worker) watchMemory(ctx context.Context) {
+	t := time.NewTicker(w.o.MemoryCheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		list := make([]*attempt, 0, len(w.running))
+		for _, a := range w.running {
+			list = append(list, a)
+		}
+		w.mu.Unlock()
+		if len(list) == 0 {
+			continue
+		}
+		rss, err := rssByProcessGroup("/proc")
+		if err != nil {
+			w.log.WithError(err).Warn("cannot sample memory")
+			continue
+		}
+		for _, a := range list {
+			a.mu.Lock()
+			pgid := a.pgid
+			if pgid != 0 {
+				a.rssBytes = rss[pgid]
+			}
+			used := a.rssBytes
+			a.mu.Unlock()
+			limit := a.req.GetMemoryMb()
+			if pgid == 0 || limit <= 0 {
+				continue
+			}
+			if used > limit<<20+limit<<20/10 {
+				a.log.WithField("rss_mb", used>>20).Warn("killing attempt: over its memory")
+				a.kill(&MemoryExceededError{UsedMB: used >> 20, LimitMB: limit})
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package worker
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// commitOutputs publishes every file F under outputDir (a sink attempt's
+// output) as <commitDir>/F-<task index as %05d>. Each file is first written
+// under <commitDir>/_temporary/<attemptID>/ and then renamed into place, so
+// readers of commitDir never see a half-written file, and a retried
+// attempt's commit replaces an earlier one of the same task.
+func commitOutputs(fss *filesystems, outputDir, commitDir, attemptID string, taskIndex int32) error {
+	fsys, root, err := fss.resolve(commitDir)
+	if err != nil {
+		return err
+	}
+	tmpRoot := path.Join(root, "_temporary")
+	tmp := path.Join(tmpRoot, attemptID)
+	if err := fsys.MkdirAll(tmp); err != nil {
+		return fmt.Errorf("creating %s: %w", tmp, err)
+	}
+	var rels []string
+	err = filepath.WalkDir(outputDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, err := filepath.Rel(outputDir, p)
+		if err != nil {
+			return err
+		}
+		rels = append(rels, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", outputDir, err)
+	}
+	suffix := fmt.Sprintf("-%05d", taskIndex)
+	for _, rel := range rels {
+		staged := path.Join(tmp, rel+suffix)
+		if err := fsys.MkdirAll(path.Dir(staged)); err != nil {
+			return fmt.Errorf("creating %s: %w", path.Dir(staged), err)
+		}
+		if err := copyFileTo(fsys, filepath.Join(outputDir, filepath.FromSlash(rel)), staged); err != nil {
+			return err
+		}
+	}
+	for _, rel := range rels {
+		final := path.Join(root, rel+suffix)
+		if err := fsys.MkdirAll(path.Dir(final)); err != nil {
+			return fmt.Errorf("creating %s: %w", path.Dir(final), err)
+		}
+		if err := fsys.Rename(path.Join(tmp, rel+suffix), final); err != nil {
+			return fmt.Errorf("committing %s: %w", final, err)
+		}
+	}
+	if err := fsys.RemoveAll(tmp); err != nil {
+		return fmt.Errorf("cleaning %s: %w", tmp, err)
+	}
+	// Other attempts may still be committing; only the last one leaves an
+	// empty _temporary behind, and it removes it.
+	_ = fsys.RemoveEmptyDir(tmpRoot)
+	return nil
+}
+
+func copyFileTo(fsys fileSystem, src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := fsys.Create(dst)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", dst, err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("closing %s: %w", dst, err)
+	}
+	return nil
+}

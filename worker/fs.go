@@ -1,0 +1,123 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/user"
+	"sync"
+
+	"github.com/colinmarc/hdfs/v2"
+)
+
+// fileSystem is the little the worker needs from where input splits live and
+// where sink outputs are committed: a local directory or HDFS.
+type fileSystem interface {
+	Open(path string) (io.ReadSeekCloser, error)
+	Create(path string) (io.WriteCloser, error)
+	MkdirAll(path string) error
+	// Rename replaces newPath if it exists, so a retried commit wins.
+	Rename(oldPath, newPath string) error
+	RemoveAll(path string) error
+	// RemoveEmptyDir removes path only if it is an empty directory.
+	RemoveEmptyDir(path string) error
+}
+
+// filesystems resolves "hdfs://host:port/path" and plain paths to a
+// fileSystem, keeping one HDFS client per namenode because clients hold
+// connections.
+type filesystems struct {
+	mu   sync.Mutex
+	hdfs map[string]*hdfs.Client
+}
+
+// resolve returns the file system of location and the path inside it.
+func (f *filesystems) resolve(location string) (fileSystem, string, error) {
+	u, err := url.Parse(location)
+	if err != nil || u.Scheme == "" || u.Scheme == "file" {
+		if err == nil && u.Scheme == "file" {
+			return localFS{}, u.Path, nil
+		}
+		return localFS{}, location, nil
+	}
+	if u.Scheme != "hdfs" {
+		return nil, "", fmt.Errorf("%s: unsupported scheme %q (use a local path or hdfs://)", location, u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, "", fmt.Errorf("%s: hdfs:// needs a namenode host:port", location)
+	}
+	c, err := f.client(u.Host)
+	if err != nil {
+		return nil, "", err
+	}
+	return hdfsFS{c}, u.Path, nil
+}
+
+func (f *filesystems) client(namenode string) (*hdfs.Client, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c, ok := f.hdfs[namenode]; ok {
+		return c, nil
+	}
+	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{namenode}, User: hadoopUser()})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to namenode %s: %w", namenode, err)
+	}
+	if f.hdfs == nil {
+		f.hdfs = map[string]*hdfs.Client{}
+	}
+	f.hdfs[namenode] = c
+	return c, nil
+}
+
+func (f *filesystems) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.hdfs {
+		_ = c.Close()
+	}
+	f.hdfs = nil
+}
+
+// hadoopUser follows the Hadoop client convention: HADOOP_USER_NAME, then
+// the login user.
+func hadoopUser() string {
+	if u := os.Getenv("HADOOP_USER_NAME"); u != "" {
+		return u
+	}
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "root"
+}
+
+type localFS struct{}
+
+func (localFS) Open(path string) (io.ReadSeekCloser, error) { return os.Open(path) }
+func (localFS) Create(path string) (io.WriteCloser, error)  { return os.Create(path) }
+func (localFS) MkdirAll(path string) error                  { return os.MkdirAll(path, 0o755) }
+func (localFS) Rename(oldPath, newPath string) error        { return os.Rename(oldPath, newPath) }
+func (localFS) RemoveAll(path string) error                 { return os.RemoveAll(path) }
+func (localFS) RemoveEmptyDir(path string) error            { return os.Remove(path) }
+
+type hdfsFS struct{ c *hdfs.Client }
+
+func (h hdfsFS) Open(path string) (io.ReadSeekCloser, error) { return h.c.Open(path) }
+func (h hdfsFS) Create(path string) (io.WriteCloser, error)  { return h.c.Create(path) }
+func (h hdfsFS) MkdirAll(path string) error                  { return h.c.MkdirAll(path, 0o755) }
+func (h hdfsFS) RemoveAll(path string) error                 { return h.c.RemoveAll(path) }
+func (h hdfsFS) RemoveEmptyDir(path string) error            { return h.c.Remove(path) }
+
+func (h hdfsFS) Rename(oldPath, newPath string) error {
+	// HDFS refuses to rename onto an existing file; an earlier attempt of
+	// the same task may have committed it, and the newest attempt wins.
+	if err := h.c.Remove(newPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return h.c.Rename(oldPath, newPath)
+}

@@ -1,0 +1,188 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"ebb/proto/ebbpb"
+	"ebb/task"
+)
+
+// stderrTail is how much of a failed attempt's stderr goes into its
+// diagnostics: enough for a stack trace's top, small enough for the AM.
+const stderrTail = 2048
+
+// runCommand starts the attempt's command in its directory under the task
+// contract, reports RUNNING, waits, commits a sink's outputs and decides
+// the final update.
+func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.AttemptUpdate {
+	req := a.req
+	failed := func(format string, args ...any) *ebbpb.AttemptUpdate {
+		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf(format, args...)}
+	}
+	argv := req.GetCommand()
+	if len(argv) == 0 {
+		return failed("vertex %s has an empty command", req.GetVertex())
+	}
+	name := argv[0]
+	if name == "ebb" {
+		name = w.o.Executable
+	}
+	id := req.GetAttemptId()
+	stdout, err := os.Create(filepath.Join(w.o.LogDir, id+".stdout"))
+	if err != nil {
+		return failed("creating stdout log: %v", err)
+	}
+	defer stdout.Close()
+	stderrPath := filepath.Join(w.o.LogDir, id+".stderr")
+	stderr, err := os.Create(stderrPath)
+	if err != nil {
+		return failed("creating stderr log: %v", err)
+	}
+	defer stderr.Close()
+
+	cmd := exec.Command(name, argv[1:]...)
+	cmd.Dir = a.dir
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Env = w.taskEnv(a, reinitEnv)
+	// Its own process group, so a kill reaches the task's children too and
+	// memory is counted for all of them; and no orphans if the worker dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return failed("starting %q: %v", name, err)
+	}
+	pid := cmd.Process.Pid
+	a.mu.Lock()
+	a.pgid = pid
+	a.mu.Unlock()
+	a.log.WithField("pid", pid).Info("attempt started")
+	a.mu.Lock()
+	w.out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: id, State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
+	a.mu.Unlock()
+
+	exited := make(chan struct{})
+	go func() {
+		select {
+		case <-a.ctx.Done():
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		case <-exited:
+		}
+	}()
+	waitErr := cmd.Wait()
+	close(exited)
+	// Whatever the task left running in the background goes with it.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+
+	if cause := context.Cause(a.ctx); cause != nil {
+		return endedBy(cause)
+	}
+	if waitErr != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(waitErr, &ee) {
+			code = ee.ExitCode()
+		}
+		return &ebbpb.AttemptUpdate{
+			State:       ebbpb.AttemptState_ATTEMPT_FAILED,
+			ExitCode:    int32(code),
+			Diagnostics: fmt.Sprintf("%s exited: %v; stderr tail:\n%s", argv[0], waitErr, tailOf(stderrPath, stderrTail)),
+		}
+	}
+	bytes, err := dirSize(a.outputDir())
+	if err != nil {
+		return failed("measuring outputs: %v", err)
+	}
+	if dir := req.GetCommitDir(); dir != "" {
+		if err := commitOutputs(w.fss, a.outputDir(), dir, id, req.GetTaskIndex()); err != nil {
+			return failed("committing outputs to %s: %v", dir, err)
+		}
+	}
+	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_SUCCEEDED, Progress: 1, OutputBytes: bytes}
+}
+
+// taskEnv is the worker's environment, then the group's (from Reinit), then
+// the attempt's, then the task contract; later entries win.
+func (w *worker) taskEnv(a *attempt, reinitEnv map[string]string) []string {
+	req := a.req
+	env := os.Environ()
+	for k, v := range reinitEnv {
+		env = append(env, k+"="+v)
+	}
+	for k, v := range req.GetEnv() {
+		env = append(env, k+"="+v)
+	}
+	outs := make([]task.Output, 0, len(req.GetOutputs()))
+	for _, o := range req.GetOutputs() {
+		outs = append(outs, task.Output{Consumer: o.GetConsumer(), Partitions: int(o.GetPartitions())})
+	}
+	contract := [][2]string{
+		{task.EnvDAGID, req.GetDagId()},
+		{task.EnvDAGName, req.GetDagName()},
+		{task.EnvVertex, req.GetVertex()},
+		{task.EnvTaskIndex, strconv.Itoa(int(req.GetTaskIndex()))},
+		{task.EnvAttempt, strconv.Itoa(int(req.GetAttempt()))},
+		{task.EnvAttemptID, req.GetAttemptId()},
+		{task.EnvParallelism, strconv.Itoa(int(req.GetParallelism()))},
+		{task.EnvMemoryMB, strconv.FormatInt(req.GetMemoryMb(), 10)},
+		{task.EnvWorkDir, a.dir},
+		{task.EnvInputDir, a.inputDir()},
+		{task.EnvOutputDir, a.outputDir()},
+		{task.EnvOutputs, task.FormatOutputs(outs)},
+		{task.EnvProgressFile, a.progressFile()},
+	}
+	for _, kv := range contract {
+		env = append(env, kv[0]+"="+kv[1])
+	}
+	return env
+}
+
+// tailOf returns up to n bytes from the end of a file, starting at a line.
+func tailOf(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(st.Size()-n, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return ""
+	}
+	s := string(buf)
+	if off > 0 {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	return strings.TrimRight(s, "\n")
+}
+
+// dirSize is the total size of the regular files under dir.
+func dirSize(dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		total += info.Size()
+		return nil
+	})
+	return total, err
+}

@@ -1,0 +1,92 @@
+package worker
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// copySplit copies the lines of one input split from r (positioned
+// anywhere) to w, the way Hadoop's line record reader assigns lines to
+// splits so that every line of a file lands in exactly one split:
+//
+//   - a split that does not start at offset 0 skips everything up to and
+//     including the first newline at or after its start (that line belongs
+//     to the split before it);
+//   - a split reads every line that starts at or before its end, reading
+//     past the end to finish the last one.
+//
+// Together: a line belongs to the split whose range [offset, offset+length]
+// contains the line's first byte, except that a line starting exactly at a
+// split's offset belongs to the split before (whose range includes its
+// end). It returns the bytes written.
+func copySplit(w io.Writer, r io.ReadSeeker, offset, length int64) (int64, error) {
+	if offset < 0 || length < 0 {
+		return 0, fmt.Errorf("invalid split offset %d length %d", offset, length)
+	}
+	if _, err := r.Seek(offset, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("seeking to %d: %w", offset, err)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	pos, end := offset, offset+length
+	if offset != 0 {
+		n, err := skipLine(br)
+		pos += n
+		if err == io.EOF {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	var written int64
+	for pos <= end {
+		n, err := copyLine(w, br)
+		pos += n
+		written += n
+		if err == io.EOF {
+			return written, nil
+		}
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// skipLine consumes bytes through the next newline and says how many.
+func skipLine(br *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return n, err
+	}
+}
+
+// copyLine copies bytes through the next newline (or to EOF) and says how
+// many; io.EOF means the input ended, possibly after a last unterminated line.
+func copyLine(w io.Writer, br *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if _, werr := w.Write(chunk); werr != nil {
+				return n, werr
+			}
+			n += int64(len(chunk))
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && n > 0 {
+			// The last line had no newline; report it, then EOF next call.
+			return n, nil
+		}
+		return n, err
+	}
+}

@@ -1,0 +1,330 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"ebb/proto/ebbpb"
+)
+
+// defaultHeartbeat is used when the AM does not say how often to heartbeat.
+const defaultHeartbeat = time.Second
+
+// worker is the state of one Run.
+type worker struct {
+	o           Options
+	log         *logrus.Logger
+	fss         *filesystems
+	outputs     *outputStore
+	httpClient  *http.Client
+	dataAddress string
+	out         *sender
+
+	mu       sync.Mutex
+	group    string
+	env      map[string]string
+	memoryMB int64
+	usedMB   int64
+	stopping bool
+	// running holds accepted attempts until their final update is decided.
+	running map[string]*attempt
+	// finished maps attempts whose directory still exists to their DAG, so
+	// DAGDone can delete it.
+	finished map[string]string
+	wg       sync.WaitGroup
+}
+
+// Run registers with the AM at o.AMAddress and serves it until the AM
+// closes the stream after a graceful Stop (nil), a Stop{graceful=false}
+// (nil), ctx ends (ctx's error) or the stream breaks (an error wrapping
+// ErrStreamBroken). Running attempts are killed whenever Run returns.
+func Run(ctx context.Context, o Options) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	log, logFile, err := newLogger(o.Log, o.LogDir)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	if err := os.MkdirAll(filepath.Join(o.WorkDir, "attempts"), 0o755); err != nil {
+		return fmt.Errorf("creating work dir: %w", err)
+	}
+
+	w := &worker{
+		o:          o,
+		log:        log,
+		fss:        &filesystems{},
+		outputs:    newOutputStore(o.Secret),
+		httpClient: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
+		group:      o.Group,
+		memoryMB:   o.MemoryMB,
+		running:    map[string]*attempt{},
+		finished:   map[string]string{},
+	}
+	defer w.fss.close()
+
+	stopHTTP, err := w.serveOutputs()
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	conn, err := grpc.NewClient(o.AMAddress, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("dialing AM %s: %w", o.AMAddress, err)
+	}
+	defer conn.Close()
+	streamCtx := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+o.Secret)
+	stream, err := ebbpb.NewWorkerClient(conn).Connect(streamCtx)
+	if err != nil {
+		return &RegisterError{Err: err}
+	}
+	interval, err := w.register(stream, cancel)
+	if err != nil {
+		return err
+	}
+
+	w.out = newSender(stream)
+	go w.out.loop()
+	go w.heartbeat(ctx, interval)
+	go w.watchMemory(ctx)
+
+	err = w.receive(ctx, stream)
+	w.killAll(errWorkerExiting)
+	w.wg.Wait()
+	w.out.flush(2 * time.Second)
+	w.out.stop()
+	select {
+	case <-w.out.done:
+		_ = stream.CloseSend()
+	case <-time.After(time.Second):
+	}
+	return err
+}
+
+// serveOutputs starts the HTTP server for finished outputs. Behind a
+// loopback advertise address it listens on loopback only; otherwise on all
+// interfaces, because workers on other nodes fetch from it.
+func (w *worker) serveOutputs() (stop func(), err error) {
+	listenHost := ""
+	if ip := net.ParseIP(w.o.AdvertiseHost); ip != nil && ip.IsLoopback() {
+		listenHost = w.o.AdvertiseHost
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(listenHost, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("listening for output fetches: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	w.dataAddress = net.JoinHostPort(w.o.AdvertiseHost, strconv.Itoa(port))
+	srv := &http.Server{Handler: w.outputs.handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			w.log.WithError(err).Error("output server stopped")
+		}
+	}()
+	w.log.WithField("address", w.dataAddress).Info("serving outputs")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
+}
+
+// register sends Register and waits for Registered, which must be the AM's
+// first message. It returns the heartbeat interval the AM asked for.
+func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.CancelFunc) (time.Duration, error) {
+	o := w.o
+	err := stream.Send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Register{Register: &ebbpb.Register{
+		WorkerId:    o.WorkerID,
+		Group:       o.Group,
+		Node:        o.Node,
+		MemoryMb:    o.MemoryMB,
+		Vcores:      int32(o.VCores),
+		DataAddress: w.dataAddress,
+		ContainerId: o.ContainerID,
+	}}})
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, &RegisterError{Err: err}
+	}
+	// Send reports a refused stream as io.EOF; Recv below gives the status.
+	timer := time.AfterFunc(o.RegisterTimeout, cancel)
+	m, err := stream.Recv()
+	if !timer.Stop() {
+		return 0, &RegisterError{Err: fmt.Errorf("no answer from the AM within %s", o.RegisterTimeout)}
+	}
+	if err != nil {
+		return 0, &RegisterError{Err: err}
+	}
+	reg := m.GetRegistered()
+	if reg == nil {
+		return 0, &RegisterError{Err: fmt.Errorf("AM answered %T before Registered", m.GetMsg())}
+	}
+	interval := time.Duration(reg.GetHeartbeatIntervalMs()) * time.Millisecond
+	if interval <= 0 {
+		interval = defaultHeartbeat
+	}
+	w.log.WithFields(logrus.Fields{"worker": reg.GetWorkerId(), "am": o.AMAddress, "heartbeat": interval}).Info("registered")
+	return interval, nil
+}
+
+// receive carries out the AM's messages until the stream ends.
+func (w *worker) receive(ctx context.Context, stream ebbpb.Worker_ConnectClient) error {
+	for {
+		m, err := stream.Recv()
+		if err != nil {
+			w.mu.Lock()
+			stopping := w.stopping
+			w.mu.Unlock()
+			switch {
+			case ctx.Err() != nil:
+				return ctx.Err()
+			case stopping && errors.Is(err, io.EOF):
+				w.log.Info("AM closed the stream after Stop; exiting")
+				return nil
+			case errors.Is(err, io.EOF):
+				return fmt.Errorf("%w: AM closed the stream without Stop", ErrStreamBroken)
+			default:
+				return fmt.Errorf("%w: %w", ErrStreamBroken, err)
+			}
+		}
+		switch msg := m.GetMsg().(type) {
+		case *ebbpb.AMMessage_Run:
+			w.startAttempt(msg.Run)
+		case *ebbpb.AMMessage_Kill:
+			w.killAttempt(msg.Kill.GetAttemptId(), msg.Kill.GetReason())
+		case *ebbpb.AMMessage_DagDone:
+			w.dagDone(msg.DagDone.GetDagId())
+		case *ebbpb.AMMessage_Reinit:
+			w.reinit(msg.Reinit)
+		case *ebbpb.AMMessage_Stop:
+			if !msg.Stop.GetGraceful() {
+				w.log.WithField("reason", msg.Stop.GetReason()).Info("stopping now")
+				return nil
+			}
+			w.log.WithField("reason", msg.Stop.GetReason()).Info("stopping gracefully: no new attempts")
+			w.mu.Lock()
+			w.stopping = true
+			w.mu.Unlock()
+		case *ebbpb.AMMessage_Registered:
+			w.log.Warn("ignoring a second Registered")
+		default:
+			w.log.Warnf("ignoring unknown AM message %T", msg)
+		}
+	}
+}
+
+func (w *worker) reinit(r *ebbpb.Reinit) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.group = r.GetGroup()
+	w.env = r.GetEnv()
+	if r.GetMemoryMb() > 0 {
+		w.memoryMB = r.GetMemoryMb()
+	}
+	w.log.WithFields(logrus.Fields{"group": w.group, "memory_mb": w.memoryMB}).Info("reinitialised")
+}
+
+// dagDone deletes everything the worker keeps for a DAG that has ended,
+// killing any of its attempts that still run.
+func (w *worker) dagDone(dagID string) {
+	w.mu.Lock()
+	var doomed []*attempt
+	for _, a := range w.running {
+		if a.req.GetDagId() == dagID {
+			doomed = append(doomed, a)
+		}
+	}
+	var dirs []string
+	for id, d := range w.finished {
+		if d == dagID {
+			dirs = append(dirs, w.attemptDir(id))
+			delete(w.finished, id)
+		}
+	}
+	w.mu.Unlock()
+	w.outputs.dropDAG(dagID)
+	for _, a := range doomed {
+		a.kill(fmt.Errorf("%w: DAG %s ended", errKilled, dagID))
+	}
+	for _, d := range dirs {
+		if err := os.RemoveAll(d); err != nil {
+			w.log.WithError(err).Warn("removing attempt dir")
+		}
+	}
+	w.log.WithFields(logrus.Fields{"dag": dagID, "removed": len(dirs)}).Info("DAG done")
+}
+
+func (w *worker) attemptDir(attemptID string) string {
+	return filepath.Join(w.o.WorkDir, "attempts", attemptID)
+}
+
+// heartbeat tells the AM which attempts run and how much memory they use,
+// and reports progress that changed since the last beat.
+func (w *worker) heartbeat(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		hb := &ebbpb.Heartbeat{}
+		var rss int64
+		list := make([]*attempt, 0, len(w.running))
+		for id, a := range w.running {
+			hb.RunningAttempts = append(hb.RunningAttempts, id)
+			list = append(list, a)
+			rss += a.rss()
+		}
+		w.mu.Unlock()
+		hb.UsedMemoryMb = rss >> 20
+		w.out.send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Heartbeat{Heartbeat: hb}})
+		for _, a := range list {
+			a.reportProgress(w.out)
+		}
+	}
+}
+
+// killAll kills every running attempt with cause.
+func (w *worker) killAll(cause error) {
+	w.mu.Lock()
+	list := make([]*attempt, 0, len(w.running))
+	for _, a := range w.running {
+		list = append(list, a)
+	}
+	w.mu.Unlock()
+	for _, a := range list {
+		a.kill(cause)
+	}
+}
+
+func (w *worker) killAttempt(id, reason string) {
+	w.mu.Lock()
+	a := w.running[id]
+	w.mu.Unlock()
+	if a == nil {
+		w.log.WithField("attempt", id).Info("kill for an attempt that is not running; ignored")
+		return
+	}
+	a.kill(fmt.Errorf("%w by the AM: %s", errKilled, reason))
+}
