@@ -16,7 +16,9 @@
 //     autoscaler can give them back: medium-usage nodes first (fullest
 //     first, as long as they stay at or below the high threshold), then
 //     empty nodes (one at random, seeded from the request so runs
-//     replay), then high-usage nodes (emptiest first).
+//     replay), then any other node that fits (high-usage nodes, and
+//     medium ones the request would push over the threshold), emptiest
+//     first.
 //
 // Both honour locality the same way: while a request with preferences has
 // waited less than the locality delay, only its preferred nodes are

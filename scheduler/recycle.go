@@ -78,13 +78,13 @@ type KindGroup struct {
 
 func (g KindGroup) needs() int { return max(g.Wanted, 0) - max(g.Workers, 0) }
 
-// byAge orders groups oldest first: by creation sequence, then by name so
+// groupAge orders groups oldest first: by creation sequence, then by name so
 // that equal sequence numbers still give one answer.
-func byAge(a, b KindGroup) int {
+func groupAge(a, b KindGroup) int {
 	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
 		return c
 	}
 	return cmp.Compare(a.Name, b.Name)
 }
 
-func older(a, b KindGroup) bool { return byAge(a, b) < 0 }
+func olderGroup(a, b KindGroup) bool { return groupAge(a, b) < 0 }

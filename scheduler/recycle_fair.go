@@ -59,7 +59,7 @@ func FairShares(groups []KindGroup) []int {
 			if c := cmp.Compare(groups[b].Workers, groups[a].Workers); c != 0 {
 				return c // most workers first
 			}
-			return byAge(groups[a], groups[b])
+			return groupAge(groups[a], groups[b])
 		})
 		extra := remaining - level*len(sharing)
 		for k, i := range sharing {
@@ -104,10 +104,10 @@ func FairMoves(groups []KindGroup) []Move {
 		if c := cmp.Compare(b.n, a.n); c != 0 {
 			return c // largest surplus first
 		}
-		return byAge(b.g, a.g) // newest first
+		return groupAge(b.g, a.g) // newest first
 	})
 	slices.SortFunc(take, func(a, b side) int {
-		return byAge(a.g, b.g)
+		return groupAge(a.g, b.g)
 	})
 	var moves []Move
 	gi := 0

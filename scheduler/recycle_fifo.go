@@ -18,7 +18,7 @@ func FIFOTarget(groups []KindGroup, from string) string {
 		if g.Name == from {
 			return ""
 		}
-		if to == nil || older(*g, *to) {
+		if to == nil || olderGroup(*g, *to) {
 			to = g
 		}
 	}
