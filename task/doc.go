@@ -1,4 +1,101 @@
 // Package task owns the task contract between a worker and the programs it
-// runs (environment variables, directory layout, exit codes) and the
-// built-in task programs that `ebb task NAME` runs.
+// runs, and the built-in task programs that `ebb task NAME [flags]` runs
+// (Main, Names). Any program that follows the contract can be a vertex's
+// command; the built-ins follow it through FromEnv and Writers.
+//
+// # Running
+//
+// A vertex's command is an argv; an argv[0] of "ebb" means the worker's
+// own executable, so "ebb task wc-map" runs a built-in. The worker runs each
+// TaskAttempt as a child process in its own process group, in a fresh
+// working directory, with the worker's environment, then the
+// ContainerGroup's env, then the vertex's env, then these variables:
+//
+//	EBB_DAG_ID         the DAG's id
+//	EBB_DAG_NAME       the DAG's name from its spec
+//	EBB_VERTEX         this vertex's name
+//	EBB_TASK_INDEX     this task's index, 0..EBB_PARALLELISM-1
+//	EBB_ATTEMPT        the attempt number, 0 for the first try
+//	EBB_ATTEMPT_ID     the attempt's unique id
+//	EBB_PARALLELISM    the number of tasks of this vertex
+//	EBB_MEMORY_MB      the memory the attempt asked for; using more than
+//	                   10% above it gets the attempt killed
+//	EBB_WORK_DIR       the working directory (also the process's cwd)
+//	EBB_INPUT_DIR      EBB_WORK_DIR/input
+//	EBB_OUTPUT_DIR     EBB_WORK_DIR/output
+//	EBB_OUTPUTS        the outgoing edges as "consumer:partitions" joined by
+//	                   commas, e.g. "reduce:4,stats:1"; empty for a sink
+//	EBB_PROGRESS_FILE  a file where the task may write its progress, a
+//	                   number from 0 to 1; the worker reports it to the AM
+//	                   at every heartbeat (write a temporary file and rename
+//	                   it over this one)
+//
+// # Directory layout
+//
+//	EBB_WORK_DIR/
+//	  input/<producer vertex>/<producer task>   one file per upstream task,
+//	                                            the partition meant for this
+//	                                            task, fetched before start
+//	  input/_splits/<i>                         the i-th split of the vertex's
+//	                                            input files, cut to whole lines
+//	  output/<consumer>/<partition>             what this task writes for each
+//	                                            outgoing edge, partitions
+//	                                            0..n-1 (write every one, even
+//	                                            empty: consumers fetch them all)
+//	  output/<any file>                         a sink vertex's results
+//	  progress                                  EBB_PROGRESS_FILE
+//
+// Input splits follow Hadoop's line reader: a split that does not start at
+// offset 0 skips its first partial line, and every split reads past its end
+// to finish its last line, so each line of a file is in exactly one task.
+//
+// When the vertex is a sink with an output directory, the worker commits
+// every file F of output/ as <output dir>/F-<task index as %05d> (through
+// <output dir>/_temporary/<attempt id>/ and a rename) before it reports
+// success; the built-ins write output/part, so a sink yields part-00000,
+// part-00001, ....
+//
+// Stdout and stderr go to <worker log dir>/<attempt id>.stdout and .stderr
+// (YARN's container log directory), and the tail of stderr is the failure
+// diagnostic the AM shows.
+//
+// # Exit codes
+//
+// Exit 0 is success: the output directory is kept and served. Any other
+// exit is a failure that counts against the task's retries; the AM may run
+// another attempt (with EBB_ATTEMPT one higher) on any worker. `ebb task`
+// exits 2 for a usage error (unknown task, bad flags; see ErrUsage) and 1
+// for any other error. Attempts killed by the AM or for memory end with
+// SIGKILL.
+//
+// # Where outputs are served
+//
+// A finished attempt's outputs stay on its worker until the DAG ends and
+// are served over HTTP to other workers at
+//
+//	GET http://<worker data address>/v1/outputs/<dag id>/<attempt id>/<consumer>/<partition>
+//	Authorization: Bearer <application secret>
+//
+// Without the right secret the answer is 401; an unknown attempt or
+// partition is 404, which makes the consumer attempt report a fetch failure
+// naming the producer attempt, so the AM re-runs the producer.
+//
+// # Built-in tasks
+//
+//	wc-map     words (maximal runs of Unicode letters or digits, lower-cased)
+//	           counted per task; writes "word\tcount" lines, to partition
+//	           fnv32a(word) % partitions of every edge, or to output/part
+//	wc-reduce  sums "word\tcount" lines; writes them sorted by word,
+//	           partitioned like wc-map
+//	sort       sorts all input lines bytewise; for edges, partition =
+//	           firstByte * partitions / 256, so partitions in order are
+//	           totally ordered
+//	cat        copies input lines; partition = fnv32a(line) % partitions
+//	burn       --memory-mb N --seconds S [--fail-first-attempt]: touches N MB,
+//	           holds it S seconds, then copies input lines like cat; a sink
+//	           also gets the line "burned N MB for S s" first; with
+//	           --fail-first-attempt it fails at once when EBB_ATTEMPT is 0
+//
+// The built-ins read every file under EBB_INPUT_DIR recursively, line by
+// line ("\n" or "\r\n" ends a line).
 package task

@@ -1,0 +1,199 @@
+package task
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+)
+
+// Context is what an attempt learns from its environment.
+type Context struct {
+	DAGID       string
+	DAGName     string
+	Vertex      string
+	TaskIndex   int
+	Attempt     int
+	AttemptID   string
+	Parallelism int
+	MemoryMB    int64
+	WorkDir     string
+	InputDir    string
+	OutputDir   string
+	// Outputs lists the outgoing edges; empty for a sink vertex.
+	Outputs      []Output
+	ProgressFile string
+}
+
+// MissingEnvError names a contract variable that is not set.
+type MissingEnvError struct{ Name string }
+
+func (e *MissingEnvError) Error() string {
+	return fmt.Sprintf("task contract variable %s is not set (is this running under an ebb worker?)", e.Name)
+}
+
+// FromEnv reads the task contract from the process environment.
+func FromEnv() (*Context, error) { return fromLookup(os.LookupEnv) }
+
+func fromLookup(lookup func(string) (string, bool)) (*Context, error) {
+	var firstErr error
+	str := func(name string, required bool) string {
+		v, ok := lookup(name)
+		if !ok && required && firstErr == nil {
+			firstErr = &MissingEnvError{Name: name}
+		}
+		return v
+	}
+	num := func(name string) int64 {
+		v := str(name, true)
+		if v == "" {
+			return 0
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("task contract variable %s=%q is not an integer", name, v)
+		}
+		return n
+	}
+	c := &Context{
+		DAGID:        str(EnvDAGID, true),
+		DAGName:      str(EnvDAGName, false),
+		Vertex:       str(EnvVertex, true),
+		TaskIndex:    int(num(EnvTaskIndex)),
+		Attempt:      int(num(EnvAttempt)),
+		AttemptID:    str(EnvAttemptID, true),
+		Parallelism:  int(num(EnvParallelism)),
+		MemoryMB:     num(EnvMemoryMB),
+		WorkDir:      str(EnvWorkDir, false),
+		InputDir:     str(EnvInputDir, true),
+		OutputDir:    str(EnvOutputDir, true),
+		ProgressFile: str(EnvProgressFile, false),
+	}
+	outs, err := ParseOutputs(str(EnvOutputs, true))
+	if err != nil && firstErr == nil {
+		firstErr = err
+	}
+	c.Outputs = outs
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return c, nil
+}
+
+// IsSink says whether the vertex has no outgoing edge.
+func (c *Context) IsSink() bool { return len(c.Outputs) == 0 }
+
+// InputFiles lists every regular file under InputDir, recursively, sorted
+// by path, so tasks read their inputs in a stable order.
+func (c *Context) InputFiles() ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(c.InputDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == c.InputDir {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing inputs in %s: %w", c.InputDir, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// ReadLines calls fn for every line of every input file, without its line
+// end ("\n" or "\r\n"). The slice is only valid during the call. Progress
+// is written as the fraction of input bytes read.
+func (c *Context) ReadLines(fn func(file string, line []byte) error) error {
+	files, err := c.InputFiles()
+	if err != nil {
+		return err
+	}
+	var total, done int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			total += st.Size()
+		}
+	}
+	for _, f := range files {
+		n, err := readFileLines(f, func(line []byte) error { return fn(f, line) })
+		if err != nil {
+			return err
+		}
+		done += n
+		if total > 0 {
+			c.SetProgress(float64(done) / float64(total))
+		}
+	}
+	return nil
+}
+
+func readFileLines(path string, fn func([]byte) error) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var n int64
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if long != nil {
+			line = append(long, chunk...)
+			long = nil
+		}
+		if len(line) > 0 {
+			if ferr := fn(trimEOL(line)); ferr != nil {
+				return n, ferr
+			}
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// SetProgress records progress (0..1) for the worker to report. It writes
+// a temporary file and renames it so the worker never reads half a number;
+// failures are ignored because progress is only informative.
+func (c *Context) SetProgress(p float64) {
+	if c.ProgressFile == "" {
+		return
+	}
+	p = min(max(p, 0), 1)
+	tmp := c.ProgressFile + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.FormatFloat(p, 'f', 4, 64)), 0o644); err != nil {
+		return
+	}
+	_ = os.Rename(tmp, c.ProgressFile)
+}
