@@ -9,11 +9,10 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// newLogger returns a logger that writes what base would (stderr by default)
-// and also <logDir>/worker.log, so the worker's log is kept with the
-// attempts' logs in the container's log directory. The caller's logger is
-// not modified. The returned closer closes the file.
-func newLogger(base *logrus.Logger, logDir string) (*logrus.Logger, io.Closer, error) {
+// newLogger returns a logger that writes to stderr and to
+// <logDir>/worker.log, so the worker's log is kept with the attempts' logs
+// in the container's log directory. The returned closer closes the file.
+func newLogger(logDir string) (*logrus.Logger, io.Closer, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("creating log dir: %w", err)
 	}
@@ -22,9 +21,6 @@ func newLogger(base *logrus.Logger, logDir string) (*logrus.Logger, io.Closer, e
 		return nil, nil, fmt.Errorf("opening worker log: %w", err)
 	}
 	l := logrus.New()
-	l.SetOutput(io.MultiWriter(base.Out, f))
-	l.SetFormatter(base.Formatter)
-	l.SetLevel(base.GetLevel())
-	l.ReportCaller = base.ReportCaller
+	l.SetOutput(io.MultiWriter(os.Stderr, f))
 	return l, f, nil
 }

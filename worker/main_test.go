@@ -1,10 +1,13 @@
 package worker
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"ebb/task"
 )
 
 // hogEnv makes the test binary act as a task that holds memory, so the
@@ -12,6 +15,15 @@ import (
 const hogEnv = "EBB_WORKER_TEST_HOG_MB"
 
 func TestMain(m *testing.M) {
+	// The test binary stands in for the ebb binary: "ebb task NAME" runs a
+	// built-in task, as cmd/ebb does.
+	if len(os.Args) > 1 && os.Args[1] == "task" {
+		if err := task.Main(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if mb, err := strconv.Atoi(os.Getenv(hogEnv)); err == nil {
 		buf := make([]byte, mb<<20)
 		for i := range len(buf) / 4096 {

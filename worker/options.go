@@ -40,6 +40,8 @@ type Options struct {
 	// RegisterTimeout bounds the wait for Registered; default 30s.
 	RegisterTimeout time.Duration
 
+	// Log is used as given when set (the caller decides where it writes);
+	// when nil, Run logs to stderr and <LogDir>/worker.log.
 	Log *logrus.Logger
 }
 
@@ -78,9 +80,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.RegisterTimeout <= 0 {
 		o.RegisterTimeout = 30 * time.Second
-	}
-	if o.Log == nil {
-		o.Log = logrus.New()
 	}
 	return o, nil
 }

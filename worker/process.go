@@ -109,11 +109,19 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_SUCCEEDED, Progress: 1, OutputBytes: bytes}
 }
 
-// taskEnv is the worker's environment, then the group's (from Reinit), then
+// taskEnv is the worker's environment (less the secret), then the group's (from Reinit), then
 // the attempt's, then the task contract; later entries win.
 func (w *worker) taskEnv(a *attempt, reinitEnv map[string]string) []string {
 	req := a.req
-	env := os.Environ()
+	var env []string
+	for _, kv := range os.Environ() {
+		// However the worker received the application secret, tasks do
+		// not get it: they have no business talking to the AM or serving.
+		if _, v, _ := strings.Cut(kv, "="); v == w.o.Secret {
+			continue
+		}
+		env = append(env, kv)
+	}
 	for k, v := range reinitEnv {
 		env = append(env, k+"="+v)
 	}

@@ -57,11 +57,18 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	log, logFile, err := newLogger(o.Log, o.LogDir)
-	if err != nil {
-		return err
+	log := o.Log
+	if log == nil {
+		l, logFile, err := newLogger(o.LogDir)
+		if err != nil {
+			return err
+		}
+		defer logFile.Close()
+		log = l
 	}
-	defer logFile.Close()
+	if err := os.MkdirAll(o.LogDir, 0o755); err != nil {
+		return fmt.Errorf("creating log dir: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(o.WorkDir, "attempts"), 0o755); err != nil {
 		return fmt.Errorf("creating work dir: %w", err)
 	}

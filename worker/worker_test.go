@@ -330,3 +330,12 @@ func TestReinitChangesMemory(t *testing.T) {
 	w.conn.run(a)
 	w.conn.waitUpdate(t, "r1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
 }
+
+func TestTasksDoNotInheritTheSecret(t *testing.T) {
+	t.Setenv("EBB_TEST_SECRET_CARRIER", "top-secret")
+	t.Setenv("EBB_TEST_OTHER", "visible")
+	am := startFakeAM(t, "top-secret")
+	w := startWorker(t, am, "w1", nil)
+	w.conn.run(shellAttempt("e1", "d", `test -z "$EBB_TEST_SECRET_CARRIER" && test "$EBB_TEST_OTHER" = visible`))
+	w.conn.waitUpdate(t, "e1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+}
