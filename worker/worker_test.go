@@ -339,3 +339,32 @@ func TestTasksDoNotInheritTheSecret(t *testing.T) {
 	w.conn.run(shellAttempt("e1", "d", `test -z "$EBB_TEST_SECRET_CARRIER" && test "$EBB_TEST_OTHER" = visible`))
 	w.conn.waitUpdate(t, "e1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
 }
+
+func TestProgressAndRunningAttemptsAreReportedAtHeartbeats(t *testing.T) {
+	am := startFakeAM(t, "s")
+	w := startWorker(t, am, "w1", nil)
+	gate := filepath.Join(t.TempDir(), "gate")
+	w.conn.run(shellAttempt("p1", "d", `echo 0.25 > "$EBB_PROGRESS_FILE.tmp" && mv "$EBB_PROGRESS_FILE.tmp" "$EBB_PROGRESS_FILE"
+		while [ ! -e `+gate+` ]; do sleep 0.02; done`))
+	var sawProgress, sawInHeartbeat bool
+	deadline := time.After(10 * time.Second)
+	for !sawProgress || !sawInHeartbeat {
+		select {
+		case m := <-w.conn.fromW:
+			if hb := m.GetHeartbeat(); hb != nil && len(hb.GetRunningAttempts()) == 1 && hb.GetRunningAttempts()[0] == "p1" {
+				sawInHeartbeat = true
+			}
+			if u := m.GetAttempt(); u != nil && u.GetState() == ebbpb.AttemptState_ATTEMPT_RUNNING && u.GetProgress() == 0.25 {
+				sawProgress = true
+			}
+		case <-deadline:
+			t.Fatalf("progress reported: %v, attempt in heartbeat: %v", sawProgress, sawInHeartbeat)
+		}
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if u := w.conn.waitUpdate(t, "p1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED); u.GetProgress() != 1 {
+		t.Errorf("final progress %v, want 1", u.GetProgress())
+	}
+}
