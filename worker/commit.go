@@ -21,6 +21,11 @@ func commitOutputs(fss *filesystems, outputDir, commitDir, attemptID string, tas
 	}
 	tmpRoot := path.Join(root, "_temporary")
 	tmp := path.Join(tmpRoot, attemptID)
+	// Leftovers of an interrupted commit of this attempt would make
+	// HDFS refuse to create the staged files again.
+	if err := fsys.RemoveAll(tmp); err != nil {
+		return fmt.Errorf("cleaning %s: %w", tmp, err)
+	}
 	if err := fsys.MkdirAll(tmp); err != nil {
 		return fmt.Errorf("creating %s: %w", tmp, err)
 	}

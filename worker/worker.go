@@ -78,7 +78,7 @@ func Run(ctx context.Context, o Options) error {
 		log:        log,
 		fss:        &filesystems{},
 		outputs:    newOutputStore(o.Secret),
-		httpClient: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}},
+		httpClient: newFetchClient(),
 		group:      o.Group,
 		memoryMB:   o.MemoryMB,
 		running:    map[string]*attempt{},
@@ -125,6 +125,20 @@ func Run(ctx context.Context, o Options) error {
 	case <-time.After(time.Second):
 	}
 	return err
+}
+
+// newFetchClient is the HTTP client for fetching upstream outputs. It
+// ignores proxy settings (workers talk to each other directly) and gives up
+// on a worker that does not connect or answer, so a consumer reports a
+// fetch failure instead of hanging on a dead producer's node.
+func newFetchClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ResponseHeaderTimeout: 30 * time.Second,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+	}}
 }
 
 // serveOutputs starts the HTTP server for finished outputs. Behind a

@@ -368,3 +368,22 @@ func TestProgressAndRunningAttemptsAreReportedAtHeartbeats(t *testing.T) {
 		t.Errorf("final progress %v, want 1", u.GetProgress())
 	}
 }
+
+func TestFetchRefusedForTheSecretFailsTheConsumer(t *testing.T) {
+	other := startFakeAM(t, "other-app")
+	producer := startWorker(t, other, "p", nil)
+	producer.conn.run(&ebbpb.RunAttempt{AttemptId: "m2", DagId: "d", MemoryMb: 1,
+		Command: []string{"/bin/sh", "-c", "mkdir -p output/c && echo x > output/c/0"}})
+	producer.conn.waitUpdate(t, "m2", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+
+	am := startFakeAM(t, "this-app")
+	w := startWorker(t, am, "w", nil)
+	a := shellAttempt("c1", "d", "exit 0")
+	a.Inputs = []*ebbpb.InputFetch{{ProducerVertex: "m", ProducerAttempt: "m2", Address: producer.conn.register.GetDataAddress(), Consumer: "c"}}
+	w.conn.run(a)
+	// Another application's worker will never serve us: re-running the
+	// producer would not help, so this is a plain failure.
+	if u := w.conn.waitUpdate(t, "c1", ebbpb.AttemptState_ATTEMPT_FAILED); !strings.Contains(u.GetDiagnostics(), "refused our secret") {
+		t.Errorf("diagnostics %q", u.GetDiagnostics())
+	}
+}
