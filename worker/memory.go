@@ -2,10 +2,12 @@ package worker
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // rssByProcessGroup sums the resident set size in bytes of every process in
@@ -57,4 +59,49 @@ func parseStat(data []byte) (pgrp int, rssPages int64, ok bool) {
 		return 0, 0, false
 	}
 	return g, r, true
+}
+
+// watchMemory samples the RSS of every running attempt's process group and
+// kills those above their memory by more than 10%.
+func (w *worker) watchMemory(ctx context.Context) {
+	t := time.NewTicker(w.o.MemoryCheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		list := make([]*attempt, 0, len(w.running))
+		for _, a := range w.running {
+			list = append(list, a)
+		}
+		w.mu.Unlock()
+		if len(list) == 0 {
+			continue
+		}
+		rss, err := rssByProcessGroup("/proc")
+		if err != nil {
+			w.log.WithError(err).Warn("cannot sample memory")
+			continue
+		}
+		for _, a := range list {
+			a.mu.Lock()
+			pgid := a.pgid
+			if pgid != 0 {
+				a.rssBytes = rss[pgid]
+			}
+			used := a.rssBytes
+			a.mu.Unlock()
+			limit := a.req.GetMemoryMb()
+			if pgid == 0 || limit <= 0 {
+				continue
+			}
+			if used > limit<<20+limit<<20/10 {
+				a.log.WithField("rss_mb", used>>20).Warn("killing attempt: over its memory")
+				a.kill(&MemoryExceededError{UsedMB: used >> 20, LimitMB: limit})
+			}
+		}
+	}
 }
