@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"ebb/am"
+	"ebb/proto/ebbpb"
+)
+
+// amFlags find a running AM: --am and a secret, or a local session file.
+type amFlags struct {
+	addr       string
+	secretFile string
+	session    string
+	// resolve, when set by another file (yarn), finds the AM by other means.
+	app string
+}
+
+func (f *amFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.addr, "am", "", "the AM's client address (host:port)")
+	cmd.Flags().StringVar(&f.secretFile, "secret-file", "", "file holding the application secret (default: $EBB_SECRET)")
+	cmd.Flags().StringVar(&f.session, "session", "", "a local AM's session file (its root's am.json)")
+	cmd.Flags().StringVar(&f.app, "app", "", "a YARN application id: find its AM through the ResourceManager")
+}
+
+// findAMByApp is set by the yarn file: it resolves --app (or, with an
+// empty id, the user's running session) to an address and secret.
+var findAMByApp func(ctx context.Context, app string) (addr, secret string, err error)
+
+func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) {
+	addr, secret := f.addr, os.Getenv("EBB_SECRET")
+	if f.session != "" {
+		b, err := os.ReadFile(f.session)
+		if err != nil {
+			return nil, nil, err
+		}
+		var s localSession
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.session, err)
+		}
+		addr = s.Address
+		if f.secretFile == "" {
+			f.secretFile = s.SecretFile
+		}
+	}
+	if f.app != "" {
+		if findAMByApp == nil {
+			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
+		}
+		a, s, err := findAMByApp(ctx, f.app)
+		if err != nil {
+			return nil, nil, err
+		}
+		addr, secret = a, s
+	}
+	if f.secretFile != "" {
+		b, err := os.ReadFile(f.secretFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		secret = strings.TrimSpace(string(b))
+	}
+	if addr == "" {
+		return nil, nil, errors.New("no AM given: use --am ADDRESS, --session FILE or --app APPLICATION_ID")
+	}
+	if secret == "" {
+		return nil, nil, errors.New("no application secret: use --secret-file or set EBB_SECRET")
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(am.BearerCreds(secret)))
+	if err != nil {
+		return nil, nil, err
+	}
+	return ebbpb.NewClientClient(conn), func() { conn.Close() }, nil
+}
+
+func rpcErr(err error) error {
+	if s, ok := status.FromError(err); ok {
+		return errors.New(s.Message())
+	}
+	return err
+}
+
+func newDAGCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "dag", Short: "Submit, follow and kill DAGs on a running AM"}
+	var f amFlags
+	var wait bool
+	var output string
+	submit := &cobra.Command{
+		Use:   "submit DAG.yaml",
+		Short: "Submit a DAG to a running AM",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			c, closeFn, err := f.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			base, _ := filepath.Abs(filepath.Dir(args[0]))
+			resp, err := c.SubmitDAG(cmd.Context(), &ebbpb.SubmitDAGRequest{Spec: spec, SpecName: args[0], BaseDir: base, Output: output, Client: "ebb dag submit"})
+			if err != nil {
+				return rpcErr(err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), resp.DagId)
+			if !wait {
+				return nil
+			}
+			return waitDAG(cmd.Context(), cmd.OutOrStdout(), c, resp.DagId)
+		},
+	}
+	f.register(submit)
+	submit.Flags().BoolVar(&wait, "wait", false, "follow the DAG to its end; exit non-zero unless it succeeds")
+	submit.Flags().StringVar(&output, "output", "", "override the spec's output")
+
+	var sf amFlags
+	statusCmd := &cobra.Command{
+		Use:   "status [DAG_ID]",
+		Short: "Show one DAG, or every DAG and the ContainerGroups",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, closeFn, err := sf.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			out := cmd.OutOrStdout()
+			if len(args) == 1 {
+				r, err := c.DAGStatus(cmd.Context(), &ebbpb.DAGStatusRequest{DagId: args[0]})
+				if err != nil {
+					return rpcErr(err)
+				}
+				printDAG(out, r.Dag)
+				return nil
+			}
+			l, err := c.ListDAGs(cmd.Context(), &ebbpb.ListDAGsRequest{})
+			if err != nil {
+				return rpcErr(err)
+			}
+			for _, d := range l.Dags {
+				printDAG(out, d)
+			}
+			cs, err := c.ClusterStatus(cmd.Context(), &ebbpb.ClusterStatusRequest{})
+			if err != nil {
+				return rpcErr(err)
+			}
+			for _, g := range cs.Groups {
+				fmt.Fprintf(out, "group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
+					g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
+			}
+			return nil
+		},
+	}
+	sf.register(statusCmd)
+
+	var kf amFlags
+	kill := &cobra.Command{
+		Use:   "kill DAG_ID",
+		Short: "Kill a DAG",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, closeFn, err := kf.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			if _, err := c.KillDAG(cmd.Context(), &ebbpb.KillDAGRequest{DagId: args[0], Reason: "killed by ebb dag kill"}); err != nil {
+				return rpcErr(err)
+			}
+			return nil
+		},
+	}
+	kf.register(kill)
+	cmd.AddCommand(submit, statusCmd, kill)
+	return cmd
+}
+
+func printDAG(out io.Writer, d *ebbpb.DAGStatus) {
+	fmt.Fprintf(out, "%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
+		d.SucceededTasks, d.TotalTasks, d.RunningAttempts, d.FailedAttempts)
+	if d.SReq != 0 || d.Slots != 0 {
+		fmt.Fprintf(out, ", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
+	}
+	if d.Output != "" {
+		fmt.Fprintf(out, ", output %s", d.Output)
+	}
+	if d.Diagnostics != "" {
+		fmt.Fprintf(out, ": %s", d.Diagnostics)
+	}
+	fmt.Fprintln(out)
+}
+
+// waitDAG polls a remote DAG until it ends.
+func waitDAG(ctx context.Context, out io.Writer, c ebbpb.ClientClient, id string) error {
+	last := ""
+	for {
+		r, err := c.DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: id})
+		if err != nil {
+			return rpcErr(err)
+		}
+		d := r.Dag
+		line := fmt.Sprintf("%s %s: %d/%d tasks", d.DagId, d.State, d.SucceededTasks, d.TotalTasks)
+		if line != last {
+			fmt.Fprintln(out, line)
+			last = line
+		}
+		switch d.State {
+		case "SUCCEEDED":
+			return nil
+		case "FAILED", "KILLED":
+			return &exitError{code: 2, err: fmt.Errorf("DAG %s %s: %s", id, d.State, d.Diagnostics)}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"ebb/am"
+	"ebb/am/local"
+	"ebb/conf"
+	"ebb/packing"
+)
+
+func newLocalCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "local",
+		Short: "Run DAGs on the embedded local cluster (no Hadoop needed)",
+	}
+	cmd.AddCommand(newLocalRunCmd())
+	return cmd
+}
+
+func newLocalRunCmd() *cobra.Command {
+	var cf confFlags
+	var output string
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "run DAG.yaml",
+		Short: "Start an AM with the local world, run one DAG, print where its outputs are",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return runLocal(ctx, cmd.OutOrStdout(), cf, args[0], output, verbose)
+		},
+	}
+	cf.register(cmd)
+	cmd.Flags().StringVar(&output, "output", "", "where to commit the DAG's results (overrides the spec's output)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print the AM's log on stderr too")
+	return cmd
+}
+
+// localSession is written to <root>/am.json so `ebb dag` can reach a
+// running local AM.
+type localSession struct {
+	Address    string `json:"address"`
+	SecretFile string `json:"secretFile"`
+	StatusURL  string `json:"statusURL"`
+}
+
+// startLocal starts an AM with the local world on this machine.
+func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root string) (*am.AM, *local.World, error) {
+	secret, err := am.NewSecret()
+	if err != nil {
+		return nil, nil, err
+	}
+	core, err := coreOptions(c, "local_")
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := am.New(am.Options{
+		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
+		Tick: 100 * time.Millisecond, WorkerHeartbeat: ms(c, "ebb.am.worker.heartbeat.interval.ms"),
+		OutputRoot: filepath.Join(root, "output"),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	if v := os.Getenv("EBB_EXECUTABLE"); v != "" {
+		exe = v // tests run the AM in-process with a built ebb binary
+	}
+	alloc, err := packing.New(c.String("ebb.packing.scheme"), packingOptions(c))
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := local.New(local.Options{
+		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
+		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: ms(c, "ebb.local.provision.delay.ms"),
+		IdleNodeTime: ms(c, "ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
+		Root: root, Allocator: alloc, Log: log, Post: a.Loop().Post,
+	}, time.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	a.SetWorld(w)
+	secretFile := filepath.Join(root, "secret")
+	if err := os.WriteFile(secretFile, []byte(secret), 0o600); err != nil {
+		return nil, nil, err
+	}
+	sess, _ := json.MarshalIndent(localSession{Address: a.Addr(), SecretFile: secretFile, StatusURL: "http://" + a.StatusAddr() + "/"}, "", "  ")
+	if err := os.WriteFile(filepath.Join(root, "am.json"), sess, 0o600); err != nil {
+		return nil, nil, err
+	}
+	return a, w, nil
+}
+
+func localRoot(c *conf.Config) (string, error) {
+	if d := c.String("ebb.local.dir"); d != "" {
+		return d, os.MkdirAll(d, 0o755)
+	}
+	return os.MkdirTemp("", "ebb-local-")
+}
+
+func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output string, verbose bool) error {
+	boot := newLogger("warn", "", "")
+	c, err := cf.load(boot)
+	if err != nil {
+		return err
+	}
+	spec, err := os.ReadFile(specPath)
+	if err != nil {
+		return err
+	}
+	root, err := localRoot(c)
+	if err != nil {
+		return err
+	}
+	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", verbose)
+	a, _, err := startLocal(ctx, c, log, root)
+	if err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(runCtx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	fmt.Fprintf(out, "ebb local AM at %s (status page http://%s/, logs in %s)\n", a.Addr(), a.StatusAddr(), filepath.Join(root, "logs"))
+	base, _ := filepath.Abs(filepath.Dir(specPath))
+	if output != "" {
+		output, _ = filepath.Abs(output)
+	}
+	id, err := a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: specPath, BaseDir: base, Output: output, Client: "ebb local run"})
+	if err != nil {
+		return err
+	}
+	st, err := follow(ctx, out, a, id)
+	if err != nil {
+		return err
+	}
+	if st.State != am.DAGSucceeded {
+		return &exitError{code: 2, err: fmt.Errorf("DAG %s (%s) %s: %s", st.ID, st.Name, st.State, st.Diagnostics)}
+	}
+	fmt.Fprintf(out, "DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
+	return nil
+}
+
+// follow shows a DAG's progress until it ends: a bar on a terminal, a line
+// per change otherwise.
+func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (am.DAGStatus, error) {
+	tty := isTerminal(out)
+	endCh := make(chan am.DAGStatus, 1)
+	errCh := make(chan error, 1)
+	go func() {
+		s, err := a.WaitDAG(ctx, id)
+		if err != nil {
+			errCh <- err
+			return
+		}
+		endCh <- s
+	}()
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	last := ""
+	for {
+		select {
+		case s := <-endCh:
+			if tty {
+				fmt.Fprintln(out)
+			}
+			return s, nil
+		case err := <-errCh:
+			return am.DAGStatus{}, err
+		case <-t.C:
+			s, ok, err := a.Status(ctx, id)
+			if err != nil || !ok {
+				continue
+			}
+			line := progressLine(s, tty)
+			if line != last {
+				if tty {
+					fmt.Fprint(out, "\r"+line)
+				} else {
+					fmt.Fprintln(out, line)
+				}
+				last = line
+			}
+		}
+	}
+}
+
+func progressLine(s am.DAGStatus, bar bool) string {
+	pct := 0
+	if s.TotalTasks > 0 {
+		pct = 100 * s.Succeeded / s.TotalTasks
+	}
+	if bar {
+		const width = 30
+		n := pct * width / 100
+		b := make([]byte, width)
+		for i := range b {
+			if i < n {
+				b[i] = '#'
+			} else {
+				b[i] = '.'
+			}
+		}
+		return fmt.Sprintf("[%s] %3d%% %d/%d tasks, %d running  ", b, pct, s.Succeeded, s.TotalTasks, s.Running)
+	}
+	return fmt.Sprintf("%s %s: %d/%d tasks done, %d running", s.ID, s.State, s.Succeeded, s.TotalTasks, s.Running)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

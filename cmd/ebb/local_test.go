@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode"
+
+	"ebb/am"
+	"ebb/am/local"
+)
+
+// ebbBin is the ebb binary built once for these tests: workers are real
+// processes running it.
+var ebbBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ebb-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ebbBin = filepath.Join(dir, "ebb")
+	build := exec.Command("go", "build", "-o", ebbBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building ebb:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// countWords is the test's own word counter, written apart from the
+// wc-map/wc-reduce tasks: maximal runs of letters or digits, lower-cased.
+func countWords(t *testing.T, path string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, w := range strings.FieldsFunc(string(b), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		counts[strings.ToLower(w)]++
+	}
+	return counts
+}
+
+// readCounts reads every word\tcount line of the files in dir.
+func readCounts(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "part-*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no part files in %s (%v)", dir, err)
+	}
+	got := map[string]int{}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			word, n, ok := strings.Cut(sc.Text(), "\t")
+			c, err := strconv.Atoi(n)
+			if !ok || err != nil {
+				t.Fatalf("%s: bad line %q", f, sc.Text())
+			}
+			if _, dup := got[word]; dup {
+				t.Fatalf("%s: word %q appears in two reduce outputs", f, word)
+			}
+			got[word] = c
+		}
+		fh.Close()
+	}
+	return got
+}
+
+func sameCounts(t *testing.T, got, want map[string]int) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d distinct words, want %d", len(got), len(want))
+	}
+	var bad []string
+	for w, n := range want {
+		if got[w] != n {
+			bad = append(bad, fmt.Sprintf("%s: got %d want %d", w, got[w], n))
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		t.Errorf("wrong counts: %s", strings.Join(bad, "; "))
+	}
+}
+
+func runEbb(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, ebbBin, args...)
+	cmd.Dir = "../.." // the repository root, as a user would run it
+	cmd.Env = append(os.Environ(), "EBB_LOCAL_DIR=", "HADOOP_CONF_DIR=", "EBB_CONF_DIR=")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestLocalWordCount(t *testing.T) {
+	out := t.TempDir() + "/out"
+	log, err := runEbb(t, "local", "run", "examples/wordcount.yaml", "--output", out)
+	if err != nil {
+		t.Fatalf("ebb local run: %v\n%s", err, log)
+	}
+	if !strings.Contains(log, "SUCCEEDED") || !strings.Contains(log, out) {
+		t.Errorf("output does not say where the results are:\n%s", log)
+	}
+	sameCounts(t, readCounts(t, out), countWords(t, "../../examples/wordcount-input.txt"))
+}
+
+func TestLocalDiamond(t *testing.T) {
+	out := t.TempDir() + "/out"
+	log, err := runEbb(t, "local", "run", "examples/diamond.yaml", "--output", out)
+	if err != nil {
+		t.Fatalf("ebb local run: %v\n%s", err, log)
+	}
+	want := countWords(t, "../../examples/wordcount-input.txt")
+	for w := range want {
+		want[w] *= 2 // total reads each count once through sums and once through copy
+	}
+	sameCounts(t, readCounts(t, out), want)
+}
+
+func TestLocalBadDAGExitsNonZero(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "cycle.yaml")
+	os.WriteFile(bad, []byte(`name: c
+containerGroup: {name: g, workerMemoryMB: 512}
+vertices:
+  - {name: a, command: "true", parallelism: 1, memoryMB: 128}
+  - {name: b, command: "true", parallelism: 1, memoryMB: 128}
+edges:
+  - {from: a, to: b, type: one-to-one}
+  - {from: b, to: a, type: one-to-one}
+`), 0o644)
+	log, err := runEbb(t, "local", "run", bad)
+	if err == nil {
+		t.Fatalf("a DAG with a cycle succeeded:\n%s", log)
+	}
+	if !strings.Contains(log, bad+":8: edges[1]: cycle: a -> b -> a") {
+		t.Fatalf("error does not name file, line and cycle:\n%s", log)
+	}
+}
+
+// waitFor polls cond on the AM loop until it holds or the deadline passes.
+func waitFor(t *testing.T, a *am.AM, what string, d time.Duration, cond func(c *am.Core) bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		ok := false
+		a.Loop().Do(context.Background(), func(c *am.Core, _ time.Time) { ok = cond(c) })
+		if ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
+	}
+	t.Fatalf("timed out after %s waiting for %s", d, what)
+}
+
+// Killing a worker process in the middle of a DAG: its running attempts
+// are retried and the map outputs it held are recomputed; the result is
+// still exact.
+func TestLocalKillWorkerMidDAG(t *testing.T) {
+	t.Setenv("EBB_EXECUTABLE", ebbBin)
+	t.Setenv("EBB_LOCAL_DIR", "")
+	t.Setenv("HADOOP_CONF_DIR", "")
+	t.Setenv("EBB_CONF_DIR", "")
+	input, _ := filepath.Abs("../../examples/wordcount-input.txt")
+	spec := fmt.Sprintf(`name: killme
+containerGroup: {name: kg, workerMemoryMB: 512}
+vertices:
+  - {name: map, command: [ebb, task, wc-map], parallelism: 4, memoryMB: 256, inputs: [%q]}
+  - name: reduce
+    command: [/bin/sh, -c, "sleep 2 && exec %s task wc-reduce"]
+    parallelism: 2
+    memoryMB: 256
+edges:
+  - {from: map, to: reduce, type: scatter-gather}
+`, input, ebbBin)
+	cf := confFlags{sets: []string{"ebb.local.max.nodes=4", "ebb.local.node.memory.mb=1024"}}
+	c, err := cf.load(newLogger("warn", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", testing.Verbose())
+	a, world, err := startLocal(context.Background(), c, log, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	runDone := make(chan error, 1)
+	go func() { runDone <- a.Run(ctx) }()
+	defer func() { cancel(); <-runDone }()
+
+	out := filepath.Join(root, "out")
+	id, err := a.Submit(ctx, am.SubmitRequest{Spec: []byte(spec), SpecName: "killme.yaml", Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the reducers run, so the map outputs are needed.
+	waitFor(t, a, "reduce attempts running", time.Minute, func(c *am.Core) bool {
+		s, _ := c.DAG(id)
+		return len(s.Vertices) == 2 && s.Vertices[1].Running > 0
+	})
+	var victim string
+	var pid int
+	a.Loop().Do(ctx, func(*am.Core, time.Time) {
+		for _, n := range world.Nodes() {
+			for _, w := range n.Workers {
+				if p, ok := world.PID(w); ok && victim == "" {
+					victim, pid = w, p
+				}
+			}
+		}
+	})
+	if victim == "" {
+		t.Fatal("no worker process to kill")
+	}
+	t.Logf("killing worker %s (pid %d)", victim, pid)
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.WaitDAG(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != am.DAGSucceeded {
+		t.Fatalf("DAG %s: %s", st.State, st.Diagnostics)
+	}
+	sameCounts(t, readCounts(t, out), countWords(t, input))
+	_ = local.NodeInfo{}
+}

@@ -1,0 +1,73 @@
+// Command ebb is the elastic YARN ApplicationMaster in one binary: it
+// submits itself to YARN (submit), runs as the AM (am) and as a worker
+// (worker), runs DAGs on an embedded local cluster (local), talks to a
+// running AM (dag, autoscale), runs built-in tasks (task) and replays
+// traces in virtual time (sim).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a process exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	root := newRoot()
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "ebb:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ebb",
+		Short: "ebb: an elastic ApplicationMaster for Hadoop YARN",
+		Long: `ebb runs DAGs of tasks on long-lived workers that it keeps the right size for the load:
+it scales out when memory utilisation is high, packs work onto few nodes, and gives whole
+nodes back when utilisation is low, without losing intermediate data a running DAG needs.
+
+Run a DAG on the embedded local cluster (no Hadoop needed):
+  ebb local run examples/wordcount.yaml`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newLocalCmd(), newWorkerCmd(), newTaskCmd(), newDAGCmd(), newVersionCmd())
+	for _, extra := range extraCommands {
+		root.AddCommand(extra())
+	}
+	return root
+}
+
+// extraCommands are subcommands registered by other files of this package
+// (yarn, sim), so each lives in its own file.
+var extraCommands []func() *cobra.Command
+
+// Version is set at build time with -ldflags "-X main.Version=...".
+var Version = "dev"
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print ebb's version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), "ebb", Version)
+		},
+	}
+}

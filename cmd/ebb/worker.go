@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"ebb/worker"
+)
+
+func newWorkerCmd() *cobra.Command {
+	var o worker.Options
+	cmd := &cobra.Command{
+		Use:    "worker",
+		Short:  "Run a ContainerWorker (started by the AM's world, not by people)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Secret = os.Getenv("EBB_SECRET")
+			if o.Secret == "" {
+				return errors.New("worker: EBB_SECRET is not set: a worker needs the application secret")
+			}
+			o.Log = newLogger("", o.LogDir, "worker.log")
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			err := worker.Run(ctx, o)
+			if errors.Is(err, context.Canceled) {
+				return nil // stopped by a signal: a clean exit
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.AMAddress, "am", "", "the AM's address (host:port)")
+	f.StringVar(&o.WorkerID, "worker-id", "", "this worker's id")
+	f.StringVar(&o.Group, "group", "", "the ContainerGroup")
+	f.StringVar(&o.Node, "node", "", "the node this worker runs on")
+	f.StringVar(&o.ContainerID, "container-id", "", "the container id (YARN) or process tag (local)")
+	f.Int64Var(&o.MemoryMB, "memory-mb", 1024, "memory this worker offers to attempts")
+	f.IntVar(&o.VCores, "vcores", 1, "vcores")
+	f.StringVar(&o.WorkDir, "work-dir", ".", "directory for attempts and outputs")
+	f.StringVar(&o.LogDir, "log-dir", ".", "directory for logs")
+	f.StringVar(&o.AdvertiseHost, "advertise-host", "", "host other workers use to fetch outputs (default 127.0.0.1)")
+	return cmd
+}

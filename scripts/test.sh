@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs every test: static checks, the protobuf staleness check, then
+# `go test ./...` with a real Hadoop minicluster (ResourceManager, three
+# NodeManagers, NameNode, DataNode) started once for the whole run.
+#
+# With CI=true a cluster that cannot start is a failure; elsewhere the
+# integration tests skip with a loud reason (set EBB_NO_MINICLUSTER=1 to
+# skip starting it on purpose).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== go vet"
+go vet ./...
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '\.pb\.go$') 2>/dev/null || true)
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+
+echo "== generated protobuf code is current"
+if ! command -v protoc >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && apt-get install -y -qq protobuf-compiler) >/dev/null 2>&1 || true
+fi
+if command -v protoc >/dev/null 2>&1; then
+  scripts/genproto.sh --check
+elif [ "${CI:-}" = true ]; then
+  echo "protoc is missing and could not be installed" >&2
+  exit 1
+else
+  echo "WARNING: protoc missing: the generated-code check is skipped"
+fi
+
+cluster_started=
+if [ -z "${EBB_TEST_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
+  echo "== starting the Hadoop minicluster"
+  if confdir=$(scripts/minicluster/start.sh | tail -n 1) && [ -d "$confdir" ]; then
+    export EBB_TEST_HADOOP_CONF_DIR="$confdir"
+    cluster_started=1
+    echo "minicluster up: HADOOP_CONF_DIR=$confdir"
+  elif [ "${CI:-}" = true ]; then
+    echo "the Hadoop minicluster did not start (CI=true: that is a failure)" >&2
+    exit 1
+  else
+    echo "WARNING: the Hadoop minicluster did not start: the YARN/HDFS integration tests will skip" >&2
+  fi
+fi
+cleanup() {
+  if [ -n "$cluster_started" ]; then
+    scripts/minicluster/stop.sh >/dev/null 2>&1 || true
+  fi
+}
+trap cleanup EXIT
+
+echo "== go test"
+go test -count=1 -timeout 25m ./...
