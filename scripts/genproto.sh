@@ -38,9 +38,9 @@ if [ "${1:-}" = "--check" ]; then
   status=0
   for pkg in hadooppb ebbpb; do
     [ -d "$tmp/proto/$pkg" ] || continue
-    if ! diff -r "$tmp/proto/$pkg" "proto/$pkg" >/dev/null; then
+    if ! diff -r -x "*_test.go" -x doc.go "$tmp/proto/$pkg" "proto/$pkg" >/dev/null; then
       echo "genproto: proto/$pkg is stale; run scripts/genproto.sh and commit the result" >&2
-      diff -r "$tmp/proto/$pkg" "proto/$pkg" | head -20 >&2 || true
+      diff -r -x "*_test.go" -x doc.go "$tmp/proto/$pkg" "proto/$pkg" | head -20 >&2 || true
       status=1
     fi
   done
