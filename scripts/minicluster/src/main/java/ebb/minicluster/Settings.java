@@ -1,0 +1,74 @@
+package ebb.minicluster;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * The configuration both clusters start from: small-box settings so that a
+ * 2-core test machine schedules quickly and keeps container directories for
+ * assertions. Why each value: see the comments; the list is also in README.md.
+ */
+final class Settings {
+  /** Largest container a test may ask for; a test asks for more and expects this number in the error. */
+  static final int MAX_ALLOCATION_MB = 2048;
+  static final int MIN_ALLOCATION_MB = 64;
+  static final int NM_MEMORY_MB = 4096;
+  static final int NM_VCORES = 4;
+
+  private Settings() {}
+
+  static Configuration base(Path runDir, Main.Options opts) {
+    Configuration c = new Configuration();
+    c.set("hadoop.tmp.dir", runDir.resolve("tmp").toString());
+
+    // Scheduler: the default minimum (1024) would round every small ask up.
+    c.setInt("yarn.scheduler.minimum-allocation-mb", MIN_ALLOCATION_MB);
+    c.setInt("yarn.scheduler.maximum-allocation-mb", MAX_ALLOCATION_MB);
+    c.setInt("yarn.scheduler.maximum-allocation-vcores", NM_VCORES);
+    // One queue with everything, and AMs may use all of it: tests run several
+    // applications (sessions) at once.
+    c.set("yarn.scheduler.capacity.root.queues", "default");
+    c.set("yarn.scheduler.capacity.root.default.capacity", "100");
+    c.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
+    c.set("yarn.scheduler.capacity.maximum-am-resource-percent", "1.0");
+    // All NodeManagers share this host name; with the port in the node name
+    // node-level requests can name one of them ("host:port").
+    c.setBoolean("yarn.scheduler.include-port-in-node-name", true);
+    // Faster node heartbeats mean faster allocations (default 1000 ms).
+    c.setInt("yarn.resourcemanager.nodemanagers.heartbeat-interval-ms", 100);
+    c.setInt("yarn.resourcemanager.am.max-attempts", 2);
+
+    // NodeManagers. MiniYARNCluster overwrites yarn.nodemanager.resource.memory-mb
+    // with this minicluster key, so set the latter.
+    c.setInt("yarn.minicluster.yarn.nodemanager.resource.memory-mb", NM_MEMORY_MB);
+    c.setInt("yarn.nodemanager.resource.cpu-vcores", NM_VCORES);
+    // A test box's disk is often fuller than the default 90%: an unhealthy
+    // node gets no containers at all.
+    c.setFloat("yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage", 99.0f);
+    c.setInt("yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb", 0);
+    // Tests read container logs and work dirs after the application ends.
+    c.setInt("yarn.nodemanager.delete.debug-delay-sec", 3600);
+    // Containers are real processes on a shared box; Go binaries reserve
+    // much virtual memory.
+    c.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
+    c.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
+    // Logs stay in the NodeManagers' log dirs where tests look for them.
+    c.setBoolean("yarn.log-aggregation-enable", false);
+    c.set("yarn.nodemanager.remote-app-log-dir", runDir.resolve("app-logs").toString());
+
+    // HDFS: one DataNode, so one replica; permissions stay on (the staging
+    // directory's mode is part of what ebb tests).
+    c.setInt("dfs.replication", 1);
+    c.set("hdfs.minidfs.basedir", runDir.resolve("dfs").toString());
+    // Let any user act as a proxy in tests run as root.
+    c.set("hadoop.proxyuser.root.hosts", "*");
+    c.set("hadoop.proxyuser.root.groups", "*");
+
+    for (Map.Entry<String, String> e : opts.overrides.entrySet()) {
+      c.set(e.getKey(), e.getValue());
+    }
+    return c;
+  }
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Stops the cluster that start.sh started in RUNDIR.
+#
+# usage: scripts/minicluster/stop.sh [RUNDIR]   (default: $EBB_MINICLUSTER_DIR or /tmp/ebb-minicluster)
+#
+# Sends SIGTERM to the JVM (its shutdown hook stops YARN, then HDFS), waits up
+# to $EBB_MINICLUSTER_STOP_TIMEOUT seconds (default 60), then SIGKILLs it.
+# Container processes left behind (their working directory is under RUNDIR)
+# are ended the same way. Exits 0 when nothing of the cluster runs any more,
+# also when nothing ran. RUNDIR itself is kept for post-mortems.
+set -euo pipefail
+
+rundir="${1:-${EBB_MINICLUSTER_DIR:-/tmp/ebb-minicluster}}"
+timeout="${EBB_MINICLUSTER_STOP_TIMEOUT:-60}"
+say() { echo "minicluster: $*" >&2; }
+
+[[ -d "$rundir" ]] || { say "no $rundir; nothing to stop"; exit 0; }
+rundir="$(cd "$rundir" && pwd)"
+[[ "$rundir" != "/" ]] || { say "refusing RUNDIR /"; exit 1; }
+
+# stop_pids SIGNAL-WAIT PID...: TERM, wait with a deadline, then KILL.
+stop_pids() {
+  local pids=("$@") deadline=$((SECONDS + timeout)) left
+  kill -TERM "${pids[@]}" 2>/dev/null || true
+  while :; do
+    left=()
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left+=("$p"); done
+    ((${#left[@]} == 0)) && return 0
+    if ((SECONDS >= deadline)); then
+      say "still running after $timeout s, killing: ${left[*]}"
+      kill -KILL "${left[@]}" 2>/dev/null || true
+      return 0
+    fi
+    sleep 0.2
+  done
+}
+
+if [[ -f "$rundir/pid" ]]; then
+  pid="$(cat "$rundir/pid")"
+  if kill -0 "$pid" 2>/dev/null; then
+    say "stopping JVM $pid"
+    stop_pids "$pid"
+  fi
+  rm -f "$rundir/pid" "$rundir/ready"
+fi
+
+# Containers are separate processes; a NodeManager that was killed cannot
+# clean them up. They are recognised by a working directory inside RUNDIR.
+strays=()
+for d in /proc/[0-9]*; do
+  cwd="$(readlink "$d/cwd" 2>/dev/null)" || continue
+  case "$cwd" in
+    "$rundir"/*) strays+=("${d#/proc/}") ;;
+  esac
+done
+if ((${#strays[@]} > 0)); then
+  say "stopping ${#strays[@]} leftover container process(es): ${strays[*]}"
+  stop_pids "${strays[@]}"
+fi
+say "stopped"
