@@ -125,8 +125,11 @@ public final class Main {
     yarn = new MiniYARNCluster("ebb", 1, opts.nodeManagers, 1, 1);
     yarn.init(yconf);
     yarn.start();
+    GuicePipelines.pin(yarn, opts.nodeManagers);
     Configuration live = yarn.getConfig();
     waitForNodes(live, opts.nodeManagers);
+    // Tests read the RM's REST API (applications, containers): prove it answers.
+    checkHttp("http://" + live.get(YarnConfiguration.RM_WEBAPP_ADDRESS) + "/ws/v1/cluster/info");
     log("YARN up with %d RUNNING NodeManagers after %d ms", opts.nodeManagers, ms(t0));
 
     ConfWriter.write(live, confDir);
@@ -155,6 +158,21 @@ public final class Main {
           + " NodeManagers RUNNING after " + NODES_DEADLINE_MS + " ms");
     } finally {
       client.stop();
+    }
+  }
+
+  private static void checkHttp(String url) throws IOException {
+    java.net.HttpURLConnection c = (java.net.HttpURLConnection) new java.net.URL(url).openConnection();
+    c.setConnectTimeout(10_000);
+    c.setReadTimeout(10_000);
+    c.setRequestProperty("Accept", "application/json");
+    try {
+      int code = c.getResponseCode();
+      if (code != 200) {
+        throw new IOException("GET " + url + ": HTTP " + code);
+      }
+    } finally {
+      c.disconnect();
     }
   }
 
