@@ -151,6 +151,7 @@ func (a *Autoscaler) stepStable(now time.Time, s GroupSnapshot, d *Decision) {
 	case a.usageOK && a.usage >= out && s.QueuedAttempts > 0:
 		a.thresholdScaleOut(now, s, d)
 	case a.cfg.Predictive && a.predictiveScaleOut(now, s, d):
+		// predictiveScaleOut has filled in d.
 	case a.usageOK && a.usage <= in && s.Workers > 0:
 		a.scaleIn(now, s, d)
 	case s.Workers <= 0:
@@ -159,8 +160,6 @@ func (a *Autoscaler) stepStable(now time.Time, s GroupSnapshot, d *Decision) {
 		d.Reason = "no usage sample counts yet"
 	case a.usage >= out:
 		d.Reason = fmt.Sprintf("%s ≥ %d%% but no attempt queued", a.usageText(), a.cfg.OutThresholdPercent)
-	case a.usage <= in:
-		d.Reason = fmt.Sprintf("%s ≤ %d%% but the group has no worker", a.usageText(), a.cfg.InThresholdPercent)
 	default:
 		d.Reason = fmt.Sprintf("%s between %d%% and %d%%", a.usageText(),
 			a.cfg.InThresholdPercent, a.cfg.OutThresholdPercent)
