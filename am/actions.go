@@ -44,6 +44,14 @@ type StopWorker struct {
 	Reason   string
 }
 
+// MoveWorker hands a worker to another group of its kind (recycling): the
+// worker is reinitialised for Group; the world's container stays the same.
+type MoveWorker struct {
+	Worker string
+	From   string
+	Group  GroupInfo
+}
+
 // DAGEnded reports a finished DAG; Workers are told to delete its outputs.
 type DAGEnded struct {
 	DAG     DAGStatus
@@ -61,6 +69,7 @@ func (RunAttempt) isAction()  {}
 func (KillAttempt) isAction() {}
 func (StopWorker) isAction()  {}
 func (DAGEnded) isAction()    {}
+func (MoveWorker) isAction()  {}
 func (Log) isAction()         {}
 
 // GroupInfo is what a world needs to start a worker of a group.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ebb/packing"
+	"ebb/scheduler"
 )
 
 // CoreOptions are the Core's settings, built by the caller from the
@@ -32,6 +33,19 @@ type CoreOptions struct {
 	Scaling ScalingMode
 	// BacklogTimeout is ScaleSparkDA's backlog timeout (Spark: 1 s).
 	BacklogTimeout time.Duration
+	// Autoscale configures ScaleAutoscaler (the mr3.auto.scale.* keys).
+	Autoscale scheduler.AutoscaleConfig
+	// Recycle is the ContainerScheduler (mr3.container.scheduler.scheme).
+	Recycle scheduler.RecycleScheme
+	// RecycleInterval is how often fair recycling rebalances
+	// (mr3.check.memory.usage.event.interval.secs).
+	RecycleInterval time.Duration
+	// RemoveEmptyKind (mr3.container.scheduler.remove.empty.kind).
+	RemoveEmptyKind bool
+	// PaidUntil, when set, tells the autoscaler when a node's paid billing
+	// period ends (ebb.billing.period.secs), so scale-in prefers nodes near
+	// the end of theirs. The world answers; the Core does no IO.
+	PaidUntil func(node string) time.Time
 }
 
 func (o *CoreOptions) fill() {
@@ -50,6 +64,9 @@ func (o *CoreOptions) fill() {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 5 * time.Minute
 	}
+	if o.RecycleInterval <= 0 {
+		o.RecycleInterval = 10 * time.Second
+	}
 	if o.BacklogTimeout <= 0 {
 		o.BacklogTimeout = time.Second
 	}
@@ -61,7 +78,8 @@ func (o *CoreOptions) fill() {
 type Core struct {
 	opts    CoreOptions
 	now     time.Time
-	seq     int
+	seq     int // groups and DAGs in creation order
+	dagSeq  int // DAG ids
 	dags    map[string]*dagRun
 	active  []*dagRun // SUBMITTED and RUNNING, in scheduling order
 	groups  map[string]*group
@@ -71,6 +89,11 @@ type Core struct {
 	attempt map[string]*attemptRun
 	actions []Action
 	ended   []*dagRun // finished DAGs, oldest first, for status queries
+
+	transitions []Transition
+	paidUntil   func(node string) time.Time
+	recycled    int
+	lastFair    time.Time
 }
 
 // NewCore returns an empty Core.
@@ -83,13 +106,19 @@ func NewCore(opts CoreOptions) (*Core, error) {
 		}
 		opts.Allocator = a
 	}
+	if opts.Scaling == ScaleAutoscaler {
+		if err := opts.Autoscale.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	return &Core{
-		opts:    opts,
-		dags:    map[string]*dagRun{},
-		groups:  map[string]*group{},
-		workers: map[string]*workerRun{},
-		nodes:   map[string]*nodeRun{},
-		attempt: map[string]*attemptRun{},
+		opts:      opts,
+		paidUntil: opts.PaidUntil,
+		dags:      map[string]*dagRun{},
+		groups:    map[string]*group{},
+		workers:   map[string]*workerRun{},
+		nodes:     map[string]*nodeRun{},
+		attempt:   map[string]*attemptRun{},
 	}, nil
 }
 
@@ -122,8 +151,12 @@ func (c *Core) Tick(now time.Time) {
 	c.checkTimeouts()
 	c.admit()
 	c.schedule()
+	c.autoscale()
+	c.recycle()
+	c.schedule()
 	c.stopDrained()
 	c.reapIdle()
+	c.removeEmptyGroups()
 	c.updateWanted()
 }
 

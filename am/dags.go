@@ -27,8 +27,9 @@ func (c *Core) SubmitDAG(now time.Time, s Submission) (string, error) {
 		return "", &SubmitError{DAG: s.Spec.Name, Err: err}
 	}
 	c.seq++
+	c.dagSeq++
 	d := &dagRun{
-		id:     fmt.Sprintf("%sdag_%04d", c.opts.IDPrefix, c.seq),
+		id:     fmt.Sprintf("%sdag_%04d", c.opts.IDPrefix, c.dagSeq),
 		seq:    c.seq,
 		spec:   s.Spec,
 		sub:    s,

@@ -23,14 +23,16 @@ type group struct {
 	// pnodes is the allocator's view of the nodes holding this group's
 	// workers, kept up to date incrementally so a placement costs one
 	// Choose call, not a rebuild.
-	pnodes  []packing.Node
-	pindex  map[string]int
-	byNode  map[string][]*workerRun
-	wanted  int // last WantWorkers total sent
-	unavail int // workers draining or told to stop, still registered
-	pending int // workers asked for and not yet registered (wanted - registered, >= 0)
-	maxW    int
-	sda     sparkDA // ScaleSparkDA state
+	pnodes   []packing.Node
+	pindex   map[string]int
+	byNode   map[string][]*workerRun
+	wanted   int // last WantWorkers total sent
+	unavail  int // workers draining or told to stop, still registered
+	pending  int // workers asked for and not yet registered (wanted - registered, >= 0)
+	maxW     int
+	incoming int         // workers a fair rebalancing is sending here
+	sda      sparkDA     // ScaleSparkDA state
+	as       *autoscaled // ScaleAutoscaler state
 }
 
 // GroupConflictError: a DAG names a group already in use with other properties.
@@ -119,6 +121,11 @@ func (g *group) markDraining(w *workerRun) {
 	if !w.draining {
 		w.draining = true
 		g.unavail++
+		if g.as != nil {
+			// A worker leaving on purpose is not to be replaced: the
+			// autoscaler's target shrinks with it.
+			g.as.target = min(g.as.target, len(g.workers)-g.unavail+g.pending)
+		}
 	}
 	g.workerChanged(w)
 }

@@ -128,6 +128,9 @@ func (l *Loop) dispatch() {
 			l.send(a.Worker, stopMessage(a.Graceful, a.Reason))
 			l.closeConn(a.Worker)
 			l.world.WorkerStopped(now, a.Worker)
+		case MoveWorker:
+			l.send(a.Worker, reinitMessage(a.Group))
+			l.world.WorkerMoved(now, a.Worker, a.Group)
 		case DAGEnded:
 			for _, w := range a.Workers {
 				l.send(w, dagDoneMessage(a.DAG.ID))

@@ -50,6 +50,10 @@ type dagRun struct {
 	running  int // attempts running
 	failed   int // failed attempts (all tasks)
 	ramp     string
+	// attemptTime / attemptsDone: the observed mean attempt duration, for
+	// predictive scale-out and resource-aware scheduling.
+	attemptTime  time.Duration
+	attemptsDone int
 }
 
 type edgeRef struct {
@@ -75,6 +79,9 @@ type taskRun struct {
 	failures int // attempts that counted as failures
 	current  *attemptRun
 	output   *attemptRun // the succeeded attempt whose output serves consumers
+	// released: every consumer has finished with the output, so its
+	// worker no longer counts it as needed (it may still serve it).
+	released bool
 }
 
 type attemptRun struct {
@@ -100,8 +107,11 @@ type workerRun struct {
 	outputs  map[*dagRun]int // succeeded outputs held, per DAG
 	lastSeen time.Time
 	idleFrom time.Time // when it last became idle (no attempts, no needed outputs)
-	draining bool      // takes no new attempts (scale-in, stop)
-	stopping bool      // StopWorker sent
+	draining bool      // takes no new attempts (scale-in, stop, fair recycling)
+	// recycleTo: a fair rebalancing chose this worker for another group;
+	// it moves there once free.
+	recycleTo *group
+	stopping  bool // StopWorker sent
 }
 
 func (w *workerRun) idle() bool { return len(w.running) == 0 && len(w.outputs) == 0 }

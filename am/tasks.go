@@ -26,7 +26,11 @@ func (t *taskRun) ready() bool {
 // maybeQueue creates an attempt for a waiting task whose inputs are ready.
 func (c *Core) maybeQueue(t *taskRun) {
 	d := t.vertex.dag
-	if t.state != taskWaiting || d.state != DAGRunning || !t.ready() {
+	if t.state != taskWaiting || d.state != DAGRunning {
+		return
+	}
+	c.reviveInputs(t)
+	if !t.ready() {
 		return
 	}
 	a := &attemptRun{
@@ -41,6 +45,59 @@ func (c *Core) maybeQueue(t *taskRun) {
 	t.state = taskQueued
 	c.attempt[a.id] = a
 	d.group.push(a)
+}
+
+// reviveInputs re-runs producer tasks that count as done but whose output
+// is gone (released and then lost with its worker), because t needs them.
+func (c *Core) reviveInputs(t *taskRun) {
+	for _, e := range t.vertex.in {
+		p := e.other
+		revive := func(pt *taskRun) {
+			if pt.state == taskSucceeded && pt.output == nil {
+				pt.state = taskWaiting
+				p.succeeded--
+				p.dag.pending++
+				c.maybeQueue(pt)
+			}
+		}
+		if e.typ == dag.OneToOne {
+			revive(p.tasks[t.index])
+		} else {
+			for _, pt := range p.tasks {
+				revive(pt)
+			}
+		}
+	}
+}
+
+// releaseInputs is called when every task of v has succeeded: producers
+// whose consumers are all done no longer hold needed outputs, so their
+// workers may be drained or recycled before the DAG ends.
+func (c *Core) releaseInputs(v *vertexRun) {
+	for _, e := range v.in {
+		p := e.other
+		if p.outputNeeded() {
+			continue
+		}
+		for _, pt := range p.tasks {
+			c.releaseOutput(pt)
+		}
+	}
+}
+
+func (c *Core) releaseOutput(t *taskRun) {
+	if t.output == nil || t.released || t.output.worker == nil {
+		return
+	}
+	t.released = true
+	w := t.output.worker
+	d := t.vertex.dag
+	if w.outputs[d]--; w.outputs[d] <= 0 {
+		delete(w.outputs, d)
+	}
+	if w.idle() {
+		w.idleFrom = c.now
+	}
 }
 
 // consumersReady queues consumer tasks that a newly succeeded task of v may
@@ -90,6 +147,8 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		return
 	case AttemptSucceeded:
 		w := a.worker
+		d.attemptTime += c.now.Sub(a.started)
+		d.attemptsDone++
 		c.detach(a)
 		delete(c.attempt, a.id)
 		t.current = nil
@@ -104,6 +163,9 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		if d.pending == 0 {
 			c.endDAG(d, DAGSucceeded, "")
 		} else {
+			if t.vertex.succeeded == len(t.vertex.tasks) {
+				c.releaseInputs(t.vertex)
+			}
 			c.consumersReady(t)
 		}
 	case AttemptFetchFailed:
@@ -158,12 +220,13 @@ func (c *Core) loseOutput(t *taskRun) {
 		return
 	}
 	d := t.vertex.dag
-	if w := t.output.worker; w != nil {
+	if w := t.output.worker; w != nil && !t.released {
 		if w.outputs[d]--; w.outputs[d] <= 0 {
 			delete(w.outputs, d)
 		}
 	}
 	t.output = nil
+	t.released = false
 	if !t.vertex.outputNeeded() {
 		return // nobody will read it again: keep counting the task as done
 	}

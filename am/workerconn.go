@@ -110,6 +110,10 @@ func stopMessage(graceful bool, reason string) *ebbpb.AMMessage {
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Stop{Stop: &ebbpb.Stop{Graceful: graceful, Reason: reason}}}
 }
 
+func reinitMessage(g GroupInfo) *ebbpb.AMMessage {
+	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Reinit{Reinit: &ebbpb.Reinit{Group: g.Name, Env: g.Env, MemoryMb: g.MemoryMB}}}
+}
+
 func dagDoneMessage(id string) *ebbpb.AMMessage {
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_DagDone{DagDone: &ebbpb.DAGDone{DagId: id}}}
 }

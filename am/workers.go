@@ -78,9 +78,6 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 		c.maybeQueue(t)
 	}
 	for _, d := range c.active {
-		if w.outputs[d] == 0 {
-			continue
-		}
 		for _, v := range d.vertices {
 			for _, t := range v.tasks {
 				if t.output != nil && t.output.worker == w {
@@ -88,6 +85,10 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 				}
 			}
 		}
+	}
+	if w.recycleTo != nil {
+		w.recycleTo.incoming--
+		w.recycleTo = nil
 	}
 	w.group.removeWorker(w)
 	delete(w.node.workers, w)
@@ -165,18 +166,29 @@ func (c *Core) reapIdle() {
 // live workers plus enough for the queued attempts that found no room
 // (when autoscaling is off; the autoscaler owns this decision otherwise).
 func (c *Core) updateWanted() {
+	if c.opts.Recycle.Recycles() {
+		// A free worker of the kind is better than a new container: move
+		// it first, then ask the cluster only for what is still missing.
+		c.recycle()
+		c.schedule()
+	}
 	for _, g := range c.gorder {
 		live := len(g.workers) - g.unavail
 		want := live
 		switch c.opts.Scaling {
 		case ScaleSparkDA:
 			want = c.wantSparkDA(g, live)
-		default:
-			if g.queuedMB > 0 && g.info.MemoryMB > 0 {
-				// Enough new workers for the unplaced queue.
-				want = live + int((g.queuedMB+g.info.MemoryMB-1)/g.info.MemoryMB)
+		case ScaleAutoscaler:
+			// The autoscaler's target; never below the live workers (it
+			// stops workers by draining nodes, not by lowering the total).
+			if g.as != nil {
+				want = max(live, g.as.target)
 			}
+		default:
+			want = g.demand(live)
 		}
+		// Workers on their way from another group count as coming.
+		want = max(live, want-g.incoming)
 		if g.maxW > 0 && want > g.maxW {
 			want = g.maxW
 		}

@@ -18,6 +18,9 @@ type World interface {
 	// WorkerStopped: the AM has told a worker to exit; the world may give
 	// its container back once the process is gone.
 	WorkerStopped(now time.Time, worker string)
+	// WorkerMoved: recycling handed a worker to another group; its
+	// container stays, only the group it counts for changes.
+	WorkerMoved(now time.Time, worker string, group GroupInfo)
 	// Close stops every worker and frees the world's resources.
 	Close() error
 }

@@ -73,6 +73,7 @@ type World struct {
 	want   map[string]int
 	now    time.Time
 	avoid  map[string]bool // draining nodes: no new workers there
+	starts struct{ processes, moved int }
 }
 
 // New creates the world with its initial nodes, ready at once.
@@ -119,7 +120,7 @@ func (w *World) WantWorkers(now time.Time, g am.GroupInfo, total int, _ []string
 	}
 	w.groups[g.Name] = g
 	w.want[g.Name] = total
-	w.reconcile(now)
+	w.reconcile(now, g.Name)
 }
 
 func (w *World) count(group string) (live, waiting int) {
@@ -136,27 +137,22 @@ func (w *World) count(group string) (live, waiting int) {
 	return
 }
 
-// reconcile moves every group toward its wanted total: cancel waiting
+// reconcile moves one group toward its wanted total: cancel waiting
 // workers beyond it, place new ones on nodes with room, provision nodes
-// when none has room and the cap allows.
-func (w *World) reconcile(now time.Time) {
-	names := make([]string, 0, len(w.want))
-	for g := range w.want {
-		names = append(names, g)
+// when none has room and the cap allows. Only the group whose total
+// changed is touched: another group's total may be about to change in the
+// same batch of actions (a recycled worker moving between them).
+func (w *World) reconcile(now time.Time, name string) {
+	g := w.groups[name]
+	live, waiting := w.count(name)
+	for extra := live + waiting - w.want[name]; extra > 0 && waiting > 0; extra-- {
+		w.cancelWaiting(name)
+		waiting--
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		g := w.groups[name]
-		live, waiting := w.count(name)
-		for extra := live + waiting - w.want[name]; extra > 0 && waiting > 0; extra-- {
-			w.cancelWaiting(name)
-			waiting--
-		}
-		for need := w.want[name] - live - waiting; need > 0; need-- {
-			w.nextW++
-			p := &proc{id: fmt.Sprintf("worker-%04d", w.nextW), group: name, mb: g.MemoryMB}
-			w.procs[p.id] = p
-		}
+	for need := w.want[name] - live - waiting; need > 0; need-- {
+		w.nextW++
+		p := &proc{id: fmt.Sprintf("worker-%04d", w.nextW), group: name, mb: g.MemoryMB}
+		w.procs[p.id] = p
 	}
 	w.placeWaiting(now)
 }
@@ -286,6 +282,7 @@ func (w *World) start(p *proc) {
 	}
 	p.cmd = cmd
 	p.started = true
+	w.starts.processes++
 	w.o.Log.Infof("local world: started worker %s (group %s, %d MB) on %s, pid %d", p.id, p.group, p.mb, p.node.id, cmd.Process.Pid)
 	id := p.id
 	go func() {
@@ -322,7 +319,7 @@ func (w *World) exitedProc(now time.Time, id string) {
 		// wants it, through WantWorkers; count it as gone now.
 		w.o.Log.Warnf("local world: worker %s exited unexpectedly", id)
 	}
-	w.reconcile(now)
+	w.placeWaiting(now)
 }
 
 // WorkerStopped: the AM told the worker to exit; it is no longer wanted.
@@ -333,6 +330,18 @@ func (w *World) WorkerStopped(now time.Time, id string) {
 		p.stopped = true
 	}
 }
+
+// WorkerMoved: the worker process now serves another group.
+func (w *World) WorkerMoved(now time.Time, id string, g am.GroupInfo) {
+	if p, ok := w.procs[id]; ok {
+		p.group = g.Name
+		w.groups[g.Name] = g
+	}
+	w.starts.moved++
+}
+
+// Started counts worker processes started and workers moved between groups.
+func (w *World) Started() (processes, moved int) { return w.starts.processes, w.starts.moved }
 
 // Tick brings provisioned nodes up and removes nodes empty for too long.
 func (w *World) Tick(now time.Time) {

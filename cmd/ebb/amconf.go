@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"time"
 
 	"ebb/am"
 	"ebb/conf"
 	"ebb/packing"
+	"ebb/scheduler"
 )
 
 func ms(c *conf.Config, key string) time.Duration {
@@ -25,12 +27,60 @@ func packingOptions(c *conf.Config) packing.Options {
 	}
 }
 
+// autoscaleConfig builds the autoscaler's options from the mr3.auto.scale.*
+// keys. Rules across keys (scale-in below scale-out, ...) are the
+// autoscaler's; their errors come back naming the key and where it was set.
+func autoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
+	scheme, err := scheduler.ParseUsageScheme(c.String(scheduler.KeyScheme))
+	if err != nil {
+		return scheduler.AutoscaleConfig{}, c.ErrorFor(scheduler.KeyScheme, "average or maximum")
+	}
+	a := scheduler.AutoscaleConfig{
+		Interval:             secs(c, scheduler.KeyInterval),
+		Window:               secs(c, scheduler.KeyWindow),
+		Scheme:               scheme,
+		OutThresholdPercent:  c.Int(scheduler.KeyOutThreshold),
+		OutGracePeriod:       secs(c, scheduler.KeyOutGracePeriod),
+		InitialWorkers:       c.Int(scheduler.KeyInitialWorkers),
+		IncrementWorkers:     c.Int(scheduler.KeyIncrementWorkers),
+		InThresholdPercent:   c.Int(scheduler.KeyInThreshold),
+		InDelayAfterScaleOut: secs(c, scheduler.KeyInDelay),
+		InGracePeriod:        secs(c, scheduler.KeyInGracePeriod),
+		MinHosts:             c.Int(scheduler.KeyMinHosts),
+		DecrementHosts:       c.Int(scheduler.KeyDecrementHosts),
+		WaitDAGFinished:      c.Bool(scheduler.KeyWaitDAGFinished),
+		Predictive:           c.Bool(scheduler.KeyPredictive),
+		PredictiveTarget:     secs(c, scheduler.KeyPredictiveTarget),
+		BillingPeriod:        secs(c, scheduler.KeyBillingPeriod),
+	}
+	if err := a.Validate(); err != nil {
+		var ce *scheduler.ConfigError
+		if errors.As(err, &ce) {
+			return a, c.ErrorFor(ce.Key, ce.Allowed)
+		}
+		return a, err
+	}
+	return a, nil
+}
+
 // coreOptions maps configuration keys to the Core's typed options; the
 // Core itself never sees the configuration.
 func coreOptions(c *conf.Config, idPrefix string) (am.CoreOptions, error) {
 	alloc, err := packing.New(c.String("ebb.packing.scheme"), packingOptions(c))
 	if err != nil {
 		return am.CoreOptions{}, err
+	}
+	as, err := autoscaleConfig(c)
+	if err != nil {
+		return am.CoreOptions{}, err
+	}
+	recycle, err := scheduler.ParseRecycleScheme(c.String("mr3.container.scheduler.scheme"))
+	if err != nil {
+		return am.CoreOptions{}, c.ErrorFor("mr3.container.scheduler.scheme", "none, fifo or fair")
+	}
+	scaling := am.ScaleOnDemand
+	if c.Bool("mr3.enable.auto.scaling") {
+		scaling = am.ScaleAutoscaler
 	}
 	return am.CoreOptions{
 		IDPrefix:          idPrefix,
@@ -41,5 +91,10 @@ func coreOptions(c *conf.Config, idPrefix string) (am.CoreOptions, error) {
 		IdleTimeout:       ms(c, "mr3.container.idle.timeout.ms"),
 		MaxWorkers:        c.Int("mr3.container.max.num.workers"),
 		Allocator:         alloc,
+		Scaling:           scaling,
+		Autoscale:         as,
+		Recycle:           recycle,
+		RecycleInterval:   secs(c, scheduler.KeyInterval),
+		RemoveEmptyKind:   c.Bool("mr3.container.scheduler.remove.empty.kind"),
 	}, nil
 }

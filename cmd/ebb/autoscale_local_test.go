@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"ebb/am"
+)
+
+// The local world with autoscaling: a burst of memory-heavy map tasks
+// scales the group out onto more nodes; during the long thin tail that
+// follows, usage falls, nodes are drained and removed; the result is exact.
+func TestLocalAutoscaleBurstThenTail(t *testing.T) {
+	t.Setenv("EBB_EXECUTABLE", ebbBin)
+	t.Setenv("HADOOP_CONF_DIR", "")
+	t.Setenv("EBB_CONF_DIR", "")
+	input, _ := filepath.Abs("../../examples/wordcount-input.txt")
+	// burst: 8 tasks x 400 MB, each burning memory for 3 s before counting;
+	// mid: one reducer; tail: one task that sleeps 8 s, then copies mid's
+	// counts to the output. Workers are 1024 MB, nodes 2048 MB.
+	spec := fmt.Sprintf(`name: burst-tail
+containerGroup: {name: bt, workerMemoryMB: 1024}
+vertices:
+  - name: burst
+    command: [/bin/sh, -c, "%[1]s task burn --memory-mb 64 --seconds 3 && exec %[1]s task wc-map"]
+    parallelism: 8
+    memoryMB: 400
+    inputs: [%[2]q]
+  - {name: mid, command: [ebb, task, wc-reduce], parallelism: 1, memoryMB: 256}
+  - name: tail
+    command: [/bin/sh, -c, "sleep 8 && exec %[1]s task cat"]
+    parallelism: 1
+    memoryMB: 256
+edges:
+  - {from: burst, to: mid, type: scatter-gather}
+  - {from: mid, to: tail, type: one-to-one}
+`, ebbBin, input)
+	cf := confFlags{sets: []string{
+		"mr3.enable.auto.scaling=true",
+		"mr3.check.memory.usage.event.interval.secs=1",
+		"mr3.memory.usage.check.window.length.secs=2",
+		"mr3.auto.scale.out.threshold.percent=70",
+		"mr3.auto.scale.in.threshold.percent=30",
+		"mr3.auto.scale.out.num.initial.containers=1",
+		"mr3.auto.scale.out.num.increment.containers=2",
+		"mr3.auto.scale.out.grace.period.secs=2",
+		"mr3.auto.scale.in.delay.after.scale.out.secs=1",
+		"mr3.auto.scale.in.grace.period.secs=2",
+		"mr3.auto.scale.in.min.hosts=1",
+		"mr3.auto.scale.in.num.decrement.hosts=1",
+		"mr3.auto.scale.in.wait.dag.finished=false",
+		"mr3.container.idle.timeout.ms=600000",
+		"ebb.local.nodes=1", "ebb.local.max.nodes=4", "ebb.local.node.memory.mb=2048",
+		"ebb.local.node.idle.timeout.ms=500", "ebb.packing.scheme=packed",
+	}}
+	c, err := cf.load(newLogger("warn", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", testing.Verbose())
+	a, world, err := startLocal(context.Background(), c, log, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	runDone := make(chan error, 1)
+	go func() { runDone <- a.Run(ctx) }()
+	defer func() { cancel(); <-runDone }()
+
+	out := filepath.Join(root, "out")
+	id, err := a.Submit(ctx, am.SubmitRequest{Spec: []byte(spec), SpecName: "burst-tail.yaml", Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Watch the nodes while the DAG runs (a condition poll, not a timing
+	// assertion): the most nodes at once, and whether any went away.
+	maxNodes, removedDuringTail := 0, false
+	ended := make(chan am.DAGStatus, 1)
+	go func() {
+		s, _ := a.WaitDAG(ctx, id)
+		ended <- s
+	}()
+	var st am.DAGStatus
+	for done := false; !done; {
+		select {
+		case st = <-ended:
+			done = true
+		case <-time.After(100 * time.Millisecond):
+			a.Loop().Do(ctx, func(c *am.Core, _ time.Time) {
+				n := len(world.Nodes())
+				maxNodes = max(maxNodes, n)
+				s, _ := c.DAG(id)
+				if n < maxNodes && len(s.Vertices) == 3 && s.Vertices[1].Succeeded == 1 && s.Vertices[2].Succeeded == 0 {
+					removedDuringTail = true
+				}
+			})
+		case <-ctx.Done():
+			t.Fatal("the DAG did not end in time")
+		}
+	}
+	if st.State != am.DAGSucceeded {
+		t.Fatalf("DAG %s: %s", st.State, st.Diagnostics)
+	}
+	var states []string
+	a.Loop().Do(ctx, func(c *am.Core, _ time.Time) {
+		for _, tr := range c.Transitions() {
+			states = append(states, tr.From+"→"+tr.To)
+			t.Logf("%s %s: %s → %s: %s", tr.At.Format("15:04:05.000"), tr.Group, tr.From, tr.To, tr.Reason)
+		}
+	})
+	seq := strings.Join(states, " ")
+	out1 := strings.Index(seq, "STABLE→SCALE_OUT")
+	in1 := strings.LastIndex(seq, "STABLE→SCALE_IN")
+	if out1 < 0 || in1 < 0 || in1 < out1 {
+		t.Fatalf("transitions %q: want a scale-out, then later a scale-in", seq)
+	}
+	if maxNodes < 2 {
+		t.Errorf("at most %d node(s) in use: the burst should have scaled out onto more nodes", maxNodes)
+	}
+	if !removedDuringTail {
+		t.Errorf("no node was removed during the tail (max %d nodes)", maxNodes)
+	}
+	sameCounts(t, readCounts(t, out), countWords(t, input))
+}
