@@ -1,0 +1,36 @@
+package report
+
+import "time"
+
+// Run is what one policy did over one trace.
+type Run struct {
+	Policy  string
+	Samples []Sample
+	Jobs    []JobResult
+	// NodeSeconds is the seconds every node existed, Cost what they were
+	// billed.
+	NodeSeconds, Cost float64
+	// TaskMBSeconds is the sum over tasks of memory x run time.
+	TaskMBSeconds float64
+	// NodeMemoryMB is the memory of one node, for the lower bound.
+	NodeMemoryMB int64
+}
+
+// Sample is the cluster at one moment.
+type Sample struct {
+	At         time.Duration
+	Nodes      int   // nodes in use
+	UsedMB     int64 // memory of running tasks
+	CapacityMB int64 // memory of the nodes in use
+}
+
+// JobResult is how one job went.
+type JobResult struct {
+	ID             string
+	Submit, Finish time.Duration
+	Goal           time.Duration // 0: none
+	Completed      bool
+}
+
+// JCT is the job's completion time.
+func (j JobResult) JCT() time.Duration { return j.Finish - j.Submit }
