@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"ebb/dag"
@@ -61,11 +62,16 @@ func capTasks(stages []stage, max int) {
 // same rules `ebb dag submit` applies, so a sim job is a job ebb would
 // accept. file and line locate the job in the trace for error messages.
 func buildSpec(file string, line int, name string, m ModelOptions, stages []stage, goal time.Duration) (*dag.Spec, error) {
-	worker := m.WorkerMemoryMB
+	group := dag.GroupSpec{Name: m.Group, WorkerMemoryMB: m.WorkerMemoryMB}
 	for _, s := range stages {
-		worker = max(worker, s.memoryMB)
+		group.WorkerMemoryMB = max(group.WorkerMemoryMB, s.memoryMB)
 	}
-	spec := &dag.Spec{Name: name, Group: dag.GroupSpec{Name: m.Group, WorkerMemoryMB: worker}}
+	if group.WorkerMemoryMB != m.WorkerMemoryMB {
+		// The AM refuses one group name with two worker sizes, so bigger
+		// workers get a group of their own.
+		group.Name = fmt.Sprintf("%s-%dmb", m.Group, group.WorkerMemoryMB)
+	}
+	spec := &dag.Spec{Name: name, Group: group}
 	if goal > 0 {
 		spec.Goal = &dag.Goal{Within: dag.Duration(goal)}
 	}

@@ -39,7 +39,10 @@
 // Trace jobs (not hand-made ones) are capped at MaxTasksPerJob tasks
 // (2000) so one giant job cannot dominate a run: a capped vertex gets
 // proportionally fewer, longer tasks, keeping its total task time. Jobs
-// run in one ContainerGroup ("sim", 16 GB workers, larger when a task
-// needs it). Options.WindowStart/WindowLength cut a part of the trace in
+// run in one ContainerGroup ("sim", 16 GB workers). Options.WindowStart/WindowLength cut a part of the trace in
 // its own time and Options.Scale stretches or shrinks the gaps.
+//
+// A job whose biggest task needs more than WorkerMemoryMB runs in a group
+// of its own size, named e.g. "sim-20480mb", because the AM refuses two
+// worker sizes under one group name.
 package trace

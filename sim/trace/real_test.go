@@ -57,6 +57,9 @@ func statsOf(jobs []Job) traceStats {
 // from their SOURCE.txt (jobs, tasks/vertices, the map-only share) and, for
 // task totals, the figures measured when the default model was chosen.
 func TestRealTraces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 14 MB of real traces (several seconds); run without -short")
+	}
 	cases := []struct {
 		path                          string
 		jobs, vertices, single, tasks int

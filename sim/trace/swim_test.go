@@ -52,6 +52,21 @@ func TestSWIMModelOptions(t *testing.T) {
 	wantVertex(t, jobs[1].Spec, "reduce", 2, 2048, 1, 27*time.Second)
 }
 
+func TestBiggerWorkersGetTheirOwnGroup(t *testing.T) {
+	jobs, err := Read("testdata/swim_small.tsv", "", Options{Model: ModelOptions{WorkerMemoryMB: 1024}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// job0 is map-only (1024 MB tasks): the configured group. job1's
+	// 2048 MB reduces need bigger workers, under another name.
+	if g := jobs[0].Spec.Group; g.Name != "sim" || g.WorkerMemoryMB != 1024 {
+		t.Errorf("job0 group %+v, want sim/1024", g)
+	}
+	if g := jobs[1].Spec.Group; g.Name != "sim-2048mb" || g.WorkerMemoryMB != 2048 {
+		t.Errorf("job1 group %+v, want sim-2048mb/2048", g)
+	}
+}
+
 func TestCapKeepsTaskTime(t *testing.T) {
 	// 30 maps of 4.56 s and 10 reduces of 55.2 s, capped at 10 tasks:
 	// maps 30*10/40 = 7 of 4.56*30/7 = 19.543 s; reduces 10*10/40 = 2 of
