@@ -119,7 +119,11 @@ func lineOf(data, needle []byte, at int) int {
 func jsonError(name string, data []byte, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var sub *badSubmitError
 	switch {
+	case errors.As(err, &sub):
+		return &Error{File: name, Line: lineOf(data, []byte(sub.raw), 0), Field: "submit", Value: strings.Trim(sub.raw, `"`),
+			Msg: "want a duration such as 90s or 1m30s, or a number of seconds", Err: err}
 	case errors.As(err, &syn):
 		line, col := lineCol(data, int(syn.Offset)-1) // Offset is just past the bad byte
 		return &Error{File: name, Line: line, Field: fmt.Sprintf("column %d", col), Msg: syn.Error(), Err: err}
@@ -143,6 +147,17 @@ func lineCol(data []byte, off int) (line, col int) {
 	return line, col
 }
 
+// badSubmitError carries the text of a bad submit time out of
+// encoding/json, which does not say where a custom decoder failed, so
+// jsonError can find its line.
+type badSubmitError struct {
+	raw string
+	err error
+}
+
+func (e *badSubmitError) Error() string { return e.err.Error() }
+func (e *badSubmitError) Unwrap() error { return e.err }
+
 // submitTime is a job's submit offset: "90s", "1m30s" or a JSON number of
 // seconds, like DAG specs write durations.
 type submitTime dag.Duration
@@ -151,7 +166,7 @@ func (s *submitTime) UnmarshalJSON(b []byte) error {
 	text := strings.Trim(string(b), `"`)
 	var d dag.Duration
 	if err := d.UnmarshalText([]byte(text)); err != nil {
-		return err
+		return &badSubmitError{raw: string(b), err: err}
 	}
 	*s = submitTime(d)
 	return nil

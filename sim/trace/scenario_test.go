@@ -55,6 +55,7 @@ func TestScenarioErrors(t *testing.T) {
 		"dup id": {`{"jobs": [{"id": "A", "dag": {"name": "a", "containerGroup": {"name": "g", "workerMemoryMB": 1}, "vertices": [{"name": "v", "command": "x", "parallelism": 1, "memoryMB": 1}]}},
  {"id": "A", "dag": {"name": "a", "containerGroup": {"name": "g", "workerMemoryMB": 1}, "vertices": [{"name": "v", "command": "x", "parallelism": 1, "memoryMB": 1}]}}]}`,
 			`bad.json:2: jobs[1].id: "A": also the id of jobs[0]`},
+		"submit":    {"{\"jobs\": [\n {\"id\": \"A\", \"submit\": \"soon\"}]}", `bad.json:2: submit: "soon": want a duration`},
 		"neg nodes": {`{"nodes": -2, "jobs": []}`, `bad.json:1: nodes: "-2": want 0`},
 	}
 	for name, c := range cases {
