@@ -119,7 +119,9 @@ t0=$SECONDS
 (
   cd "$rundir"
   exec 9>&-
-  exec setsid java "${opens[@]}" "${jopts[@]}" -Djava.net.preferIPv4Stack=true \
+  # As on a real cluster, the NodeManagers' HADOOP_CONF_DIR reaches containers
+  # through yarn.nodemanager.env-whitelist.
+  HADOOP_CONF_DIR="$confdir" exec setsid java "${opens[@]}" "${jopts[@]}" -Djava.net.preferIPv4Stack=true \
     -cp "$here/target/classes:$(cat "$cp_file")" \
     ebb.minicluster.Main "$rundir" --no-stdin </dev/null >"$log" 2>&1
 ) &

@@ -1,7 +1,6 @@
 package ebb.minicluster;
 
 import java.io.IOException;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,7 +25,9 @@ final class ConfWriter {
     Map<String, String> hdfs = new TreeMap<>();
     for (Map.Entry<String, String> e : live) {
       String key = e.getKey();
-      if (fromDefaults(live, key)) {
+      // rpc.engine.* records which RPC engine this process registered per
+      // protocol: run-time state of the JVM, not configuration for clients.
+      if (fromDefaults(live, key) || key.startsWith("rpc.engine.")) {
         continue;
       }
       String value = live.get(key);
@@ -58,13 +59,36 @@ final class ConfWriter {
     return last.endsWith("-default.xml");
   }
 
+  /**
+   * Hadoop's own writeXml keeps hash order on one long line; sorted, one
+   * property per line is what a person debugging a test wants to read.
+   */
   private static void writeXml(Map<String, String> props, Path file) throws IOException {
-    Configuration out = new Configuration(false);
+    StringBuilder sb = new StringBuilder();
+    sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    sb.append("<!-- Written by ebb.minicluster.Main from the running cluster's configuration. -->\n");
+    sb.append("<configuration>\n");
     for (Map.Entry<String, String> e : props.entrySet()) {
-      out.set(e.getKey(), e.getValue(), "ebb-minicluster");
+      sb.append("  <property><name>").append(escape(e.getKey()))
+          .append("</name><value>").append(escape(e.getValue()))
+          .append("</value></property>\n");
     }
-    StringWriter w = new StringWriter();
-    out.writeXml(w);
-    Main.writeAtomically(file, w.toString() + "\n");
+    sb.append("</configuration>\n");
+    Main.writeAtomically(file, sb.toString());
+  }
+
+  static String escape(String s) {
+    StringBuilder b = new StringBuilder(s.length());
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '<': b.append("&lt;"); break;
+        case '>': b.append("&gt;"); break;
+        case '&': b.append("&amp;"); break;
+        case '"': b.append("&quot;"); break;
+        case '\'': b.append("&apos;"); break;
+        default: b.append(c);
+      }
+    }
+    return b.toString();
   }
 }
