@@ -27,6 +27,10 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Now is the clock (default time.Now); tests pass their own.
 	Now func() time.Time
+
+	// cnonce makes the DIGEST-MD5 client nonce deterministic (recorded
+	// exchanges); production uses newCnonce.
+	cnonce func() (string, error)
 }
 
 // Option changes Options.
@@ -64,6 +68,9 @@ func (o *Options) fill() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.cnonce == nil {
+		o.cnonce = newCnonce
 	}
 }
 
@@ -159,7 +166,7 @@ func (c *Client) getConn(ctx context.Context) (*conn, error) {
 		c.conn.close()
 		c.conn = nil
 	}
-	a := connAuth{User: c.user, protocol: c.protocol, clientID: c.clientID, cnonce: newCnonce}
+	a := connAuth{User: c.user, protocol: c.protocol, clientID: c.clientID, cnonce: c.opts.cnonce}
 	if c.token != nil {
 		t := *c.token
 		a.Token = &t

@@ -335,4 +335,3 @@ func (c *Credentials) MarshalProtobuf() ([]byte, error) {
 	b = protowire.AppendVarint(b, uint64(len(body)))
 	return append(b, body...), nil
 }
-

@@ -142,7 +142,9 @@ func digestValue(p digestParams, a2Prefix string) string {
 
 // digestResponse renders the client's digest-response message.
 func digestResponse(p digestParams) string {
-	q := func(s string) string { return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"` }
+	q := func(s string) string {
+		return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+	}
 	var b strings.Builder
 	b.WriteString("charset=utf-8")
 	b.WriteString(",username=" + q(p.Username))

@@ -33,8 +33,8 @@ var (
 // Java exception classes mapped to sentinels. Subclasses Hadoop throws in
 // place of these are listed explicitly: a RemoteError knows only the name.
 var remoteSentinels = map[string]error{
-	"org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException": ErrNotRegistered,
-	"org.apache.hadoop.security.token.SecretManager$InvalidToken":               ErrInvalidToken,
+	"org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException":  ErrNotRegistered,
+	"org.apache.hadoop.security.token.SecretManager$InvalidToken":                ErrInvalidToken,
 	"org.apache.hadoop.yarn.exceptions.InvalidApplicationMasterRequestException": ErrInvalidRequest,
 	"org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException":          ErrInvalidRequest,
 	"org.apache.hadoop.yarn.exceptions.InvalidContainerReleaseException":         ErrInvalidRequest,
@@ -45,7 +45,7 @@ var remoteSentinels = map[string]error{
 // retriableClasses are server answers that mean "try again later, nothing
 // happened": the server did not run the call.
 var retriableClasses = map[string]bool{
-	"org.apache.hadoop.ipc.RetriableException": true,
+	"org.apache.hadoop.ipc.RetriableException":                true,
 	"org.apache.hadoop.ipc.Server$CallQueueOverflowException": true,
 }
 

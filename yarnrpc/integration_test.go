@@ -2,6 +2,7 @@ package yarnrpc
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -82,8 +83,11 @@ func TestIntegrationClusterNodes(t *testing.T) {
 	}
 }
 
+// TestIntegrationClusterMetrics also records its SIMPLE exchange for
+// TestReplaySimpleGetClusterMetrics (EBB_YARNRPC_CAPTURE=1).
 func TestIntegrationClusterMetrics(t *testing.T) {
-	c := rmClient(t)
+	rec := &recorder{}
+	c := rmClient(t, WithDialer(rec.dial))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	m, err := c.GetClusterMetrics(ctx)
@@ -93,6 +97,15 @@ func TestIntegrationClusterMetrics(t *testing.T) {
 	if m.GetNumNodeManagers() != 3 {
 		t.Errorf("num_node_managers = %d, want 3", m.GetNumNodeManagers())
 	}
+	c.Close()
+	saveRecording(t, "simple_getClusterMetrics", recording{
+		Note:     "SIMPLE auth, one getClusterMetrics call to a minicluster RM with 3 NodeManagers",
+		Protocol: ProtocolApplicationClient,
+		Method:   "getClusterMetrics",
+		ClientID: base64.StdEncoding.EncodeToString(c.rpc.clientID),
+		User:     c.rpc.user,
+		Hadoop:   os.Getenv("EBB_TEST_HADOOP_VERSION"),
+	}, rec.last)
 }
 
 // TestIntegrationManyCallsInFlight sends calls concurrently over one
@@ -190,12 +203,26 @@ func TestIntegrationUnmanagedAM(t *testing.T) {
 		t.Errorf("token kind %q, want %q", tok.GetKind(), KindAMRMToken)
 	}
 
-	am := NewAMRMClient(sched, TokenFromProto(tok))
+	rec := &recorder{}
+	const cnonce = "ebb-recorded-cnonce-0001"
+	am := NewAMRMClient(sched, TokenFromProto(tok), WithDialer(rec.dial),
+		func(o *Options) { o.cnonce = func() (string, error) { return cnonce, nil } })
 	defer am.Close()
 	reg, err := am.RegisterApplicationMaster(ctx, "localhost", 0, "")
 	if err != nil {
 		t.Fatalf("RegisterApplicationMaster: %v", err)
 	}
+	saveRecording(t, "sasl_registerApplicationMaster", recording{
+		Note:      "SASL TOKEN/DIGEST-MD5 with an unmanaged AM's AMRMToken, then registerApplicationMaster(localhost, 0, \"\")",
+		Protocol:  ProtocolApplicationMaster,
+		Method:    "registerApplicationMaster",
+		ClientID:  base64.StdEncoding.EncodeToString(am.rpc.clientID),
+		Cnonce:    cnonce,
+		TokenID:   base64.StdEncoding.EncodeToString(tok.GetIdentifier()),
+		TokenPW:   base64.StdEncoding.EncodeToString(tok.GetPassword()),
+		TokenKind: tok.GetKind(),
+		Hadoop:    os.Getenv("EBB_TEST_HADOOP_VERSION"),
+	}, rec.last)
 	if reg.GetMaximumCapability().GetMemory() <= 0 {
 		t.Errorf("maximum capability %v", reg.GetMaximumCapability())
 	}
