@@ -177,6 +177,7 @@ func (c *Client) getConn(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	cn.lastUsed = c.opts.Now() // a fresh connection is not idle
 	c.conn = cn
 	return cn, nil
 }
