@@ -41,7 +41,12 @@ confdir="$rundir/conf"
 pidfile="$rundir/pid"
 log="$rundir/minicluster.log"
 
-alive() { [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+# alive: the pid file names a running launcher. Checking the command line
+# keeps a stale pid file, whose pid was reused, from pointing at a stranger.
+alive() {
+  [[ -f "$pidfile" ]] || return 1
+  tr '\0' ' ' 2>/dev/null <"/proc/$(cat "$pidfile")/cmdline" | grep -q 'ebb\.minicluster\.Main'
+}
 
 # One start at a time per RUNDIR: a second caller waits and then finds the
 # first one's cluster.
@@ -54,7 +59,10 @@ if alive && [[ -f "$rundir/ready" ]]; then
   exit 0
 fi
 if alive; then
-  die "pid $(cat "$pidfile") is alive but $rundir/ready is missing; run stop.sh $rundir first"
+  # Not ready although no start.sh holds the lock: a launcher that failed to
+  # come up or is shutting down. Replace it.
+  say "pid $(cat "$pidfile") runs but is not ready; stopping it first"
+  "$here/stop.sh" "$rundir"
 fi
 
 # Every NodeManager and the RM use the machine's host name; it must resolve.
@@ -137,7 +145,8 @@ until [[ -f "$rundir/ready" ]]; do
   fi
   if ((SECONDS >= deadline)); then
     tail -n 60 "$log" >&2
-    die "not ready after $timeout s; JVM $pid left running for inspection (stop.sh $rundir)"
+    "$here/stop.sh" "$rundir" || true
+    die "not ready after $timeout s; stopped it (log: $log)"
   fi
   sleep 0.2
 done

@@ -18,7 +18,7 @@ say() { echo "minicluster: $*" >&2; }
 rundir="$(cd "$rundir" && pwd)"
 [[ "$rundir" != "/" ]] || { say "refusing RUNDIR /"; exit 1; }
 
-# stop_pids SIGNAL-WAIT PID...: TERM, wait with a deadline, then KILL.
+# stop_pids PID...: TERM, wait with a deadline, then KILL.
 stop_pids() {
   local pids=("$@") deadline=$((SECONDS + timeout)) left
   kill -TERM "${pids[@]}" 2>/dev/null || true
@@ -37,7 +37,8 @@ stop_pids() {
 
 if [[ -f "$rundir/pid" ]]; then
   pid="$(cat "$rundir/pid")"
-  if kill -0 "$pid" 2>/dev/null; then
+  # Only a launcher: a stale pid file's pid may belong to someone else now.
+  if tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q 'ebb\.minicluster\.Main'; then
     say "stopping JVM $pid"
     stop_pids "$pid"
   fi

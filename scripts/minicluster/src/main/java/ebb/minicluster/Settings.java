@@ -54,6 +54,9 @@ final class Settings {
     // much virtual memory.
     c.setBoolean("yarn.nodemanager.vmem-check-enabled", false);
     c.setBoolean("yarn.nodemanager.pmem-check-enabled", false);
+    // How long an NM waits for a killed container's process (default 5 s);
+    // it also bounds each NM's wait for its applications when stopping.
+    c.setInt("yarn.nodemanager.process-kill-wait.ms", 2000);
     // Logs stay in the NodeManagers' log dirs where tests look for them.
     c.setBoolean("yarn.log-aggregation-enable", false);
     c.set("yarn.nodemanager.remote-app-log-dir", runDir.resolve("app-logs").toString());
