@@ -98,6 +98,8 @@ if build_needed; then
     mvn -q -B -f "$here/pom.xml" compile >"$mvnlog" 2>&1 || { tail -n 40 "$mvnlog" >&2; die "maven build failed; see $mvnlog"; }
     say "built launcher online in $((SECONDS - t0)) s"
   fi
+  # build-classpath leaves an unchanged file alone; mark this build as done.
+  touch "$cp_file"
 fi
 
 # A fresh cluster every start: HDFS is formatted anyway, and old NodeManager
