@@ -22,7 +22,8 @@
 #
 # The first run downloads hadoop-minicluster and its dependencies from Maven
 # Central into ~/.m2 (some hundreds of MB); later runs build offline.
-# Environment: EBB_MINICLUSTER_JAVA_OPTS replaces the default heap/GC options.
+# Environment: EBB_MINICLUSTER_JAVA_OPTS replaces the default heap/GC options;
+# EBB_MINICLUSTER_JAVA names the java binary (else a Java 8..21 is looked for).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -72,7 +73,26 @@ if ! getent hosts "$host" >/dev/null; then
   echo "127.0.0.1 $host" >>/etc/hosts || die "cannot add $host to /etc/hosts (need root)"
 fi
 
-command -v java >/dev/null || die "java not found (need a JDK 17)"
+# Hadoop 3.4 runs on Java 8 to 17 (21 with the same opens); from Java 23 on
+# its Subject.getSubject calls fail. Pick a fitting JVM even when the PATH
+# or JAVA_HOME names a newer one (this machine kind also has a JDK 25).
+java_major() {
+  local v
+  v="$("$1" -version 2>&1 | sed -n 's/.*version "\([0-9][0-9.]*\).*/\1/p' | head -n 1)"
+  v="${v#1.}"
+  echo "${v%%.*}"
+}
+java=""
+for cand in ${EBB_MINICLUSTER_JAVA:-} ${JAVA_HOME:+$JAVA_HOME/bin/java} "$(command -v java || true)" \
+  /usr/lib/jvm/java-17-openjdk-amd64/bin/java /usr/lib/jvm/*17*/bin/java /usr/lib/jvm/*11*/bin/java /usr/lib/jvm/*21*/bin/java; do
+  [[ -x "$cand" ]] || continue
+  major="$(java_major "$cand")"
+  if [[ -n "$major" ]] && ((major >= 8 && major <= 21)); then
+    java="$cand"
+    break
+  fi
+done
+[[ -n "$java" ]] || die "no Java 8..21 found for Hadoop 3.4 (set EBB_MINICLUSTER_JAVA to a java binary)"
 command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
 
 # Build the launcher and resolve the class path. Skipped when nothing changed
@@ -131,13 +151,13 @@ t0=$SECONDS
   exec 9>&-
   # As on a real cluster, the NodeManagers' HADOOP_CONF_DIR reaches containers
   # through yarn.nodemanager.env-whitelist.
-  HADOOP_CONF_DIR="$confdir" exec setsid java "${opens[@]}" "${jopts[@]}" -Djava.net.preferIPv4Stack=true \
+  HADOOP_CONF_DIR="$confdir" exec setsid "$java" "${opens[@]}" "${jopts[@]}" -Djava.net.preferIPv4Stack=true \
     -cp "$here/target/classes:$(cat "$cp_file")" \
     ebb.minicluster.Main "$rundir" --no-stdin </dev/null >"$log" 2>&1
 ) &
 pid=$!
 echo "$pid" >"$pidfile"
-say "JVM pid $pid, log $log"
+say "JVM pid $pid ($java), log $log"
 
 deadline=$((SECONDS + timeout))
 until [[ -f "$rundir/ready" ]]; do
