@@ -44,13 +44,13 @@ func TestLiveContainerRuns(t *testing.T) {
 	state := waitAppDone(t, client, rm, newApp.ID, time.Minute)
 	t.Logf("%s ended %s", newApp.ID, state)
 
-	var found []string
-	for _, dir := range NMLogDirs(t) {
-		m, _ := filepath.Glob(filepath.Join(dir, newApp.ID, "container_*", "stdout"))
-		found = append(found, m...)
+	dirs := ContainerLogDirs(t, newApp.ID)
+	if len(dirs) != 1 {
+		t.Fatalf("found %d container log dirs for %s under %v, want 1: %v", len(dirs), newApp.ID, NMLogDirs(t), dirs)
 	}
-	if len(found) != 1 {
-		t.Fatalf("found %d AM stdout files for %s under %v, want 1", len(found), newApp.ID, NMLogDirs(t))
+	var found []string
+	for _, d := range dirs {
+		found = append(found, filepath.Join(d, "stdout"))
 	}
 	out, err := os.ReadFile(found[0])
 	if err != nil {

@@ -12,7 +12,8 @@ import (
 // TestLiveCluster checks the cluster the integration tests will use, so that
 // a broken minicluster shows up here, named, rather than as odd failures in
 // ebb's own tests: the RM's REST API lists NM_COUNT RUNNING nodes with the
-// configured memory, and the NameNode answers WebHDFS.
+// configured memory and the ids cluster.env gives, and the NameNode answers
+// WebHDFS.
 func TestLiveCluster(t *testing.T) {
 	ConfDir(t)
 	client := &http.Client{Timeout: 10 * time.Second}
@@ -47,6 +48,16 @@ func TestLiveCluster(t *testing.T) {
 	}
 	if running != want {
 		t.Errorf("RM reports %d RUNNING nodes of %d, want %d", running, len(nodes.Nodes.Node), want)
+	}
+	// cluster.env must name the nodes the way the RM does (host:port).
+	rmIDs := map[string]bool{}
+	for _, n := range nodes.Nodes.Node {
+		rmIDs[n.ID] = true
+	}
+	for _, id := range NodeIDs(t) {
+		if !rmIDs[id] {
+			t.Errorf("cluster.env node %s is unknown to the RM (RM has %v)", id, rmIDs)
+		}
 	}
 
 	var st struct {

@@ -286,3 +286,43 @@ func TestLookupMissingKeyWrapsErrNoProperty(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoProperty naming the key", err)
 	}
 }
+
+func TestNodeIDsOnSample(t *testing.T) {
+	t.Setenv(EnvConfDir, sampleConf(t))
+	t.Setenv("CI", "")
+	got := strings.Join(NodeIDs(t), ",")
+	if got != "localhost:34143,localhost:40257" {
+		t.Errorf("NodeIDs = %s, want NM0 then NM1 from cluster.env", got)
+	}
+}
+
+func TestContainerLogDirs(t *testing.T) {
+	// Two NMs; the application ran one container on each, plus a file and
+	// another application that must not be picked up.
+	nm0, nm1 := t.TempDir(), t.TempDir()
+	app := "application_1_0001"
+	mk := func(p string) {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(filepath.Join(nm0, app, "container_1_0001_01_000001"))
+	mk(filepath.Join(nm1, app, "container_1_0001_01_000002"))
+	mk(filepath.Join(nm1, "application_1_0002", "container_1_0002_01_000001"))
+	if err := os.WriteFile(filepath.Join(nm1, app, "container_stray_file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := containerLogDirs([]string{nm0, nm1, "/nonexistent"}, app)
+	want := map[string]string{
+		"container_1_0001_01_000001": filepath.Join(nm0, app, "container_1_0001_01_000001"),
+		"container_1_0001_01_000002": filepath.Join(nm1, app, "container_1_0001_01_000002"),
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s -> %q, want %q", k, got[k], v)
+		}
+	}
+}
