@@ -3,11 +3,12 @@
 #
 # usage: scripts/minicluster/stop.sh [RUNDIR]   (default: $EBB_MINICLUSTER_DIR or /tmp/ebb-minicluster)
 #
-# Sends SIGTERM to the JVM (its shutdown hook stops YARN, then HDFS), waits up
-# to $EBB_MINICLUSTER_STOP_TIMEOUT seconds (default 60), then SIGKILLs it.
-# Container processes left behind (their working directory is under RUNDIR)
-# are ended the same way. Exits 0 when nothing of the cluster runs any more,
-# also when nothing ran. RUNDIR itself is kept for post-mortems.
+# Sends SIGTERM to the JVM (its signal handler stops the NodeManagers, the
+# RM, then HDFS), waits up to $EBB_MINICLUSTER_STOP_TIMEOUT seconds (default
+# 60), then SIGKILLs it. Container processes left behind (working directory
+# under RUNDIR and a CONTAINER_ID in their environment) are ended the same
+# way. Exits 0 when nothing of the cluster runs any more, also when nothing
+# ran. RUNDIR itself is kept for post-mortems.
 set -euo pipefail
 
 rundir="${1:-${EBB_MINICLUSTER_DIR:-/tmp/ebb-minicluster}}"
@@ -46,12 +47,18 @@ if [[ -f "$rundir/pid" ]]; then
 fi
 
 # Containers are separate processes; a NodeManager that was killed cannot
-# clean them up. They are recognised by a working directory inside RUNDIR.
+# clean them up. They are recognised by a working directory inside RUNDIR
+# and a CONTAINER_ID in their environment (which the NM sets), so a shell
+# someone left in a container directory is not among them.
 strays=()
 for d in /proc/[0-9]*; do
   cwd="$(readlink "$d/cwd" 2>/dev/null)" || continue
   case "$cwd" in
-    "$rundir"/*) strays+=("${d#/proc/}") ;;
+    "$rundir"/*)
+      if tr '\0' '\n' 2>/dev/null <"$d/environ" | grep -q '^CONTAINER_ID=container_'; then
+        strays+=("${d#/proc/}")
+      fi
+      ;;
   esac
 done
 if ((${#strays[@]} > 0)); then
