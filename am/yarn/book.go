@@ -1,0 +1,320 @@
+package yarn
+
+import (
+	"sort"
+
+	"ebb/am"
+)
+
+// Book is the pure bookkeeping between the Core's wishes and the RM: how
+// many containers each group wants, which containers it holds, and which
+// asks, releases and blacklist entries the RM has been told about. It does
+// no IO and reads no clock; the world calls it under its mutex.
+//
+// Asks are absolute totals per (priority, resource name), as the RM keeps
+// them. Each group has its own priority, so a priority stands for one
+// container size and an allocated container's priority names its group.
+// After every heartbeat the wanted table is recomputed from scratch
+// (pending = wanted - held) and only rows that differ from what the RM
+// holds are sent, a row no longer wanted as a 0.
+type Book struct {
+	groups   map[string]*groupBook
+	byPrio   map[int32]*groupBook
+	nextPrio int32
+	held     map[ContainerID]*held
+	racks    map[string]string // node → rack
+
+	sent      map[askKey]Ask
+	release   []ContainerID
+	releasing map[ContainerID]bool // released, not yet reported completed
+	avoid     map[string]bool
+	sentAvoid map[string]bool
+	// IncludePort: the RM names nodes host:port
+	// (yarn.scheduler.include-port-in-node-name), else by host.
+	IncludePort bool
+}
+
+type groupBook struct {
+	info   am.GroupInfo
+	prio   int32
+	want   int
+	prefer []string
+}
+
+type held struct {
+	c       Container
+	group   string
+	stopped bool // the AM told its worker to exit: no longer counted
+}
+
+// NewBook returns an empty book.
+func NewBook() *Book {
+	return &Book{groups: map[string]*groupBook{}, byPrio: map[int32]*groupBook{}, held: map[ContainerID]*held{},
+		racks: map[string]string{}, sent: map[askKey]Ask{}, releasing: map[ContainerID]bool{},
+		avoid: map[string]bool{}, sentAvoid: map[string]bool{}}
+}
+
+// Want records a group's wished total (held + requested). Prefer, when
+// set, turns its pending containers into strict node-level requests
+// spread over those nodes; avoid is the set of draining nodes.
+func (b *Book) Want(g am.GroupInfo, total int, prefer, avoid []string) {
+	gb, ok := b.groups[g.Name]
+	if !ok {
+		b.nextPrio++
+		gb = &groupBook{prio: b.nextPrio}
+		b.groups[g.Name] = gb
+		b.byPrio[gb.prio] = gb
+	}
+	gb.info, gb.want, gb.prefer = g, total, append([]string(nil), prefer...)
+	b.avoid = map[string]bool{}
+	for _, n := range avoid {
+		b.avoid[n] = true
+	}
+}
+
+// SetRack records a node's rack (from the RM's node reports).
+func (b *Book) SetRack(node, rack string) {
+	if rack != "" {
+		b.racks[node] = rack
+	}
+}
+
+// Held counts the containers a group holds (launched or launching, not
+// stopped).
+func (b *Book) Held(group string) int {
+	n := 0
+	for _, h := range b.held {
+		if h.group == group && !h.stopped {
+			n++
+		}
+	}
+	return n
+}
+
+// Pending is how many containers a group still asks for.
+func (b *Book) Pending(group string) int {
+	gb, ok := b.groups[group]
+	if !ok {
+		return 0
+	}
+	return max(0, gb.want-b.Held(group))
+}
+
+func capability(g am.GroupInfo) Resource {
+	v := g.VCores
+	if v <= 0 {
+		v = 1
+	}
+	return Resource{MemoryMB: g.MemoryMB, VCores: int32(v)}
+}
+
+// resourceName is how the RM names a node in asks and the blacklist.
+func (b *Book) resourceName(node string) string {
+	if b.IncludePort {
+		return node
+	}
+	host := node
+	for i := len(node) - 1; i >= 0; i-- {
+		if node[i] == ':' {
+			host = node[:i]
+			break
+		}
+	}
+	return host
+}
+
+// wanted is the whole ask table as it should be now.
+func (b *Book) wanted() map[askKey]Ask {
+	out := map[askKey]Ask{}
+	add := func(a Ask) {
+		k := a.key()
+		if cur, ok := out[k]; ok {
+			a.Count += cur.Count
+		}
+		out[k] = a
+	}
+	for _, gb := range b.groups {
+		p := b.Pending(gb.info.Name)
+		if p == 0 {
+			continue
+		}
+		cap := capability(gb.info)
+		var prefer []string
+		for _, n := range gb.prefer {
+			if n != "" && !b.avoid[n] {
+				prefer = append(prefer, n)
+			}
+		}
+		if len(prefer) == 0 {
+			add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: true})
+			continue
+		}
+		// Strict: the node (relax true), its rack and ANY with relax
+		// false, so the RM places them on these nodes only. Pending
+		// containers are dealt round-robin, best node first.
+		per := make([]int32, len(prefer))
+		for i := 0; i < p; i++ {
+			per[i%len(prefer)]++
+		}
+		for i, n := range prefer {
+			if per[i] == 0 {
+				continue
+			}
+			rack := b.racks[n]
+			if rack == "" {
+				rack = DefaultRack
+			}
+			add(Ask{Priority: gb.prio, Name: b.resourceName(n), Capability: cap, Count: per[i], Relax: true})
+			add(Ask{Priority: gb.prio, Name: rack, Capability: cap, Count: per[i], Relax: false})
+		}
+		add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: false})
+	}
+	return out
+}
+
+// Request builds the next heartbeat's changes and notes them as sent.
+func (b *Book) Request() AllocateRequest {
+	var req AllocateRequest
+	want := b.wanted()
+	for k, a := range want {
+		if s, ok := b.sent[k]; !ok || s != a {
+			req.Asks = append(req.Asks, a)
+			b.sent[k] = a
+		}
+	}
+	for k, s := range b.sent {
+		if _, ok := want[k]; !ok {
+			if s.Count != 0 {
+				s.Count = 0
+				req.Asks = append(req.Asks, s) // cancel, with the relax value it had
+			}
+			delete(b.sent, k)
+		}
+	}
+	sort.Slice(req.Asks, func(i, j int) bool {
+		a, c := req.Asks[i], req.Asks[j]
+		if a.Priority != c.Priority {
+			return a.Priority < c.Priority
+		}
+		return a.Name < c.Name
+	})
+	req.Release, b.release = b.release, nil
+	for n := range b.avoid {
+		if !b.sentAvoid[n] {
+			req.BlacklistAdd = append(req.BlacklistAdd, b.resourceName(n))
+			b.sentAvoid[n] = true
+		}
+	}
+	for n := range b.sentAvoid {
+		if !b.avoid[n] {
+			req.BlacklistRemove = append(req.BlacklistRemove, b.resourceName(n))
+			delete(b.sentAvoid, n)
+		}
+	}
+	sort.Strings(req.BlacklistAdd)
+	sort.Strings(req.BlacklistRemove)
+	return req
+}
+
+// Resync forgets what the RM was told, so the next Request sends the whole
+// table, every release not yet confirmed and the blacklist (after a
+// re-register, or a heartbeat whose request may not have arrived).
+func (b *Book) Resync() {
+	b.sent = map[askKey]Ask{}
+	b.sentAvoid = map[string]bool{}
+	b.release = b.release[:0]
+	for id := range b.releasing {
+		b.release = append(b.release, id)
+	}
+	sort.Slice(b.release, func(i, j int) bool { return b.release[i].ID < b.release[j].ID })
+}
+
+// Placed is an accepted container and the group it will serve.
+type Placed struct {
+	Container Container
+	Group     am.GroupInfo
+}
+
+// Allocated matches new containers to groups by priority. A container is
+// kept while its group holds fewer than it wants and the node is not being
+// drained; anything else is surplus (the RM may hand out more than is
+// still asked, since asks cross allocations in flight) and is released.
+func (b *Book) Allocated(cs []Container) (keep []Placed, released []ContainerID) {
+	for _, c := range cs {
+		if _, dup := b.held[c.ID]; dup {
+			continue
+		}
+		gb, ok := b.byPrio[c.Priority]
+		if !ok || b.Held(gb.info.Name) >= gb.want || b.avoid[c.Node] {
+			b.giveBack(c.ID)
+			released = append(released, c.ID)
+			continue
+		}
+		b.held[c.ID] = &held{c: c, group: gb.info.Name}
+		keep = append(keep, Placed{Container: c, Group: gb.info})
+	}
+	return keep, released
+}
+
+func (b *Book) giveBack(id ContainerID) {
+	b.release = append(b.release, id)
+	b.releasing[id] = true
+}
+
+// Release gives a held container back (its launch failed, or the AM is
+// ending) and forgets it.
+func (b *Book) Release(id ContainerID) {
+	delete(b.held, id)
+	b.giveBack(id)
+}
+
+// Completed removes finished containers and returns those that were held
+// (the Core must hear that their workers are gone).
+func (b *Book) Completed(cs []Completed) (lost []Completed) {
+	for _, c := range cs {
+		delete(b.releasing, c.ID)
+		if _, ok := b.held[c.ID]; ok {
+			delete(b.held, c.ID)
+			lost = append(lost, c)
+		}
+	}
+	return lost
+}
+
+// Stopped: the AM told the worker in container id to exit. It no longer
+// counts toward its group; the container goes when the process exits.
+func (b *Book) Stopped(id ContainerID) {
+	if h, ok := b.held[id]; ok {
+		h.stopped = true
+	}
+}
+
+// Moved: recycling gave the worker in container id to another group.
+func (b *Book) Moved(id ContainerID, g am.GroupInfo) {
+	if h, ok := b.held[id]; ok {
+		h.group = g.Name
+	}
+}
+
+// Containers lists every held container (for Close), sorted by id.
+func (b *Book) Containers() []Container {
+	out := make([]Container, 0, len(b.held))
+	for _, h := range b.held {
+		out = append(out, h.c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID.ID < out[j].ID.ID })
+	return out
+}
+
+// ReleaseAll cancels every ask and gives every held container back (the AM
+// is ending); it returns the containers it held.
+func (b *Book) ReleaseAll() []Container {
+	for _, gb := range b.groups {
+		gb.want = 0
+	}
+	cs := b.Containers()
+	for _, c := range cs {
+		b.Release(c.ID)
+	}
+	return cs
+}

@@ -1,0 +1,161 @@
+package yarn
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	"ebb/proto/hadooppb"
+	"ebb/yarnrpc"
+)
+
+// Client is the ApplicationClientProtocol as ebb's commands need it
+// (submit, reports, kill, nodes), in this package's types.
+type Client struct{ c *yarnrpc.ApplicationClient }
+
+// NewClient returns a client of the RM at addr acting as user (SIMPLE
+// authentication, as on an insecure cluster).
+func NewClient(addr, user string, opts ...yarnrpc.Option) *Client {
+	return &Client{c: yarnrpc.NewApplicationClient(addr, user, opts...)}
+}
+
+// Close ends the connection.
+func (c *Client) Close() error { return c.c.Close() }
+
+// NewApp reserves an application id; Resource is the largest container.
+func (c *Client) NewApp(ctx context.Context) (AppID, Resource, error) {
+	r, err := c.c.GetNewApplication(ctx)
+	if err != nil {
+		return AppID{}, Resource{}, err
+	}
+	return appIDFrom(r.GetApplicationId()), resourceFrom(r.GetMaximumCapability()), nil
+}
+
+// AppSpec is an application to submit: its AM container and how YARN
+// should treat it.
+type AppSpec struct {
+	ID          AppID
+	Name        string
+	Queue       string
+	Type        string
+	Resource    Resource
+	MaxAttempts int
+	Tags        []string
+	AM          Launch
+}
+
+// Submit submits an application under an id from NewApp.
+func (c *Client) Submit(ctx context.Context, s AppSpec) error {
+	clc, err := launchProto(s.AM)
+	if err != nil {
+		return err
+	}
+	sub := &hadooppb.ApplicationSubmissionContextProto{
+		ApplicationId:   appIDProto(s.ID),
+		ApplicationName: proto.String(s.Name),
+		AmContainerSpec: clc,
+		Resource:        resourceProto(s.Resource),
+		ApplicationType: proto.String(s.Type),
+		ApplicationTags: s.Tags,
+	}
+	if s.Queue != "" {
+		sub.Queue = proto.String(s.Queue)
+	}
+	if s.MaxAttempts > 0 {
+		sub.MaxAppAttempts = proto.Int32(int32(s.MaxAttempts))
+	}
+	return c.c.SubmitApplication(ctx, sub)
+}
+
+// AppState is YARN's application state.
+type AppState int32
+
+const (
+	StateNew       = AppState(hadooppb.YarnApplicationStateProto_NEW)
+	StateNewSaving = AppState(hadooppb.YarnApplicationStateProto_NEW_SAVING)
+	StateSubmitted = AppState(hadooppb.YarnApplicationStateProto_SUBMITTED)
+	StateAccepted  = AppState(hadooppb.YarnApplicationStateProto_ACCEPTED)
+	StateRunning   = AppState(hadooppb.YarnApplicationStateProto_RUNNING)
+	StateFinished  = AppState(hadooppb.YarnApplicationStateProto_FINISHED)
+	StateFailed    = AppState(hadooppb.YarnApplicationStateProto_FAILED)
+	StateKilled    = AppState(hadooppb.YarnApplicationStateProto_KILLED)
+)
+
+func (s AppState) String() string { return hadooppb.YarnApplicationStateProto(s).String() }
+
+// Done: the application has ended.
+func (s AppState) Done() bool { return s == StateFinished || s == StateFailed || s == StateKilled }
+
+// AppReport is the RM's report of an application.
+type AppReport struct {
+	ID          AppID
+	Name        string
+	User        string
+	Queue       string
+	Type        string
+	Host        string
+	RPCPort     int32
+	State       AppState
+	Final       FinalStatus
+	TrackingURL string
+	Diagnostics string
+	Progress    float32
+	StartMs     int64
+	Tags        []string
+}
+
+func reportFrom(r *hadooppb.ApplicationReportProto) AppReport {
+	final := map[hadooppb.FinalApplicationStatusProto]FinalStatus{
+		hadooppb.FinalApplicationStatusProto_APP_SUCCEEDED: Succeeded, hadooppb.FinalApplicationStatusProto_APP_FAILED: Failed,
+		hadooppb.FinalApplicationStatusProto_APP_KILLED: Killed,
+	}[r.GetFinalApplicationStatus()]
+	return AppReport{ID: appIDFrom(r.GetApplicationId()), Name: r.GetName(), User: r.GetUser(), Queue: r.GetQueue(),
+		Type: r.GetApplicationType(), Host: r.GetHost(), RPCPort: r.GetRpcPort(), State: AppState(r.GetYarnApplicationState()),
+		Final: final, TrackingURL: r.GetTrackingUrl(), Diagnostics: r.GetDiagnostics(), Progress: r.GetProgress(), StartMs: r.GetStartTime(),
+		Tags: r.GetApplicationTags()}
+}
+
+// Report returns one application's report.
+func (c *Client) Report(ctx context.Context, id AppID) (AppReport, error) {
+	r, err := c.c.GetApplicationReport(ctx, appIDProto(id))
+	if err != nil {
+		return AppReport{}, err
+	}
+	return reportFrom(r), nil
+}
+
+// Apps lists applications of the given types, states and users (empty:
+// any).
+func (c *Client) Apps(ctx context.Context, types []string, states []AppState, users []string) ([]AppReport, error) {
+	req := &hadooppb.GetApplicationsRequestProto{ApplicationTypes: types, Users: users}
+	for _, s := range states {
+		req.ApplicationStates = append(req.ApplicationStates, hadooppb.YarnApplicationStateProto(s))
+	}
+	rs, err := c.c.GetApplications(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]AppReport, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, reportFrom(r))
+	}
+	return out, nil
+}
+
+// Kill asks the RM to kill an application; false while it is still going.
+func (c *Client) Kill(ctx context.Context, id AppID, diagnostics string) (bool, error) {
+	return c.c.ForceKillApplication(ctx, appIDProto(id), diagnostics)
+}
+
+// Nodes returns the RUNNING NodeManagers.
+func (c *Client) Nodes(ctx context.Context) ([]NodeReport, error) {
+	ns, err := c.c.GetClusterNodes(ctx, hadooppb.NodeStateProto_NS_RUNNING)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]NodeReport, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, nodeReportFrom(n))
+	}
+	return out, nil
+}

@@ -1,0 +1,120 @@
+package yarn
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+
+	"ebb/proto/hadooppb"
+	"ebb/yarnrpc"
+)
+
+// Translations between this package's types and the wire messages. Only
+// the adapters use them.
+
+func appIDProto(a AppID) *hadooppb.ApplicationIdProto {
+	return &hadooppb.ApplicationIdProto{Id: proto.Int32(a.ID), ClusterTimestamp: proto.Int64(a.ClusterTS)}
+}
+
+func appIDFrom(p *hadooppb.ApplicationIdProto) AppID {
+	return AppID{ClusterTS: p.GetClusterTimestamp(), ID: p.GetId()}
+}
+
+func containerIDProto(c ContainerID) *hadooppb.ContainerIdProto {
+	return &hadooppb.ContainerIdProto{
+		AppId:        appIDProto(c.Attempt.App),
+		AppAttemptId: &hadooppb.ApplicationAttemptIdProto{ApplicationId: appIDProto(c.Attempt.App), AttemptId: proto.Int32(c.Attempt.Attempt)},
+		Id:           proto.Int64(c.ID),
+	}
+}
+
+func containerIDFrom(p *hadooppb.ContainerIdProto) ContainerID {
+	app := p.GetAppAttemptId().GetApplicationId()
+	if app == nil {
+		app = p.GetAppId()
+	}
+	return ContainerID{Attempt: AttemptID{App: appIDFrom(app), Attempt: p.GetAppAttemptId().GetAttemptId()}, ID: p.GetId()}
+}
+
+func nodeName(n *hadooppb.NodeIdProto) string {
+	return net.JoinHostPort(n.GetHost(), strconv.Itoa(int(n.GetPort())))
+}
+
+func resourceProto(r Resource) *hadooppb.ResourceProto {
+	return &hadooppb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(r.VCores)}
+}
+
+func resourceFrom(p *hadooppb.ResourceProto) Resource {
+	return Resource{MemoryMB: p.GetMemory(), VCores: p.GetVirtualCores()}
+}
+
+func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {
+	return NodeReport{Node: nodeName(n.GetNodeId()), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
+		VCores: n.GetCapability().GetVirtualCores(), Running: n.GetNodeState() == hadooppb.NodeStateProto_NS_RUNNING,
+		Containers: n.GetNumContainers()}
+}
+
+func nmTokensFrom(ts []*hadooppb.NMTokenProto) []NMToken {
+	var out []NMToken
+	for _, t := range ts {
+		out = append(out, NMToken{Node: nodeName(t.GetNodeId()), Token: yarnrpc.TokenFromProto(t.GetToken())})
+	}
+	return out
+}
+
+// localResourceProto turns an hdfs:// URL into the NM's URL record.
+func localResourceProto(r LocalResource) (*hadooppb.LocalResourceProto, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil || u.Scheme == "" {
+		return nil, fmt.Errorf("local resource %q: not a URL", r.URL)
+	}
+	up := &hadooppb.URLProto{Scheme: proto.String(u.Scheme), File: proto.String(u.Path)}
+	if h := u.Hostname(); h != "" {
+		up.Host = proto.String(h)
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, fmt.Errorf("local resource %q: bad port", r.URL)
+		}
+		up.Port = proto.Int32(int32(n))
+	}
+	return &hadooppb.LocalResourceProto{
+		Resource:   up,
+		Size:       proto.Int64(r.Size),
+		Timestamp:  proto.Int64(r.Timestamp),
+		Type:       hadooppb.LocalResourceTypeProto_FILE.Enum(),
+		Visibility: hadooppb.LocalResourceVisibilityProto_APPLICATION.Enum(),
+	}, nil
+}
+
+func launchProto(l Launch) (*hadooppb.ContainerLaunchContextProto, error) {
+	clc := &hadooppb.ContainerLaunchContextProto{Command: l.Command}
+	for _, k := range sortedKeys(l.Resources) {
+		lr, err := localResourceProto(l.Resources[k])
+		if err != nil {
+			return nil, err
+		}
+		clc.LocalResources = append(clc.LocalResources, &hadooppb.StringLocalResourceMapProto{Key: proto.String(k), Value: lr})
+	}
+	for _, k := range sortedKeys(l.Env) {
+		clc.Environment = append(clc.Environment, &hadooppb.StringStringMapProto{Key: proto.String(k), Value: proto.String(l.Env[k])})
+	}
+	return clc, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

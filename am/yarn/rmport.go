@@ -1,0 +1,86 @@
+package yarn
+
+import (
+	"context"
+
+	"google.golang.org/protobuf/proto"
+
+	"ebb/proto/hadooppb"
+	"ebb/yarnrpc"
+)
+
+// RMPort is the RM port over yarnrpc's ApplicationMasterProtocol client.
+type RMPort struct{ C *yarnrpc.AMRMClient }
+
+// Register implements RM.
+func (p RMPort) Register(ctx context.Context, host string, port int32, trackingURL string) (Registration, error) {
+	r, err := p.C.RegisterApplicationMaster(ctx, host, port, trackingURL)
+	if err != nil {
+		return Registration{}, err
+	}
+	return Registration{Max: resourceFrom(r.GetMaximumCapability()), Queue: r.GetQueue(),
+		NMTokens: nmTokensFrom(r.GetNmTokensFromPreviousAttempts())}, nil
+}
+
+// Allocate implements RM.
+func (p RMPort) Allocate(ctx context.Context, req AllocateRequest) (AllocateResponse, error) {
+	pr := &hadooppb.AllocateRequestProto{ResponseId: proto.Int32(req.ResponseID), Progress: proto.Float32(req.Progress)}
+	for _, a := range req.Asks {
+		pr.Ask = append(pr.Ask, &hadooppb.ResourceRequestProto{
+			Priority:      &hadooppb.PriorityProto{Priority: proto.Int32(a.Priority)},
+			ResourceName:  proto.String(a.Name),
+			Capability:    resourceProto(a.Capability),
+			NumContainers: proto.Int32(a.Count),
+			RelaxLocality: proto.Bool(a.Relax),
+		})
+	}
+	for _, id := range req.Release {
+		pr.Release = append(pr.Release, containerIDProto(id))
+	}
+	if len(req.BlacklistAdd)+len(req.BlacklistRemove) > 0 {
+		pr.BlacklistRequest = &hadooppb.ResourceBlacklistRequestProto{BlacklistAdditions: req.BlacklistAdd, BlacklistRemovals: req.BlacklistRemove}
+	}
+	r, err := p.C.Allocate(ctx, pr)
+	if err != nil {
+		return AllocateResponse{}, err
+	}
+	out := AllocateResponse{ResponseID: r.GetResponseId(), NMTokens: nmTokensFrom(r.GetNmTokens())}
+	// proto2: an absent enum reads as its first value (AM_RESYNC), so
+	// only a command actually on the wire counts.
+	if r.AMCommand != nil {
+		switch *r.AMCommand {
+		case hadooppb.AMCommandProto_AM_RESYNC:
+			out.Command = CommandResync
+		case hadooppb.AMCommandProto_AM_SHUTDOWN:
+			out.Command = CommandShutdown
+		}
+	}
+	for _, c := range r.GetAllocatedContainers() {
+		out.Allocated = append(out.Allocated, Container{
+			ID: containerIDFrom(c.GetId()), Node: nodeName(c.GetNodeId()), Host: c.GetNodeId().GetHost(),
+			Resource: resourceFrom(c.GetResource()), Priority: c.GetPriority().GetPriority(),
+			Token: yarnrpc.TokenFromProto(c.GetContainerToken()),
+		})
+	}
+	for _, s := range r.GetCompletedContainerStatuses() {
+		out.Completed = append(out.Completed, Completed{ID: containerIDFrom(s.GetContainerId()), ExitStatus: s.GetExitStatus(), Diagnostics: s.GetDiagnostics()})
+	}
+	for _, n := range r.GetUpdatedNodes() {
+		out.UpdatedNodes = append(out.UpdatedNodes, nodeReportFrom(n))
+	}
+	if t := r.GetAmRmToken(); t != nil {
+		tok := yarnrpc.TokenFromProto(t)
+		out.AMRMToken = &tok // yarnrpc already uses it for new connections
+	}
+	return out, nil
+}
+
+// Finish implements RM.
+func (p RMPort) Finish(ctx context.Context, status FinalStatus, diagnostics, trackingURL string) (bool, error) {
+	st := map[FinalStatus]hadooppb.FinalApplicationStatusProto{
+		Undefined: hadooppb.FinalApplicationStatusProto_APP_UNDEFINED, Succeeded: hadooppb.FinalApplicationStatusProto_APP_SUCCEEDED,
+		Failed: hadooppb.FinalApplicationStatusProto_APP_FAILED, Killed: hadooppb.FinalApplicationStatusProto_APP_KILLED,
+	}[status]
+	return p.C.FinishApplicationMaster(ctx, &hadooppb.FinishApplicationMasterRequestProto{
+		Diagnostics: proto.String(diagnostics), TrackingUrl: proto.String(trackingURL), FinalApplicationStatus: st.Enum()})
+}

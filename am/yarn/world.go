@@ -1,0 +1,465 @@
+package yarn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"ebb/am"
+	"ebb/yarnrpc"
+)
+
+// WorkerLaunch is what every worker container gets.
+type WorkerLaunch struct {
+	// Binary is the ebb executable in the staging directory, linked as
+	// ./ebb in the container.
+	Binary LocalResource
+	// AMAddress and Secret are what workers connect with.
+	AMAddress string
+	Secret    string
+	// Env is added to every worker's environment (HADOOP_USER_NAME, ...).
+	Env map[string]string
+}
+
+// Options configure the yarn world.
+type Options struct {
+	RM RM
+	NM NM
+	// Heartbeat is mr3.am.rm.heartbeat.interval.ms.
+	Heartbeat time.Duration
+	// Host, Port and TrackingURL are registered with the RM: the AM's
+	// client address and its status page.
+	Host        string
+	Port        int32
+	TrackingURL string
+	Worker      WorkerLaunch
+	// Nodes are the cluster's NodeManagers at start (getClusterNodes).
+	Nodes []NodeReport
+	// IncludePort: yarn.scheduler.include-port-in-node-name.
+	IncludePort bool
+	Log         *logrus.Logger
+	Post        am.Poster
+	// OnShutdown is called once when the RM orders the AM to stop
+	// (AM_SHUTDOWN) or no longer knows this attempt.
+	OnShutdown func(reason string)
+}
+
+// World is the YARN world. The Core's calls (WantWorkers, ...) come on the
+// loop goroutine; the heartbeat runs on its own goroutine; both meet in
+// the Book under mu. Events for the Core go through Post.
+type World struct {
+	o    Options
+	mu   sync.Mutex
+	book *Book
+	// nodes by host:port, from getClusterNodes and allocate's updates.
+	nodes    map[string]NodeReport
+	respID   int32
+	reg      Registration
+	nudge    chan struct{}
+	cancel   context.CancelFunc
+	hbDone   chan struct{}
+	launches sync.WaitGroup
+	shutOnce sync.Once
+	stats    Stats
+}
+
+// Stats are the world's measurements, for logs and reports.
+type Stats struct {
+	Heartbeats      int
+	AllocateTotal   time.Duration
+	AllocateMax     time.Duration
+	Allocated       int // containers received
+	Released        int // surplus given back
+	Launched        int // started on an NM
+	LaunchFailed    int
+	CompletedLost   int // held containers that completed
+	FirstAllocation time.Time
+}
+
+// MeanAllocate is the mean allocate round-trip.
+func (s Stats) MeanAllocate() time.Duration {
+	if s.Heartbeats == 0 {
+		return 0
+	}
+	return s.AllocateTotal / time.Duration(s.Heartbeats)
+}
+
+// New builds the world; Register and Start bring it up.
+func New(o Options) *World {
+	if o.Log == nil {
+		o.Log = logrus.StandardLogger()
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = time.Second
+	}
+	w := &World{o: o, book: NewBook(), nodes: map[string]NodeReport{}, nudge: make(chan struct{}, 1)}
+	w.book.IncludePort = o.IncludePort
+	for _, n := range o.Nodes {
+		w.nodes[n.Node] = n
+		w.book.SetRack(n.Node, n.Rack)
+	}
+	return w
+}
+
+// Register registers the attempt with the RM and remembers the maximum
+// container size and the NMTokens of containers from earlier attempts.
+func (w *World) Register(ctx context.Context) (Registration, error) {
+	reg, err := w.o.RM.Register(ctx, w.o.Host, w.o.Port, w.o.TrackingURL)
+	if err != nil {
+		return reg, fmt.Errorf("yarn: registering the AM: %w", err)
+	}
+	w.mu.Lock()
+	w.reg = reg
+	w.respID = 0
+	w.mu.Unlock()
+	for _, t := range reg.NMTokens {
+		w.o.NM.SetToken(t.Node, t.Token)
+	}
+	return reg, nil
+}
+
+// Max is the largest container the RM grants (from the registration).
+func (w *World) Max() Resource {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reg.Max
+}
+
+// Stats returns the measurements so far.
+func (w *World) Stats() Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
+}
+
+// Start runs the heartbeat until Close.
+func (w *World) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	w.hbDone = make(chan struct{})
+	go w.heartbeat(ctx)
+}
+
+func (w *World) heartbeat(ctx context.Context) {
+	defer close(w.hbDone)
+	t := time.NewTicker(w.o.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.nudge:
+		}
+		if err := w.beat(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			w.o.Log.Warnf("yarn: heartbeat: %v", err)
+			if errors.Is(err, yarnrpc.ErrAttemptNotFound) {
+				w.shutdown("the ResourceManager no longer knows this attempt")
+				return
+			}
+		}
+	}
+}
+
+func (w *World) shutdown(reason string) {
+	w.shutOnce.Do(func() {
+		w.o.Log.Warnf("yarn: shutting down: %s", reason)
+		if w.o.OnShutdown != nil {
+			w.o.OnShutdown(reason)
+		}
+	})
+}
+
+// beat is one allocate round: send the book's changes, take in what came
+// back, launch what was kept and tell the Core about completed containers.
+// Only the heartbeat goroutine calls it (and Close, after that goroutine
+// ended), so two allocates never overlap.
+func (w *World) beat(ctx context.Context) error {
+	w.mu.Lock()
+	req := w.book.Request()
+	req.ResponseID = w.respID
+	w.mu.Unlock()
+	start := time.Now()
+	resp, err := w.o.RM.Allocate(ctx, req)
+	rtt := time.Since(start)
+	if err != nil {
+		w.mu.Lock()
+		w.book.Resync() // the changes may not have arrived: send all again
+		w.mu.Unlock()
+		if errors.Is(err, yarnrpc.ErrNotRegistered) {
+			return w.reregister(ctx, "the ResourceManager does not know this AM (restarted?)")
+		}
+		return fmt.Errorf("allocate: %w", err)
+	}
+	w.mu.Lock()
+	w.stats.Heartbeats++
+	w.stats.AllocateTotal += rtt
+	w.stats.AllocateMax = max(w.stats.AllocateMax, rtt)
+	w.respID = resp.ResponseID
+	for _, n := range resp.UpdatedNodes {
+		w.nodes[n.Node] = n
+		w.book.SetRack(n.Node, n.Rack)
+	}
+	keep, released := w.book.Allocated(resp.Allocated)
+	lost := w.book.Completed(resp.Completed)
+	w.stats.Allocated += len(resp.Allocated)
+	w.stats.Released += len(released)
+	w.stats.CompletedLost += len(lost)
+	if len(resp.Allocated) > 0 && w.stats.FirstAllocation.IsZero() {
+		w.stats.FirstAllocation = time.Now()
+	}
+	w.mu.Unlock()
+	if resp.AMRMToken != nil {
+		w.o.Log.Infof("yarn: the ResourceManager rolled the AMRMToken")
+	}
+	for _, t := range resp.NMTokens {
+		w.o.NM.SetToken(t.Node, t.Token)
+	}
+	if len(req.Asks) > 0 || len(resp.Allocated) > 0 || len(resp.Completed) > 0 {
+		w.o.Log.Infof("yarn: allocate #%d in %s: %d asks changed, %d released; got %d containers (%d kept), %d completed",
+			resp.ResponseID, rtt.Round(time.Microsecond), len(req.Asks), len(req.Release), len(resp.Allocated), len(keep), len(resp.Completed))
+	}
+	for _, p := range keep {
+		w.launch(p)
+	}
+	for _, c := range lost {
+		id := c.ID.String()
+		reason := fmt.Sprintf("container %s completed, exit status %d (%s): %s", id, c.ExitStatus, ExitStatusText(c.ExitStatus), strings.TrimSpace(c.Diagnostics))
+		w.o.Post(func(core *am.Core, now time.Time) { core.WorkerLost(now, id, reason) })
+	}
+	switch resp.Command {
+	case CommandResync:
+		return w.reregister(ctx, "the ResourceManager asked for a resync")
+	case CommandShutdown:
+		w.shutdown("the ResourceManager ordered AM_SHUTDOWN")
+	}
+	return nil
+}
+
+func (w *World) reregister(ctx context.Context, why string) error {
+	w.o.Log.Warnf("yarn: re-registering: %s", why)
+	if _, err := w.Register(ctx); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.book.Resync()
+	w.mu.Unlock()
+	return nil
+}
+
+// launch starts `ebb worker` in a kept container, off the heartbeat
+// goroutine (an NM call must not delay the next allocate).
+func (w *World) launch(p Placed) {
+	l := w.workerLaunch(p)
+	w.launches.Add(1)
+	go func() {
+		defer w.launches.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err := w.o.NM.Start(ctx, p.Container, l)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if err != nil {
+			w.stats.LaunchFailed++
+			w.book.Release(p.Container.ID)
+			w.o.Log.Errorf("yarn: launching worker in %s on %s: %v", p.Container.ID, p.Container.Node, err)
+			return
+		}
+		w.stats.Launched++
+		w.o.Log.Infof("yarn: launched worker %s (group %s, %d MB) on %s", p.Container.ID, p.Group.Name, p.Container.Resource.MemoryMB, p.Container.Node)
+	}()
+}
+
+// shellQuote makes s one word for the NM's bash.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == ',' ||
+			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// workerLaunch is the container's launch context: ./ebb worker with its
+// work dir in the container's directory, logs in the container's log dir
+// (<LOG_DIR>, so the YARN UI and `yarn logs` show them) and the NM's host
+// as the address other workers fetch outputs from.
+func (w *World) workerLaunch(p Placed) Launch {
+	id := p.Container.ID.String()
+	g := p.Group
+	vcores := max(g.VCores, 1)
+	args := []string{"./ebb", "worker",
+		"--am", shellQuote(w.o.Worker.AMAddress),
+		"--worker-id", shellQuote(id),
+		"--group", shellQuote(g.Name),
+		"--node", shellQuote(p.Container.Node),
+		"--memory-mb", strconv.FormatInt(g.MemoryMB, 10),
+		"--vcores", strconv.Itoa(vcores),
+		"--container-id", shellQuote(id),
+		"--work-dir", "$PWD/work",
+		"--log-dir", "<LOG_DIR>",
+		"--advertise-host", "$NM_HOST",
+		"1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}
+	env := map[string]string{"EBB_SECRET": w.o.Worker.Secret}
+	for k, v := range w.o.Worker.Env {
+		env[k] = v
+	}
+	for k, v := range g.Env {
+		env[k] = v
+	}
+	return Launch{
+		Resources: map[string]LocalResource{"ebb": w.o.Worker.Binary},
+		Env:       env,
+		Command:   []string{strings.Join(args, " ")},
+	}
+}
+
+// WantWorkers records the group's total; the next heartbeat asks for the
+// difference (sooner than the interval: a new want wakes it).
+func (w *World) WantWorkers(_ time.Time, g am.GroupInfo, total int, prefer, avoid []string) {
+	w.mu.Lock()
+	limit := w.reg.Max
+	if tooBig(capability(g), limit) {
+		w.mu.Unlock()
+		w.refuse(g, limit)
+		return
+	}
+	w.book.Want(g, total, prefer, avoid)
+	w.mu.Unlock()
+	select {
+	case w.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// NodeMB is a NodeManager's memory (0 when unknown).
+func (w *World) NodeMB(node string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.nodes[node].MemoryMB
+}
+
+// Tick: the heartbeat keeps its own time.
+func (w *World) Tick(time.Time) {}
+
+// WorkerStopped: the worker exits on its own; its container completes then
+// and the RM reports it. It no longer counts for its group.
+func (w *World) WorkerStopped(_ time.Time, worker string) {
+	id, err := ParseContainerID(worker)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.book.Stopped(id)
+	w.mu.Unlock()
+}
+
+// WorkerMoved: same container, another group.
+func (w *World) WorkerMoved(_ time.Time, worker string, g am.GroupInfo) {
+	id, err := ParseContainerID(worker)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.book.Moved(id, g)
+	w.mu.Unlock()
+}
+
+// Close stops the heartbeat, stops every worker container through its NM
+// and gives every container back in a last allocate. It does not
+// unregister: Finish does, with the final status.
+func (w *World) Close() error {
+	if w.cancel != nil {
+		w.cancel()
+		<-w.hbDone
+	}
+	w.launches.Wait()
+	w.mu.Lock()
+	cs := w.book.ReleaseAll()
+	w.mu.Unlock()
+	byNode := map[string][]ContainerID{}
+	for _, c := range cs {
+		byNode[c.Node] = append(byNode[c.Node], c.ID)
+	}
+	nodes := make([]string, 0, len(byNode))
+	for n := range byNode {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var errs []error
+	for _, n := range nodes {
+		if err := w.o.NM.Stop(ctx, n, byNode[n]); err != nil {
+			errs = append(errs, fmt.Errorf("stopping containers on %s: %w", n, err))
+		}
+	}
+	if err := w.beat(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("releasing containers: %w", err))
+	}
+	s := w.Stats()
+	w.o.Log.Infof("yarn: closed: %d containers stopped; %d heartbeats, allocate round-trip mean %s max %s; %d allocated, %d launched, %d surplus released, %d launch failures",
+		len(cs), s.Heartbeats, s.MeanAllocate().Round(time.Microsecond), s.AllocateMax.Round(time.Microsecond), s.Allocated, s.Launched, s.Released, s.LaunchFailed)
+	if err := w.o.NM.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Finish unregisters with the final status, calling again until the RM
+// confirms (it may still be saving the application's state).
+func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics string) error {
+	for {
+		done, err := w.o.RM.Finish(ctx, status, diagnostics, w.o.TrackingURL)
+		if err == nil && done {
+			w.o.Log.Infof("yarn: unregistered: %s %s", status, diagnostics)
+			return nil
+		}
+		if err != nil && !errors.Is(err, yarnrpc.ErrNotRegistered) {
+			return fmt.Errorf("yarn: finishing the application: %w", err)
+		}
+		if errors.Is(err, yarnrpc.ErrNotRegistered) {
+			if _, rerr := w.Register(ctx); rerr != nil {
+				return rerr
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("yarn: finishing the application: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func tooBig(r, limit Resource) bool {
+	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores
+}
+
+// refuse ends the DAGs of a group whose workers no container can hold: the
+// RM would reject the ask (or it would wait forever). The Core has no
+// "fail" event for a DAG from outside, so they end KILLED with the limit
+// in the diagnostics.
+func (w *World) refuse(g am.GroupInfo, limit Resource) {
+	reason := fmt.Sprintf("container group %s needs %d MB / %d vcores workers, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d, yarn.scheduler.maximum-allocation-vcores=%d)",
+		g.Name, g.MemoryMB, max(g.VCores, 1), limit.MemoryMB, limit.VCores)
+	w.o.Log.Error("yarn: " + reason)
+	w.o.Post(func(c *am.Core, now time.Time) {
+		for _, d := range c.DAGs() {
+			if d.Group == g.Name && !d.State.Done() {
+				c.KillDAG(now, d.ID, reason)
+			}
+		}
+	})
+}

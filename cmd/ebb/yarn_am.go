@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"ebb/am"
+	"ebb/am/yarn"
+	"ebb/conf"
+	"ebb/dag"
+	"ebb/hdfsfs"
+	"ebb/yarnrpc"
+)
+
+func newYarnAMCmd() *cobra.Command {
+	var o yarnAMOptions
+	cmd := &cobra.Command{
+		Use:    "am",
+		Short:  "Run as the ApplicationMaster in a YARN container (started by `ebb submit`, not by people)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return runYarnAM(ctx, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.confPath, "conf", stagedConf, "the configuration shipped by ebb submit")
+	f.StringVar(&o.dagPath, "dag", "", "a DAG to run (the AM ends with it unless it is a session)")
+	f.StringVar(&o.output, "output", "", "override the DAG's output")
+	return cmd
+}
+
+type yarnAMOptions struct {
+	confPath, dagPath, output string
+}
+
+// yarnAM is one AM attempt in its container.
+type yarnAM struct {
+	log     *logrus.Logger
+	c       *conf.Config
+	a       *am.AM
+	world   *yarn.World
+	fs      *hdfsfs.FS
+	staging string // path in HDFS
+	start   time.Time
+}
+
+func runYarnAM(ctx context.Context, o yarnAMOptions) error {
+	start := time.Now()
+	logDir, _, _ := strings.Cut(os.Getenv("LOG_DIRS"), ",")
+	log := newLogger("info", logDir, "am.log")
+	y, err := startYarnAM(ctx, o, log, start)
+	if err != nil {
+		log.Errorf("ebb am: %v", err)
+		return err
+	}
+	status, diag := y.run(ctx, o)
+	return y.finish(status, diag)
+}
+
+func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start time.Time) (*yarnAM, error) {
+	cid, err := yarn.ParseContainerID(os.Getenv("CONTAINER_ID"))
+	if err != nil {
+		return nil, fmt.Errorf("CONTAINER_ID: %w", err)
+	}
+	app := cid.Attempt.App
+	c, warns, err := conf.Load(conf.LoadOptions{ConfPath: o.confPath})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		log.Warn(w.String())
+	}
+	creds, err := yarnrpc.ReadCredentialsFile(os.Getenv("HADOOP_TOKEN_FILE_LOCATION"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the AM's tokens: %w", err)
+	}
+	amrm, ok := creds.TokenOfKind(yarnrpc.KindAMRMToken)
+	if !ok {
+		return nil, errors.New("no AMRMToken (kind YARN_AM_RM_TOKEN) in $HADOOP_TOKEN_FILE_LOCATION")
+	}
+	user := yarnUser()
+	fs, err := hdfsfs.Dial(c.DefaultFS(), user)
+	if err != nil {
+		return nil, err
+	}
+	staging, err := fs.Path(os.Getenv("EBB_STAGING"))
+	if err != nil || staging == "" {
+		staging = stagingDir(user, app)
+	}
+	secret, err := am.NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	core, err := coreOptions(c, "")
+	if err != nil {
+		return nil, err
+	}
+	a, err := am.New(am.Options{
+		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
+		Tick: 250 * time.Millisecond, WorkerHeartbeat: ms(c, "ebb.am.worker.heartbeat.interval.ms"),
+		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	host := os.Getenv("NM_HOST")
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	port, statusPort := portOf(a.Addr()), portOf(a.StatusAddr())
+	tracking := "http://" + net.JoinHostPort(host, strconv.Itoa(statusPort)) + "/"
+	if _, err := fs.WriteFile(staging+"/"+stagedSecret, []byte(secret), 0o600); err != nil {
+		return nil, fmt.Errorf("writing the secret for clients: %w", err)
+	}
+	binary, err := fs.Stamp(staging + "/" + stagedBinary)
+	if err != nil {
+		return nil, err
+	}
+	rmc := yarn.NewClient(c.RMAddress(), user)
+	nodes, err := rmc.Nodes(ctx)
+	rmc.Close()
+	if err != nil {
+		return nil, fmt.Errorf("listing the cluster's nodes: %w", err)
+	}
+	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
+	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
+	w := yarn.New(yarn.Options{
+		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm)}, NM: yarn.NewNMPort(),
+		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
+			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}},
+		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
+		OnShutdown: func(reason string) { a.Stop(reason) },
+	})
+	reg, err := w.Register(ctx)
+	if err != nil {
+		return nil, err
+	}
+	log.Infof("ebb am: %s registered after %s (since the process started) at %s, tracking URL %s; largest container %d MB / %d vcores; %d nodes",
+		cid.Attempt.App, time.Since(start).Round(time.Millisecond), amAddr, tracking, reg.Max.MemoryMB, reg.Max.VCores, len(nodes))
+	a.SetWorld(w)
+	w.Start()
+	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start}, nil
+}
+
+func portOf(addr string) int {
+	_, p, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+// run serves until the DAG ends (or, in a session, until it has been idle
+// too long), a signal or the RM's shutdown order, and returns the final
+// status.
+func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, string) {
+	runCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- y.a.Run(runCtx) }()
+	stop := func(s yarn.FinalStatus, diag string) (yarn.FinalStatus, string) {
+		y.a.Stop(diag)
+		<-done // the loop closed the world: workers stopped, containers released
+		return s, diag
+	}
+	session := y.c.Bool("mr3.am.session.mode")
+	if o.dagPath != "" {
+		st, diag, ok := y.runDAG(ctx, o, done)
+		if !ok {
+			return stop(yarn.Killed, diag)
+		}
+		if !session {
+			return stop(st, diag)
+		}
+	}
+	idleMax := secs(y.c, "ebb.session.idle.timeout.secs")
+	lastBusy := time.Now()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return stop(yarn.Killed, "the AM was terminated (SIGTERM)")
+		case err := <-done:
+			done <- err
+			return stop(yarn.Killed, "the AM stopped: "+y.stopReason(err))
+		case now := <-t.C:
+			busy := false
+			y.a.Loop().Do(ctx, func(c *am.Core, _ time.Time) {
+				for _, d := range c.DAGs() {
+					if !d.State.Done() {
+						busy = true
+					}
+				}
+			})
+			if busy {
+				lastBusy = now
+			} else if idleMax > 0 && now.Sub(lastBusy) >= idleMax {
+				return stop(yarn.Succeeded, fmt.Sprintf("session idle for %s (ebb.session.idle.timeout.secs)", idleMax))
+			}
+		}
+	}
+}
+
+func (y *yarnAM) stopReason(err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return "ordered by the ResourceManager"
+}
+
+// runDAG submits the DAG the AM was started with and waits for its end.
+// ok is false when the AM was stopped first.
+func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (yarn.FinalStatus, string, bool) {
+	spec, err := os.ReadFile(o.dagPath)
+	if err != nil {
+		return yarn.Failed, err.Error(), true
+	}
+	if err := checkFits(o.dagPath, spec, y.world.Max()); err != nil {
+		y.log.Errorf("ebb am: %v", err)
+		return yarn.Failed, err.Error(), true
+	}
+	id, err := y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.dagPath, Output: o.output, Client: "ebb submit"})
+	if err != nil {
+		y.log.Errorf("ebb am: %v", err)
+		return yarn.Failed, err.Error(), true
+	}
+	type result struct {
+		s   am.DAGStatus
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		s, err := y.a.WaitDAG(ctx, id)
+		res <- result{s, err}
+	}()
+	select {
+	case r := <-res:
+		if r.err != nil {
+			return yarn.Killed, "the AM was terminated (SIGTERM)", false
+		}
+		s := r.s
+		y.log.Infof("ebb am: DAG %s (%s) %s after %s: %s", s.ID, s.Name, s.State, s.Finish.Sub(s.Submit).Round(time.Millisecond), s.Diagnostics)
+		switch s.State {
+		case am.DAGSucceeded:
+			return yarn.Succeeded, fmt.Sprintf("DAG %s (%s) succeeded; output %s", s.ID, s.Name, s.Output), true
+		case am.DAGKilled:
+			return yarn.Killed, fmt.Sprintf("DAG %s (%s) killed: %s", s.ID, s.Name, s.Diagnostics), true
+		default:
+			return yarn.Failed, fmt.Sprintf("DAG %s (%s) failed: %s", s.ID, s.Name, s.Diagnostics), true
+		}
+	case err := <-done:
+		done <- err
+		return yarn.Killed, "the AM stopped: " + y.stopReason(err), false
+	}
+}
+
+// checkFits fails a DAG whose workers cannot exist on this cluster: a
+// worker container larger than yarn.scheduler.maximum-allocation-mb would
+// be asked for forever.
+func checkFits(name string, data []byte, max yarn.Resource) error {
+	spec, err := dag.Parse(name, data)
+	if err != nil {
+		return err
+	}
+	if max.MemoryMB <= 0 {
+		return nil
+	}
+	for _, v := range spec.Vertices {
+		if v.MemoryMB > max.MemoryMB {
+			return fmt.Errorf("DAG %s: vertex %s asks %d MB per task, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d)",
+				spec.Name, v.Name, v.MemoryMB, max.MemoryMB)
+		}
+	}
+	if spec.Group.WorkerMemoryMB > max.MemoryMB {
+		return fmt.Errorf("DAG %s: container group %s asks %d MB workers, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d)",
+			spec.Name, spec.Group.Name, spec.Group.WorkerMemoryMB, max.MemoryMB)
+	}
+	return nil
+}
+
+func parseDAGName(name string, data []byte) (string, error) {
+	spec, err := dag.Parse(name, data)
+	if err != nil {
+		return "", err
+	}
+	return spec.Name, nil
+}
+
+// finish unregisters with the final status and removes the staging
+// directory.
+func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := y.world.Finish(ctx, status, diag)
+	if rerr := y.fs.RemoveAll(y.staging); rerr != nil {
+		y.log.Warnf("ebb am: %v", rerr)
+	}
+	y.fs.Close()
+	if err != nil {
+		y.log.Errorf("ebb am: %v", err)
+		return err
+	}
+	y.log.Infof("ebb am: finished %s after %s", status, time.Since(y.start).Round(time.Millisecond))
+	return nil
+}

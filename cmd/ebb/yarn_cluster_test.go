@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"ebb/am/yarn"
+	"ebb/hdfsfs"
+	"ebb/internal/testcluster"
+)
+
+// Helpers of the YARN integration tests: they run the ebb binary built in
+// TestMain against the minicluster named by EBB_TEST_HADOOP_CONF_DIR, as a
+// user on a gateway would (HADOOP_CONF_DIR, ebb submit, ebb kill).
+
+// yarnTest is one test's view of the cluster.
+type yarnTest struct {
+	t       *testing.T
+	confDir string
+	rm      *yarn.Client
+	fs      *hdfsfs.FS
+	user    string
+	dir     string // an HDFS directory of this test's own
+}
+
+func newYarnTest(t *testing.T) *yarnTest {
+	t.Helper()
+	confDir := testcluster.ConfDir(t)
+	user := yarnUser()
+	fs, err := hdfsfs.Dial(testcluster.DefaultFS(t), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm := yarn.NewClient(testcluster.RMAddress(t), user)
+	y := &yarnTest{t: t, confDir: confDir, rm: rm, fs: fs, user: user,
+		dir: fmt.Sprintf("/user/%s/ebb-test/%s-%d", user, t.Name(), time.Now().UnixNano())}
+	t.Cleanup(func() {
+		fs.RemoveAll(y.dir)
+		fs.Close()
+		rm.Close()
+	})
+	return y
+}
+
+// ebb runs the ebb binary with the cluster's HADOOP_CONF_DIR and small
+// AM settings (the minicluster's largest container is 2 GB).
+func (y *yarnTest) ebb(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, ebbBin, args...)
+	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+y.confDir, "EBB_CONF_DIR=", "EBB_LOCAL_DIR=")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// amSets are --set flags every test's AM runs with: a small AM container
+// and a fast heartbeat, so the suite stays short.
+var amSets = []string{
+	"--set", "mr3.am.resource.memory.mb=256",
+	"--set", "mr3.am.rm.heartbeat.interval.ms=250",
+	"--set", "ebb.am.worker.heartbeat.interval.ms=250",
+	"--set", "mr3.am.max.app.attempts=1",
+}
+
+var appIDRe = regexp.MustCompile(`application_\d+_\d+`)
+
+func (y *yarnTest) appID(out string) yarn.AppID {
+	y.t.Helper()
+	s := appIDRe.FindString(out)
+	id, err := yarn.ParseAppID(s)
+	if err != nil {
+		y.t.Fatalf("no application id in the output of ebb submit:\n%s", out)
+	}
+	return id
+}
+
+func (y *yarnTest) report(id yarn.AppID) yarn.AppReport {
+	y.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := y.rm.Report(ctx, id)
+	if err != nil {
+		y.t.Fatalf("report of %s: %v", id, err)
+	}
+	return r
+}
+
+// waitFor polls cond every 100 ms until it holds or the deadline passes.
+func (y *yarnTest) waitFor(what string, timeout time.Duration, cond func() bool) {
+	y.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			y.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (y *yarnTest) getJSON(url string, into any) {
+	y.t.Helper()
+	c := &http.Client{Timeout: 10 * time.Second}
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		y.t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+		y.t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// runningContainers counts the application's live containers: the RM's
+// count while it runs (its REST API; the RPC report does not carry it; -1
+// once the application ended) plus, after the end, the containers the
+// NodeManagers still hold in any state but COMPLETE/DONE.
+func (y *yarnTest) runningContainers(id yarn.AppID) int {
+	y.t.Helper()
+	var r struct {
+		App struct {
+			RunningContainers int `json:"runningContainers"`
+		} `json:"app"`
+	}
+	y.getJSON(testcluster.RMWebURL(y.t)+"/ws/v1/cluster/apps/"+id.String(), &r)
+	if r.App.RunningContainers > 0 {
+		return r.App.RunningContainers
+	}
+	live := 0
+	n, _ := strconv.Atoi(testcluster.EnvValue(y.t, "NM_COUNT"))
+	for i := 0; i < n; i++ {
+		var cs struct {
+			Containers struct {
+				Container []struct {
+					ID    string `json:"id"`
+					State string `json:"state"`
+				} `json:"container"`
+			} `json:"containers"`
+		}
+		y.getJSON("http://"+testcluster.EnvValue(y.t, fmt.Sprintf("NM%d_HTTP", i))+"/ws/v1/node/containers", &cs)
+		for _, c := range cs.Containers.Container {
+			if strings.Contains(c.ID, strings.TrimPrefix(id.String(), "application_")) && c.State != "COMPLETE" && c.State != "DONE" {
+				live++
+			}
+		}
+	}
+	return live
+}
+
+// containerLogs maps each NodeManager log dir to the application's
+// container directories in it.
+func (y *yarnTest) containerLogs(id yarn.AppID) map[string][]string {
+	out := map[string][]string{}
+	for _, d := range testcluster.NMLogDirs(y.t) {
+		cs, _ := filepath.Glob(filepath.Join(d, id.String(), "container_*"))
+		if len(cs) > 0 {
+			out[d] = cs
+		}
+	}
+	return out
+}
+
+// hdfsCounts reads every word\tcount line of the part files under dir.
+func (y *yarnTest) hdfsCounts(dir string) map[string]int {
+	y.t.Helper()
+	files, err := hdfsfs.Lister{FS: y.fs}.List(y.fs.URL(dir + "/part-*"))
+	if err != nil || len(files) == 0 {
+		y.t.Fatalf("no part files in hdfs %s (%v)", dir, err)
+	}
+	got := map[string]int{}
+	for _, f := range files {
+		p, _ := y.fs.Path(f.Path)
+		b, err := y.fs.ReadFile(p)
+		if err != nil {
+			y.t.Fatal(err)
+		}
+		sc := bufio.NewScanner(strings.NewReader(string(b)))
+		for sc.Scan() {
+			word, n, ok := strings.Cut(sc.Text(), "\t")
+			c, err := strconv.Atoi(n)
+			if !ok || err != nil {
+				y.t.Fatalf("%s: bad line %q", f.Path, sc.Text())
+			}
+			if _, dup := got[word]; dup {
+				y.t.Fatalf("%s: word %q appears in two reduce outputs", f.Path, word)
+			}
+			got[word] = c
+		}
+	}
+	return got
+}
+
+// countText is the test's own word counter (as countWords, on a string).
+func countText(s string) map[string]int {
+	counts := map[string]int{}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		counts[strings.ToLower(w)]++
+	}
+	return counts
+}
+
+// writeDAG writes a DAG spec to a local temp file.
+func (y *yarnTest) writeDAG(spec string) string {
+	p := filepath.Join(y.t.TempDir(), "dag.yaml")
+	if err := os.WriteFile(p, []byte(spec), 0o644); err != nil {
+		y.t.Fatal(err)
+	}
+	return p
+}

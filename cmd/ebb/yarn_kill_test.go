@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"ebb/am/yarn"
+)
+
+// TestYarnKill: ebb kill of a running application ends it KILLED within a
+// few heartbeats, with every container released.
+func TestYarnKill(t *testing.T) {
+	y := newYarnTest(t)
+	spec := y.writeDAG(`
+name: long
+containerGroup: {name: sleepers, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "600"], parallelism: 2, memoryMB: 128}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	out, err := y.ebb(ctx, append([]string{"submit", spec, "--detach"}, amSets...)...)
+	if err != nil {
+		t.Fatalf("ebb submit --detach: %v\n%s", err, out)
+	}
+	id := y.appID(out)
+	// The AM plus one worker for both tasks (2 × 128 MB fit in 256 MB).
+	y.waitFor("the AM and a worker to run", 60*time.Second, func() bool { return y.runningContainers(id) >= 2 })
+	start := time.Now()
+	out, err = y.ebb(ctx, "kill", id.String())
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("ebb kill: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "KILLED") {
+		t.Errorf("ebb kill says %q", out)
+	}
+	if r := y.report(id); r.State != yarn.StateKilled {
+		t.Errorf("RM reports %s %s, want KILLED", r.State, r.Final)
+	}
+	t.Logf("ebb kill took %s", took.Round(time.Millisecond))
+	if took > 10*time.Second {
+		t.Errorf("ebb kill took %s, more than a few heartbeats", took)
+	}
+	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
+}

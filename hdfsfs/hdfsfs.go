@@ -1,0 +1,226 @@
+// Package hdfsfs is ebb's small HDFS toolbox on top of colinmarc/hdfs: an
+// am.Lister for hdfs:// inputs, and the staging directory `ebb submit`
+// fills (upload with the size and modification time YARN's LocalResources
+// must quote exactly, private files, removal when the application ends).
+package hdfsfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2"
+
+	"ebb/am"
+)
+
+// FS is one NameNode, reached as user.
+type FS struct {
+	c        *hdfs.Client
+	namenode string // host:port
+}
+
+// Dial connects to the NameNode of defaultFS (hdfs://host:port).
+func Dial(defaultFS, user string) (*FS, error) {
+	u, err := url.Parse(defaultFS)
+	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
+		return nil, fmt.Errorf("hdfsfs: fs.defaultFS %q is not hdfs://host:port", defaultFS)
+	}
+	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{u.Host}, User: user})
+	if err != nil {
+		return nil, fmt.Errorf("hdfsfs: connecting to %s: %w", u.Host, err)
+	}
+	return &FS{c: c, namenode: u.Host}, nil
+}
+
+// Close ends the connection.
+func (f *FS) Close() error { return f.c.Close() }
+
+// URL is the full hdfs:// URL of an absolute path on this NameNode.
+func (f *FS) URL(p string) string { return "hdfs://" + f.namenode + p }
+
+// Path takes an hdfs:// URL (of this NameNode) or a plain absolute path
+// and returns the path.
+func (f *FS) Path(location string) (string, error) {
+	if !strings.Contains(location, "://") {
+		return location, nil
+	}
+	u, err := url.Parse(location)
+	if err != nil || u.Scheme != "hdfs" {
+		return "", fmt.Errorf("hdfsfs: %q is not an hdfs:// URL", location)
+	}
+	if u.Host != "" && u.Host != f.namenode {
+		return "", fmt.Errorf("hdfsfs: %q is on another NameNode than %s", location, f.namenode)
+	}
+	return u.Path, nil
+}
+
+// FileStamp is what a YARN LocalResource must quote about a file.
+type FileStamp struct {
+	URL     string
+	Size    int64
+	ModTime int64 // ms since the epoch, as HDFS keeps it
+}
+
+// Stamp stats a file.
+func (f *FS) Stamp(p string) (FileStamp, error) {
+	fi, err := f.c.Stat(p)
+	if err != nil {
+		return FileStamp{}, fmt.Errorf("hdfsfs: %w", err)
+	}
+	return FileStamp{URL: f.URL(p), Size: fi.Size(), ModTime: fi.ModTime().UnixMilli()}, nil
+}
+
+// MkdirPrivate creates dir (and parents) with mode 0700 on dir itself.
+func (f *FS) MkdirPrivate(dir string) error {
+	if err := f.c.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("hdfsfs: mkdir %s: %w", dir, err)
+	}
+	if err := f.c.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("hdfsfs: chmod %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Upload copies a local file to p with the given mode and returns its stamp.
+func (f *FS) Upload(local, p string, mode os.FileMode) (FileStamp, error) {
+	in, err := os.Open(local)
+	if err != nil {
+		return FileStamp{}, err
+	}
+	defer in.Close()
+	return f.write(p, in, mode)
+}
+
+// WriteFile writes data to p with the given mode (e.g. 0600 for a secret).
+func (f *FS) WriteFile(p string, data []byte, mode os.FileMode) (FileStamp, error) {
+	return f.write(p, strings.NewReader(string(data)), mode)
+}
+
+func (f *FS) write(p string, r io.Reader, mode os.FileMode) (FileStamp, error) {
+	_ = f.c.Remove(p)       // replace: HDFS refuses to create over a file
+	w, err := f.c.Create(p) // the server's replication and block size
+	if err != nil {
+		return FileStamp{}, fmt.Errorf("hdfsfs: create %s: %w", p, err)
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return FileStamp{}, fmt.Errorf("hdfsfs: write %s: %w", p, err)
+	}
+	if err := closeWriter(w); err != nil {
+		return FileStamp{}, fmt.Errorf("hdfsfs: close %s: %w", p, err)
+	}
+	if err := f.c.Chmod(p, mode); err != nil {
+		return FileStamp{}, fmt.Errorf("hdfsfs: chmod %s: %w", p, err)
+	}
+	return f.Stamp(p)
+}
+
+// closeWriter closes a new file, calling again while the NameNode says
+// the last block is still replicating (as the Java client does, with
+// backoff): the file's modification time is final only once it is closed,
+// and a LocalResource must quote that time.
+func closeWriter(w *hdfs.FileWriter) error {
+	wait := 20 * time.Millisecond
+	for i := 0; ; i++ {
+		err := w.Close()
+		if err == nil || !hdfs.IsErrReplicating(err) || i == 12 {
+			return err
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// ReadFile reads a whole file.
+func (f *FS) ReadFile(p string) ([]byte, error) {
+	b, err := f.c.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("hdfsfs: %w", err)
+	}
+	return b, nil
+}
+
+// Exists says whether p exists.
+func (f *FS) Exists(p string) (bool, error) {
+	_, err := f.c.Stat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// RemoveAll removes p and everything under it; a missing p is fine.
+func (f *FS) RemoveAll(p string) error {
+	if err := f.c.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("hdfsfs: remove %s: %w", p, err)
+	}
+	return nil
+}
+
+// Lister lists hdfs:// inputs for the AM, as full URLs so that workers
+// resolve them the same way; other paths go to the local file system.
+type Lister struct{ FS *FS }
+
+var _ am.Lister = Lister{}
+
+// List expands a path or a glob (in the last element) into files, walking
+// directories; like the local lister it skips hidden and _-prefixed files
+// (_SUCCESS, .crc).
+func (l Lister) List(pattern string) ([]am.FileInfo, error) {
+	if !strings.HasPrefix(pattern, "hdfs://") {
+		return am.LocalFS{}.List(pattern)
+	}
+	p, err := l.FS.Path(pattern)
+	if err != nil {
+		return nil, err
+	}
+	var roots []string
+	dir, base := path.Split(p)
+	if strings.ContainsAny(base, "*?[") {
+		entries, err := l.FS.c.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("hdfsfs: %w", err)
+		}
+		for _, e := range entries {
+			if ok, _ := path.Match(base, e.Name()); ok {
+				roots = append(roots, path.Join(dir, e.Name()))
+			}
+		}
+	} else if ok, err := l.FS.Exists(p); err != nil {
+		return nil, err
+	} else if ok {
+		roots = []string{p}
+	}
+	var out []am.FileInfo
+	for _, r := range roots {
+		err := l.FS.c.Walk(r, func(q string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			name := fi.Name()
+			if q != r && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				if fi.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !fi.IsDir() {
+				out = append(out, am.FileInfo{Path: l.FS.URL(q), Size: fi.Size()})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("hdfsfs: listing %s: %w", r, err)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
