@@ -99,6 +99,11 @@ type AttemptSpec struct {
 	CommitDir   string
 	// SimDuration is the traced run time (sim world only).
 	SimDuration time.Duration
+	// Profile is the fraction of a node's CPU, memory and I/O the attempt
+	// uses while it runs (nil: not given). For a consumer of a
+	// scatter-gather edge it is the shuffle profile while producers still
+	// run and the reduce profile after. The sim's contention model uses it.
+	Profile *dag.Profile
 }
 
 // OutputSpec is one outgoing edge: the consumer vertex and the partitions

@@ -31,6 +31,11 @@ type CoreOptions struct {
 	Allocator packing.Allocator
 	// Scaling chooses how groups grow and shrink.
 	Scaling ScalingMode
+	// Tasks chooses which DAG's attempt runs next (ebb.scheduler.scheme).
+	Tasks TaskScheme
+	// RASCycle is the resource-aware scheduler's control cycle
+	// (ebb.ras.control.cycle.secs).
+	RASCycle time.Duration
 	// BacklogTimeout is ScaleSparkDA's backlog timeout (Spark: 1 s).
 	BacklogTimeout time.Duration
 	// Autoscale configures ScaleAutoscaler (the mr3.auto.scale.* keys).

@@ -58,7 +58,9 @@ func (c *Core) wantSparkDA(g *group, live int) int {
 		// Never more than the queue can use.
 		need := live + int((g.queuedMB+g.info.MemoryMB-1)/g.info.MemoryMB)
 		s.target = min(max(s.target, live)+s.nextAdd, need)
-		s.nextAdd *= 2
+		// Double, but never past what any queue could use (a long backlog
+		// would otherwise overflow the ramp to zero).
+		s.nextAdd = min(s.nextAdd*2, 1<<20)
 		s.lastAdd = c.now
 	}
 	return max(s.target, live)

@@ -3,6 +3,8 @@ package am
 import (
 	"container/heap"
 
+	"ebb/dag"
+
 	"ebb/packing"
 )
 
@@ -146,8 +148,32 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	if v.sink {
 		s.CommitDir = d.commitDir(v)
 	}
+	s.Profile = v.activeProfile()
 	if n := len(v.spec.SimDurations); n > 0 {
 		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
 	}
 	return s
+}
+
+// activeProfile is the resource profile a new attempt of v runs with: a
+// consumer's shuffle profile while its producers still run, its reduce
+// profile after; else the vertex's profile.
+func (v *vertexRun) activeProfile() *dag.Profile {
+	sp := v.spec
+	if sp.ShuffleProfile == nil && sp.ReduceProfile == nil {
+		return sp.Profile
+	}
+	producing := false
+	for _, e := range v.in {
+		if e.other.succeeded < len(e.other.tasks) {
+			producing = true
+		}
+	}
+	if producing && sp.ShuffleProfile != nil {
+		return sp.ShuffleProfile
+	}
+	if sp.ReduceProfile != nil {
+		return sp.ReduceProfile
+	}
+	return sp.Profile
 }

@@ -244,6 +244,7 @@ func (b *Book) Allocated(cs []Container) (keep []Placed, released []ContainerID)
 		if _, dup := b.held[c.ID]; dup {
 			continue
 		}
+		b.allocatedFrom(c)
 		gb, ok := b.byPrio[c.Priority]
 		if !ok || b.Held(gb.info.Name) >= gb.want || b.avoid[c.Node] {
 			b.giveBack(c.ID)
@@ -254,6 +255,25 @@ func (b *Book) Allocated(cs []Container) (keep []Placed, released []ContainerID)
 		keep = append(keep, Placed{Container: c, Group: gb.info})
 	}
 	return keep, released
+}
+
+// allocatedFrom mirrors what the RM did to its own table when it handed
+// out c: one container fewer at c's priority on ANY, c's rack and c's
+// node. Without it, a container kept and then lost between two heartbeats
+// would leave our idea of the RM's table one too high, and the ask that
+// replaces it would never be sent.
+func (b *Book) allocatedFrom(c Container) {
+	rack := b.racks[c.Node]
+	if rack == "" {
+		rack = DefaultRack
+	}
+	for _, name := range []string{AnyHost, rack, b.resourceName(c.Node)} {
+		k := askKey{c.Priority, name}
+		if a, ok := b.sent[k]; ok && a.Count > 0 {
+			a.Count--
+			b.sent[k] = a
+		}
+	}
 }
 
 func (b *Book) giveBack(id ContainerID) {

@@ -233,9 +233,7 @@ func (w *World) beat(ctx context.Context) error {
 		w.launch(p)
 	}
 	for _, c := range lost {
-		id := c.ID.String()
-		reason := fmt.Sprintf("container %s completed, exit status %d (%s): %s", id, c.ExitStatus, ExitStatusText(c.ExitStatus), strings.TrimSpace(c.Diagnostics))
-		w.o.Post(func(core *am.Core, now time.Time) { core.WorkerLost(now, id, reason) })
+		w.lost(c)
 	}
 	switch resp.Command {
 	case CommandResync:
@@ -244,6 +242,16 @@ func (w *World) beat(ctx context.Context) error {
 		w.shutdown("the ResourceManager ordered AM_SHUTDOWN")
 	}
 	return nil
+}
+
+// lost tells the Core that the worker of a completed container is gone.
+func (w *World) lost(c Completed) {
+	id, reason := c.ID.String(), lostReason(c)
+	w.o.Post(func(core *am.Core, now time.Time) { core.WorkerLost(now, id, reason) })
+}
+
+func lostReason(c Completed) string {
+	return fmt.Sprintf("container %s completed, exit status %d (%s): %s", c.ID, c.ExitStatus, ExitStatusText(c.ExitStatus), strings.TrimSpace(c.Diagnostics))
 }
 
 func (w *World) reregister(ctx context.Context, why string) error {

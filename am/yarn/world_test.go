@@ -1,0 +1,290 @@
+package yarn
+
+import (
+	"context"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"ebb/am"
+	"ebb/yarnrpc"
+)
+
+// fakeRM records every call and answers allocates from a script; an
+// entry with err set fails that allocate.
+type fakeRM struct {
+	registers int
+	requests  []AllocateRequest
+	script    []fakeAnswer
+	finishes  []FinalStatus
+}
+
+type fakeAnswer struct {
+	resp AllocateResponse
+	err  error
+}
+
+func (f *fakeRM) Register(context.Context, string, int32, string) (Registration, error) {
+	f.registers++
+	return Registration{Max: Resource{MemoryMB: 2048, VCores: 4}}, nil
+}
+
+func (f *fakeRM) Allocate(_ context.Context, req AllocateRequest) (AllocateResponse, error) {
+	f.requests = append(f.requests, req)
+	if len(f.script) == 0 {
+		return AllocateResponse{ResponseID: req.ResponseID + 1}, nil
+	}
+	a := f.script[0]
+	f.script = f.script[1:]
+	return a.resp, a.err
+}
+
+func (f *fakeRM) Finish(_ context.Context, s FinalStatus, _, _ string) (bool, error) {
+	f.finishes = append(f.finishes, s)
+	return len(f.finishes) >= 2, nil // the RM says "not yet" once
+}
+
+func (f *fakeRM) last() AllocateRequest { return f.requests[len(f.requests)-1] }
+
+// fakeNM records launches and stops; startErr fails every start.
+type fakeNM struct {
+	mu       sync.Mutex
+	tokens   map[string]yarnrpc.Token
+	started  map[ContainerID]Launch
+	stopped  map[string][]ContainerID
+	startErr error
+}
+
+func newFakeNM() *fakeNM {
+	return &fakeNM{tokens: map[string]yarnrpc.Token{}, started: map[ContainerID]Launch{}, stopped: map[string][]ContainerID{}}
+}
+
+func (n *fakeNM) SetToken(node string, t yarnrpc.Token) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.tokens[node] = t
+}
+
+func (n *fakeNM) Start(_ context.Context, c Container, l Launch) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.tokens[c.Node]; !ok {
+		return ErrNoNMToken
+	}
+	if n.startErr != nil {
+		return n.startErr
+	}
+	n.started[c.ID] = l
+	return nil
+}
+
+func (n *fakeNM) Stop(_ context.Context, node string, ids []ContainerID) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.stopped[node] = append(n.stopped[node], ids...)
+	return nil
+}
+
+func (n *fakeNM) Close() error { return nil }
+
+type harness struct {
+	w        *World
+	rm       *fakeRM
+	nm       *fakeNM
+	posts    int
+	shutdown []string
+}
+
+func newHarness(t *testing.T) *harness {
+	h := &harness{rm: &fakeRM{}, nm: newFakeNM()}
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	h.w = New(Options{
+		RM: h.rm, NM: h.nm, Host: "amhost", Port: 4000, TrackingURL: "http://amhost:4001/",
+		Worker: WorkerLaunch{Binary: LocalResource{URL: "hdfs://nn:8020/staging/ebb", Size: 10, Timestamp: 99},
+			AMAddress: "amhost:4000", Secret: "s3cret", Env: map[string]string{"HADOOP_USER_NAME": "alice"}},
+		Nodes:       []NodeReport{{Node: "n1:1", MemoryMB: 4096}, {Node: "n2:1", MemoryMB: 8192}},
+		IncludePort: true, Log: log,
+		Post:       func(func(*am.Core, time.Time)) { h.posts++ },
+		OnShutdown: func(r string) { h.shutdown = append(h.shutdown, r) },
+	})
+	if _, err := h.w.Register(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func (h *harness) beat(t *testing.T) {
+	t.Helper()
+	if err := h.w.beat(context.Background()); err != nil {
+		t.Fatalf("beat: %v", err)
+	}
+	h.w.launches.Wait()
+}
+
+func tok(node string) NMToken {
+	return NMToken{Node: node, Token: yarnrpc.Token{Kind: yarnrpc.KindNMToken, Service: node}}
+}
+
+func TestWorldHeartbeatLaunchesWorkersAndReportsLost(t *testing.T) {
+	h := newHarness(t)
+	now := time.Unix(1000, 0)
+	if h.w.NodeMB("n2:1") != 8192 || h.w.NodeMB("nope:1") != 0 {
+		t.Errorf("NodeMB: %d, %d", h.w.NodeMB("n2:1"), h.w.NodeMB("nope:1"))
+	}
+	h.w.WantWorkers(now, small, 2, nil, nil)
+	h.rm.script = []fakeAnswer{
+		{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1")}, NMTokens: []NMToken{tok("n1:1"), tok("n2:1")}}},
+		{resp: AllocateResponse{ResponseID: 2, Completed: []Completed{{ID: cid(3), ExitStatus: 137, Diagnostics: "Killed"}, {ID: cid(50)}}}},
+	}
+	h.beat(t)
+	if r := h.rm.last(); r.ResponseID != 0 || !reflect.DeepEqual(r.Asks, []Ask{anyAsk(1, small, 2, true)}) {
+		t.Fatalf("first allocate: %+v", r)
+	}
+	if len(h.nm.started) != 2 {
+		t.Fatalf("started %d workers, want 2", len(h.nm.started))
+	}
+	l := h.nm.started[cid(2)]
+	cmd := l.Command[0]
+	for _, want := range []string{"./ebb worker", "--am amhost:4000", "--worker-id container_1700000000000_0007_01_000002",
+		"--group small", "--node n1:1", "--memory-mb 512", "--vcores 1", "--work-dir $PWD/work", "--log-dir <LOG_DIR>",
+		"--advertise-host $NM_HOST", "1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("worker command lacks %q: %s", want, cmd)
+		}
+	}
+	if l.Resources["ebb"] != h.w.o.Worker.Binary || l.Env["EBB_SECRET"] != "s3cret" || l.Env["HADOOP_USER_NAME"] != "alice" {
+		t.Errorf("launch context: %+v", l)
+	}
+	h.beat(t)
+	// Both arrived: the RM's table is at 0 already, nothing to change.
+	if r := h.rm.last(); r.ResponseID != 1 || len(r.Asks) != 0 {
+		t.Errorf("second allocate (both arrived): %+v", r)
+	}
+	if h.posts != 1 {
+		t.Errorf("%d worker-lost events posted, want 1 (container 50 was never ours)", h.posts)
+	}
+	// The Core has not lowered its total: the lost container is asked for again.
+	h.beat(t)
+	if r := h.rm.last(); r.ResponseID != 2 || !reflect.DeepEqual(r.Asks, []Ask{anyAsk(1, small, 1, true)}) {
+		t.Errorf("third allocate: %+v", r)
+	}
+	s := h.w.Stats()
+	if s.Heartbeats != 3 || s.Allocated != 2 || s.Launched != 2 || s.CompletedLost != 1 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+func TestLostReasonNamesTheExitStatus(t *testing.T) {
+	got := lostReason(Completed{ID: cid(3), ExitStatus: -104, Diagnostics: " Container killed on request.\n"})
+	want := "container container_1700000000000_0007_01_000003 completed, exit status -104 (killed: physical memory limit exceeded): Container killed on request."
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestWorldResyncAndReRegister(t *testing.T) {
+	h := newHarness(t)
+	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	notRegistered := &yarnrpc.RemoteError{Class: "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException", Method: "allocate"}
+	h.rm.script = []fakeAnswer{
+		{resp: AllocateResponse{ResponseID: 5}},
+		{resp: AllocateResponse{ResponseID: 6, Command: CommandResync}},
+		{err: notRegistered},
+		{resp: AllocateResponse{ResponseID: 1, Command: CommandShutdown}},
+	}
+	h.beat(t) // 5
+	h.beat(t) // resync: register again
+	if h.rm.registers != 2 {
+		t.Fatalf("registers = %d after AM_RESYNC, want 2", h.rm.registers)
+	}
+	h.beat(t) // not registered: register again
+	if h.rm.registers != 3 {
+		t.Fatalf("registers = %d after ApplicationMasterNotRegisteredException, want 3", h.rm.registers)
+	}
+	h.beat(t)
+	r := h.rm.last()
+	// After re-registering, response ids start again at 0 and the whole
+	// ask table is sent again.
+	if r.ResponseID != 0 || !reflect.DeepEqual(r.Asks, []Ask{anyAsk(1, small, 1, true)}) {
+		t.Errorf("allocate after re-register: %+v", r)
+	}
+	if len(h.shutdown) != 1 {
+		t.Errorf("AM_SHUTDOWN: OnShutdown called %d times", len(h.shutdown))
+	}
+}
+
+func TestWorldAttemptNotFoundStops(t *testing.T) {
+	h := newHarness(t)
+	h.rm.script = []fakeAnswer{{err: &yarnrpc.RemoteError{Class: "org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException"}}}
+	h.w.o.Heartbeat = time.Millisecond
+	h.w.Start()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(h.rmCalls()) == 0 || h.shutdownCount() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no shutdown after ApplicationAttemptNotFoundException")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	<-h.w.hbDone // the heartbeat ended by itself
+}
+
+// The heartbeat goroutine and the test read these; the loop ended before.
+func (h *harness) rmCalls() []AllocateRequest { return h.rm.requests }
+func (h *harness) shutdownCount() int         { return len(h.shutdown) }
+
+func TestWorldLaunchFailureAsksAgain(t *testing.T) {
+	h := newHarness(t)
+	h.nm.startErr = errors.New("NM says no")
+	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	h.rm.script = []fakeAnswer{{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n1:1")}, NMTokens: []NMToken{tok("n1:1")}}}}
+	h.beat(t)
+	h.beat(t)
+	r := h.rm.last()
+	if !reflect.DeepEqual(r.Release, []ContainerID{cid(2)}) {
+		t.Errorf("a container that failed to launch is not released: %+v", r)
+	}
+	// Sent ANY 1; the RM's row went to 0 when it allocated; now 1 again.
+	if !reflect.DeepEqual(r.Asks, []Ask{anyAsk(1, small, 1, true)}) {
+		t.Errorf("asks after a failed launch: %+v", r.Asks)
+	}
+	if h.w.Stats().LaunchFailed != 1 {
+		t.Errorf("stats %+v", h.w.Stats())
+	}
+}
+
+func TestWorldRefusesWorkersAboveTheLargestContainer(t *testing.T) {
+	h := newHarness(t)
+	h.w.WantWorkers(time.Unix(1000, 0), am.GroupInfo{Name: "huge", MemoryMB: 4096}, 1, nil, nil)
+	h.beat(t)
+	if len(h.rm.last().Asks) != 0 || h.posts != 1 {
+		t.Errorf("a 4096 MB group on a 2048 MB cluster: asks %+v, %d posts (want none, and one kill)", h.rm.last().Asks, h.posts)
+	}
+}
+
+func TestWorldCloseStopsAndReleasesEverything(t *testing.T) {
+	h := newHarness(t)
+	h.w.WantWorkers(time.Unix(1000, 0), small, 3, nil, nil)
+	h.rm.script = []fakeAnswer{{resp: AllocateResponse{ResponseID: 1, NMTokens: []NMToken{tok("n1:1"), tok("n2:1")},
+		Allocated: []Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1"), ctr(4, 1, "n1:1")}}}}
+	h.beat(t)
+	if err := h.w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(h.nm.stopped, map[string][]ContainerID{"n1:1": {cid(2), cid(4)}, "n2:1": {cid(3)}}) {
+		t.Errorf("stopped %v", h.nm.stopped)
+	}
+	r := h.rm.last()
+	if !reflect.DeepEqual(r.Release, []ContainerID{cid(2), cid(3), cid(4)}) {
+		t.Errorf("last allocate releases %v", r.Release)
+	}
+	if err := h.w.Finish(context.Background(), Succeeded, "done"); err != nil || len(h.rm.finishes) != 2 {
+		t.Errorf("finish: %v after %d calls (the fake says 'not yet' once)", err, len(h.rm.finishes))
+	}
+}

@@ -1,0 +1,11 @@
+// Package sim runs ebb's real AM core, scheduler, autoscaler and packing
+// code against a virtual cloud in virtual time. A policy is a
+// configuration of that same core (scaling mode, allocator, timeouts) plus
+// how the cloud treats nodes; nothing here re-implements scheduling. The
+// engine is a discrete-event loop: job arrivals from a trace, workers that
+// come up after a node's provisioning delay, attempts that end after their
+// traced duration (slowed by contention when a node's CPU or I/O is
+// oversubscribed), and samples of nodes in use and memory utilisation.
+// Sub-packages read traces (trace), model the cloud's nodes and bills
+// (cloud) and summarise runs (report).
+package sim
