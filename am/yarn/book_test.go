@@ -106,6 +106,14 @@ func TestBookStrictNodeRequests(t *testing.T) {
 	if got := b.Request().Asks; !reflect.DeepEqual(got, want) {
 		t.Fatalf("strict asks\n got %+v\nwant %+v", got, want)
 	}
+	// One arrives on n1: the RM lowered n1, /r1 and ANY by one, which is
+	// exactly the 2 still pending dealt over the two nodes again.
+	b.Allocated([]Container{ctr(2, 1, "n1:1")})
+	if got := b.Request().Asks; len(got) != 0 {
+		t.Errorf("after one strict allocation asks %+v, want none", got)
+	}
+	b.Release(cid(2))
+	b.Request()
 	// Back to "anywhere": the node and rack rows are cancelled with the
 	// relax value they had; ANY becomes relaxed.
 	b.Want(small, 3, nil, nil)

@@ -223,21 +223,21 @@ func TestWorldResyncAndReRegister(t *testing.T) {
 func TestWorldAttemptNotFoundStops(t *testing.T) {
 	h := newHarness(t)
 	h.rm.script = []fakeAnswer{{err: &yarnrpc.RemoteError{Class: "org.apache.hadoop.yarn.exceptions.ApplicationAttemptNotFoundException"}}}
+	stopped := make(chan string, 1)
+	h.w.o.OnShutdown = func(r string) { stopped <- r }
 	h.w.o.Heartbeat = time.Millisecond
 	h.w.Start()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(h.rmCalls()) == 0 || h.shutdownCount() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no shutdown after ApplicationAttemptNotFoundException")
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no shutdown after ApplicationAttemptNotFoundException")
 	}
-	<-h.w.hbDone // the heartbeat ended by itself
+	select {
+	case <-h.w.hbDone: // the heartbeat ended by itself
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the heartbeat goes on after the attempt is gone")
+	}
 }
-
-// The heartbeat goroutine and the test read these; the loop ended before.
-func (h *harness) rmCalls() []AllocateRequest { return h.rm.requests }
-func (h *harness) shutdownCount() int         { return len(h.shutdown) }
 
 func TestWorldLaunchFailureAsksAgain(t *testing.T) {
 	h := newHarness(t)
