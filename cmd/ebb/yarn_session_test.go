@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"ebb/am/yarn"
+)
+
+// TestYarnSession: ebb submit without a DAG starts a session; DAGs reach
+// it by application id and by session discovery; after
+// ebb.session.idle.timeout.secs without a DAG it finishes by itself,
+// SUCCEEDED, with every container back and its staging directory gone.
+func TestYarnSession(t *testing.T) {
+	y := newYarnTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	const idle = 5 * time.Second
+	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--set", "ebb.session.idle.timeout.secs=5"}, amSets...)...)
+	if err != nil {
+		t.Fatalf("ebb submit --detach: %v\n%s", err, out)
+	}
+	id := y.appID(out)
+	spec := y.writeDAG(`
+name: short
+containerGroup: {name: s, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "0.2"], parallelism: 2, memoryMB: 128}
+`)
+	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", spec)
+	t.Logf("ebb dag submit --app %s:\n%s", id, out)
+	if err != nil || !strings.Contains(out, "SUCCEEDED") {
+		t.Fatalf("first DAG: %v", err)
+	}
+	out, err = y.ebb(ctx, "dag", "submit", "--app", "session", "--wait", spec)
+	t.Logf("ebb dag submit --app session:\n%s", out)
+	if err != nil || !strings.Contains(out, "SUCCEEDED") {
+		t.Fatalf("second DAG, through session discovery: %v", err)
+	}
+	if strings.Contains(out, "started ebb session") {
+		t.Errorf("discovery started a new session instead of finding %s", id)
+	}
+	lastDAG := time.Now()
+	y.waitFor("the idle session to finish", 60*time.Second, func() bool { return y.report(id).State.Done() })
+	gone := time.Since(lastDAG)
+	r := y.report(id)
+	if r.State != yarn.StateFinished || r.Final != yarn.Succeeded || !strings.Contains(r.Diagnostics, "idle") {
+		t.Errorf("the session ended %s %s (%s), want FINISHED SUCCEEDED after idling", r.State, r.Final, r.Diagnostics)
+	}
+	if gone < idle {
+		t.Errorf("the session ended %s after its last DAG, before the idle timeout %s", gone, idle)
+	}
+	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
+	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	}
+}
