@@ -193,6 +193,7 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 	for {
 		select {
 		case <-ctx.Done():
+			y.log.Warn("ebb am: SIGTERM: stopping the workers and unregistering")
 			return stop(yarn.Killed, "the AM was terminated (SIGTERM)")
 		case err := <-done:
 			done <- err
@@ -250,6 +251,7 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 	select {
 	case r := <-res:
 		if r.err != nil {
+			y.log.Warn("ebb am: SIGTERM: stopping the workers and unregistering")
 			return yarn.Killed, "the AM was terminated (SIGTERM)", false
 		}
 		s := r.s

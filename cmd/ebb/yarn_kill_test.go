@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +29,16 @@ vertices:
 		t.Fatalf("ebb submit --detach: %v\n%s", err, out)
 	}
 	id := y.appID(out)
-	// The AM plus one worker for both tasks (2 × 128 MB fit in 256 MB).
-	y.waitFor("the AM and a worker to run", 60*time.Second, func() bool { return y.runningContainers(id) >= 2 })
+	// Both tasks running (in one worker: 2 × 128 MB fit in 256 MB), seen
+	// through the AM's client API, found by application id.
+	running := regexp.MustCompile(`: 0/2 tasks, 2 running`)
+	y.waitFor("both tasks to run", 60*time.Second, func() bool {
+		out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
+		return err == nil && running.MatchString(out)
+	})
+	if n := y.runningContainers(id); n < 2 {
+		t.Fatalf("the RM counts %d running containers, want the AM and a worker", n)
+	}
 	start := time.Now()
 	out, err = y.ebb(ctx, "kill", id.String())
 	took := time.Since(start)
@@ -45,4 +56,16 @@ vertices:
 		t.Errorf("ebb kill took %s, more than a few heartbeats", took)
 	}
 	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
+	// The NM's SIGTERM reached the AM, which stopped its workers before
+	// the SIGKILL that follows.
+	y.waitFor("the AM to log the SIGTERM", 10*time.Second, func() bool {
+		for _, cs := range y.containerLogs(id) {
+			for _, c := range cs {
+				if b, err := os.ReadFile(filepath.Join(c, "am.log")); err == nil && strings.Contains(string(b), "SIGTERM: stopping the workers") {
+					return true
+				}
+			}
+		}
+		return false
+	})
 }
