@@ -67,7 +67,8 @@ func (s *clientService) ListDAGs(ctx context.Context, _ *ebbpb.ListDAGsRequest) 
 func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatusRequest) (*ebbpb.ClusterStatusResponse, error) {
 	var groups []GroupStatus
 	var nodes []NodeStatus
-	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { groups, nodes = c.Groups(), c.Nodes() }); err != nil {
+	var trs []Transition
+	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { groups, nodes, trs = c.Groups(), c.Nodes(), c.Transitions() }); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
 	resp := &ebbpb.ClusterStatusResponse{}
@@ -76,10 +77,27 @@ func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatu
 			Workers: int32(g.Workers), PendingWorkers: int32(g.PendingWorkers), Nodes: int32(g.Nodes),
 			QueuedAttempts: int32(g.QueuedAttempts), RunningAttempts: int32(g.RunningAttempts)})
 	}
+	for _, t := range trs {
+		resp.Transitions = append(resp.Transitions, &ebbpb.Transition{UnixMs: t.At.UnixMilli(), Group: t.Group, From: t.From, To: t.To, Reason: t.Reason})
+	}
 	for _, n := range nodes {
 		resp.Nodes = append(resp.Nodes, &ebbpb.NodeStatus{Id: n.ID, CapacityMb: n.CapacityMB, UsedMb: n.UsedMB, Workers: int32(n.Workers), Draining: n.Draining})
 	}
 	return resp, nil
+}
+
+func (s *clientService) SetAutoscale(ctx context.Context, r *ebbpb.SetAutoscaleRequest) (*ebbpb.SetAutoscaleResponse, error) {
+	var serr error
+	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) {
+		serr = c.SetThresholds(r.Group, int(r.OutPercent), int(r.InPercent), int(r.MinHosts))
+	}); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	if serr != nil {
+		return nil, status.Error(codes.InvalidArgument, serr.Error())
+	}
+	s.am.log.Infof("autoscaling retuned by a client: group %q out %d%% in %d%% min hosts %d", r.Group, r.OutPercent, r.InPercent, r.MinHosts)
+	return &ebbpb.SetAutoscaleResponse{}, nil
 }
 
 func (s *clientService) Shutdown(ctx context.Context, r *ebbpb.ShutdownRequest) (*ebbpb.ShutdownResponse, error) {

@@ -99,6 +99,7 @@ type Core struct {
 	paidUntil   func(node string) time.Time
 	recycled    int
 	lastFair    time.Time
+	rasPlan     *scheduler.RASPlan
 }
 
 // NewCore returns an empty Core.
@@ -155,6 +156,7 @@ func (c *Core) Tick(now time.Time) {
 	c.advance(now)
 	c.checkTimeouts()
 	c.admit()
+	c.rasCycle()
 	c.schedule()
 	c.autoscale()
 	c.recycle()

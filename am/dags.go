@@ -159,8 +159,6 @@ func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 				if a.worker != nil {
 					c.emit(KillAttempt{Worker: a.worker.info.ID, AttemptID: a.id, Reason: fmt.Sprintf("DAG %s %s", d.id, st)})
 					c.detach(a)
-				} else {
-					d.group.queuedMB -= a.memoryMB()
 				}
 				delete(c.attempt, a.id)
 				t.current = nil

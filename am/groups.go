@@ -1,7 +1,6 @@
 package am
 
 import (
-	"container/heap"
 	"fmt"
 	"maps"
 
@@ -17,7 +16,7 @@ type group struct {
 	seq      int
 	owners   map[*dagRun]struct{}
 	workers  map[*workerRun]struct{}
-	queue    attemptQueue
+	queue    dagQueues
 	queuedMB int64
 
 	// pnodes is the allocator's view of the nodes holding this group's
@@ -91,28 +90,15 @@ func (c *Core) groupFor(gs dag.GroupSpec) (*group, error) {
 }
 
 func (g *group) push(a *attemptRun) {
-	heap.Push(&g.queue, a)
+	g.queue.push(a)
 	g.queuedMB += a.memoryMB()
 }
 
 // dropQueued removes a finished DAG's attempts from the queue.
 func (g *group) dropQueued(d *dagRun) {
-	kept := g.queue[:0]
-	for _, a := range g.queue {
-		if a.task.vertex.dag != d {
-			kept = append(kept, a)
-		}
+	for _, a := range g.queue.drop(d) {
+		g.queuedMB -= a.memoryMB()
 	}
-	for i := len(kept); i < len(g.queue); i++ {
-		g.queue[i] = nil
-	}
-	g.queue = kept
-	heap.Init(&g.queue)
-	var mb int64
-	for _, a := range g.queue {
-		mb += a.memoryMB()
-	}
-	g.queuedMB = mb
 }
 
 // markDraining takes a worker out of the group's usable capacity: it gets
@@ -198,34 +184,4 @@ func (c *Core) nodeUsageChanged(n *nodeRun) {
 			w.group.workerChanged(w)
 		}
 	}
-}
-
-// attemptQueue orders queued attempts: DAGs by priority then submission
-// (fifo), then vertices in topological order, then task index.
-type attemptQueue []*attemptRun
-
-func (q attemptQueue) Len() int { return len(q) }
-func (q attemptQueue) Less(i, j int) bool {
-	a, b := q[i].task, q[j].task
-	da, db := a.vertex.dag, b.vertex.dag
-	if da != db {
-		if da.spec.Priority != db.spec.Priority {
-			return da.spec.Priority > db.spec.Priority
-		}
-		return da.seq < db.seq
-	}
-	if a.vertex != b.vertex {
-		return a.vertex.topo < b.vertex.topo
-	}
-	return a.index < b.index
-}
-func (q attemptQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *attemptQueue) Push(x any)   { *q = append(*q, x.(*attemptRun)) }
-func (q *attemptQueue) Pop() any {
-	old := *q
-	n := len(old)
-	x := old[n-1]
-	old[n-1] = nil
-	*q = old[:n-1]
-	return x
 }

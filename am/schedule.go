@@ -1,8 +1,6 @@
 package am
 
 import (
-	"container/heap"
-
 	"ebb/dag"
 
 	"ebb/packing"
@@ -22,28 +20,30 @@ func (c *Core) schedule() {
 }
 
 func (c *Core) place(g *group) {
+	if c.opts.Tasks == TaskRAS {
+		c.placeRAS(g)
+		return
+	}
 	var held []*attemptRun
+	fails := map[*dagRun]int{}
 	for g.queue.Len() > 0 && len(held) < maxSkips {
-		a := heap.Pop(&g.queue).(*attemptRun)
-		mem := a.memoryMB()
-		g.queuedMB -= mem
-		t := a.task
-		if !t.ready() || t.vertex.dag.state != DAGRunning {
-			// An input was lost after it was queued: wait for it again.
-			delete(c.attempt, a.id)
-			t.current = nil
-			t.state = taskWaiting
+		d := c.nextDAG(g, fails)
+		if d == nil {
+			break
+		}
+		a := c.popReady(g, d)
+		if a == nil {
 			continue
 		}
-		req := packing.Request{MemoryMB: mem, Waited: c.now.Sub(a.queuedAt), Seed: a.seed}
+		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed}
 		i, ok := c.opts.Allocator.Choose(g.pnodes, req)
-		if !ok {
-			held = append(held, a)
-			continue
+		var w *workerRun
+		if ok {
+			w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB)
 		}
-		w := g.bestWorker(g.pnodes[i].ID, mem)
-		if w == nil { // the allocator's view disagrees with the workers: never place blindly
+		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
 			held = append(held, a)
+			fails[d]++
 			continue
 		}
 		c.start(a, w)
@@ -51,6 +51,44 @@ func (c *Core) place(g *group) {
 	for _, a := range held {
 		g.push(a)
 	}
+}
+
+// maxFailsPerDAG: after this many attempts of a DAG found no room in one
+// pass, the pass looks at other DAGs only.
+const maxFailsPerDAG = 4
+
+// nextDAG chooses whose attempt goes next: fifo takes DAGs in priority
+// and submission order; fair takes the DAG with the fewest running
+// attempts, so concurrent DAGs share the workers.
+func (c *Core) nextDAG(g *group, fails map[*dagRun]int) *dagRun {
+	var best *dagRun
+	for _, d := range g.queue.dags {
+		if fails[d] >= maxFailsPerDAG {
+			continue
+		}
+		if c.opts.Tasks != TaskFair {
+			return d
+		}
+		if best == nil || d.running < best.running {
+			best = d
+		}
+	}
+	return best
+}
+
+// popReady takes d's next queued attempt, or nil when its inputs were lost
+// after it was queued (then the task waits for them again).
+func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
+	a := g.queue.pop(d)
+	g.queuedMB -= a.memoryMB()
+	t := a.task
+	if !t.ready() || d.state != DAGRunning {
+		delete(c.attempt, a.id)
+		t.current = nil
+		t.state = taskWaiting
+		return nil
+	}
+	return a
 }
 
 // bestWorker is the group's worker on the node with the least free memory
@@ -76,6 +114,7 @@ func (c *Core) start(a *attemptRun, w *workerRun) {
 	mem := a.memoryMB()
 	a.worker = w
 	a.started = c.now
+	a.profile = v.activeProfile()
 	a.lastSeen = c.now
 	t.state = taskRunning
 	w.running[a] = struct{}{}

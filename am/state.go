@@ -94,6 +94,7 @@ type attemptRun struct {
 	lastSeen time.Time // last progress report
 	progress float64
 	seed     uint64
+	profile  *dag.Profile // the resource profile it started with
 }
 
 func (a *attemptRun) memoryMB() int64 { return a.task.vertex.spec.MemoryMB }

@@ -50,6 +50,11 @@ func (c *Core) status(d *dagRun) DAGStatus {
 	if t, ok := d.spec.Goal.Deadline(d.submit); ok {
 		s.Goal = t
 	}
+	if c.rasPlan != nil {
+		if p, ok := c.rasPlan.DAG(d.id); ok {
+			s.SReq, s.Utility, s.Slots = p.SReq, p.Utility, p.Producers+p.Consumers
+		}
+	}
 	for _, v := range d.vertices {
 		vs := VertexStatus{Name: v.spec.Name, Total: len(v.tasks), Succeeded: v.succeeded}
 		for _, t := range v.tasks {
@@ -112,6 +117,12 @@ func (c *Core) Groups() []GroupStatus {
 		}
 		if s.OfferedMB > 0 {
 			s.UsagePercent = 100 * float64(s.RunningMB) / float64(s.OfferedMB)
+		}
+		if g.as != nil {
+			s.State = g.as.a.State().String()
+			if u, ok := g.as.a.Usage(); ok {
+				s.UsagePercent = u // the window's figure, the one the autoscaler acts on
+			}
 		}
 		out = append(out, s)
 	}

@@ -78,6 +78,10 @@ func coreOptions(c *conf.Config, idPrefix string) (am.CoreOptions, error) {
 	if err != nil {
 		return am.CoreOptions{}, c.ErrorFor("mr3.container.scheduler.scheme", "none, fifo or fair")
 	}
+	tasks, err := am.ParseTaskScheme(c.String("ebb.scheduler.scheme"))
+	if err != nil {
+		return am.CoreOptions{}, c.ErrorFor("ebb.scheduler.scheme", "fifo, fair or ras")
+	}
 	scaling := am.ScaleOnDemand
 	if c.Bool("mr3.enable.auto.scaling") {
 		scaling = am.ScaleAutoscaler
@@ -94,6 +98,8 @@ func coreOptions(c *conf.Config, idPrefix string) (am.CoreOptions, error) {
 		Scaling:           scaling,
 		Autoscale:         as,
 		Recycle:           recycle,
+		Tasks:             tasks,
+		RASCycle:          secs(c, "ebb.ras.control.cycle.secs"),
 		RecycleInterval:   secs(c, scheduler.KeyInterval),
 		RemoveEmptyKind:   c.Bool("mr3.container.scheduler.remove.empty.kind"),
 	}, nil

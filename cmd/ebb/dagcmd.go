@@ -164,6 +164,13 @@ func newDAGCmd() *cobra.Command {
 				fmt.Fprintf(out, "group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
 					g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
 			}
+			trs := cs.Transitions
+			if len(trs) > 10 {
+				trs = trs[len(trs)-10:]
+			}
+			for _, tr := range trs {
+				fmt.Fprintf(out, "  %s group %s: %s → %s: %s\n", time.UnixMilli(tr.UnixMs).Format("15:04:05"), tr.Group, tr.From, tr.To, tr.Reason)
+			}
 			return nil
 		},
 	}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"ebb/proto/ebbpb"
+)
+
+// `ebb autoscale` retunes a running AM's autoscaler, as MR3's MasterControl
+// does: the thresholds and minimum hosts, for one group or all.
+func newAutoscaleCmd() *cobra.Command {
+	var f amFlags
+	var group string
+	var out, in, minHosts int
+	cmd := &cobra.Command{
+		Use:   "autoscale --out PERCENT --in PERCENT --min-hosts N [--group G]",
+		Short: "Change the autoscaling thresholds of a running AM",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, closeFn, err := f.dial(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			_, err = c.SetAutoscale(cmd.Context(), &ebbpb.SetAutoscaleRequest{Group: group, OutPercent: int32(out), InPercent: int32(in), MinHosts: int32(minHosts)})
+			if err != nil {
+				return rpcErr(err)
+			}
+			target := "every group"
+			if group != "" {
+				target = "group " + group
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: scale out at %d%%, scale in at %d%%, keep %d hosts\n", target, out, in, minHosts)
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&group, "group", "", "the ContainerGroup (default: every group)")
+	cmd.Flags().IntVar(&out, "out", 80, "mr3.auto.scale.out.threshold.percent")
+	cmd.Flags().IntVar(&in, "in", 50, "mr3.auto.scale.in.threshold.percent")
+	cmd.Flags().IntVar(&minHosts, "min-hosts", 1, "mr3.auto.scale.in.min.hosts")
+	return cmd
+}
+
+func init() { extraCommands = append(extraCommands, newAutoscaleCmd) }

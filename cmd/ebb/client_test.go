@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The client commands against a running local AM: submit and wait, status,
+// retune autoscaling, kill an unknown DAG; and a client with a wrong
+// secret is turned away.
+func TestClientCommands(t *testing.T) {
+	t.Setenv("EBB_EXECUTABLE", ebbBin)
+	t.Setenv("HADOOP_CONF_DIR", "")
+	t.Setenv("EBB_CONF_DIR", "")
+	cf := confFlags{sets: []string{"mr3.enable.auto.scaling=true"}}
+	c, err := cf.load(newLogger("warn", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	a, _, err := startLocal(context.Background(), c, newQuietLogger(filepath.Join(root, "logs"), "am.log", false), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	session := filepath.Join(root, "am.json")
+	run := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, ebbBin, args...)
+		cmd.Dir = "../.."
+		cmd.Env = append(os.Environ(), "EBB_SECRET=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out := filepath.Join(root, "out")
+	log, err := run("dag", "submit", "--session", session, "--wait", "--output", out, "examples/wordcount.yaml")
+	if err != nil || !strings.Contains(log, "SUCCEEDED") {
+		t.Fatalf("dag submit --wait: %v\n%s", err, log)
+	}
+	sameCounts(t, readCounts(t, out), countWords(t, "../../examples/wordcount-input.txt"))
+
+	log, err = run("autoscale", "--session", session, "--out", "85", "--in", "40", "--min-hosts", "2")
+	if err != nil || !strings.Contains(log, "scale out at 85%") {
+		t.Fatalf("autoscale: %v\n%s", err, log)
+	}
+	log, err = run("autoscale", "--session", session, "--out", "40", "--in", "85", "--min-hosts", "1")
+	if err == nil || !strings.Contains(log, "mr3.auto.scale.in.threshold.percent") {
+		t.Fatalf("autoscale with in above out was accepted or did not name the key: %v\n%s", err, log)
+	}
+	log, err = run("dag", "status", "--session", session)
+	if err != nil || !strings.Contains(log, "wordcount SUCCEEDED") || !strings.Contains(log, "group default") {
+		t.Fatalf("dag status: %v\n%s", err, log)
+	}
+	if log, err = run("dag", "kill", "--session", session, "no_such_dag"); err == nil {
+		t.Fatalf("killing an unknown DAG succeeded:\n%s", log)
+	}
+	bad := filepath.Join(root, "bad-secret")
+	os.WriteFile(bad, []byte("not-the-secret"), 0o600)
+	log, err = run("dag", "status", "--session", session, "--secret-file", bad)
+	if err == nil || !strings.Contains(log, "secret") {
+		t.Fatalf("a wrong secret was not rejected: %v\n%s", err, log)
+	}
+}
