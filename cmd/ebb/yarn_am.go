@@ -199,18 +199,20 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 			done <- err
 			return stop(yarn.Killed, "the AM stopped: "+y.stopReason(err))
 		case now := <-t.C:
-			busy := false
+			// Idle since the last DAG ended (or is running now): DAGs
+			// shorter than this check's period count too.
 			y.a.Loop().Do(ctx, func(c *am.Core, _ time.Time) {
 				for _, d := range c.DAGs() {
-					if !d.State.Done() {
-						busy = true
+					switch {
+					case !d.State.Done():
+						lastBusy = now
+					case d.Finish.After(lastBusy):
+						lastBusy = d.Finish
 					}
 				}
 			})
-			if busy {
-				lastBusy = now
-			} else if idleMax > 0 && now.Sub(lastBusy) >= idleMax {
-				return stop(yarn.Succeeded, fmt.Sprintf("session idle for %s (ebb.session.idle.timeout.secs)", idleMax))
+			if idleMax > 0 && now.Sub(lastBusy) >= idleMax {
+				return stop(yarn.Succeeded, fmt.Sprintf("session idle for %s (ebb.session.idle.timeout.secs)", now.Sub(lastBusy).Round(time.Second)))
 			}
 		}
 	}
@@ -302,19 +304,20 @@ func parseDAGName(name string, data []byte) (string, error) {
 	return spec.Name, nil
 }
 
-// finish unregisters with the final status and removes the staging
-// directory.
+// finish unregisters with the final status and then removes the staging
+// directory. An AM that could not unregister leaves it: the RM may start
+// another attempt, which needs the binary and the configuration again
+// (and `ebb submit` removes it when it sees the application end).
 func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := y.world.Finish(ctx, status, diag)
-	if rerr := y.fs.RemoveAll(y.staging); rerr != nil {
-		y.log.Warnf("ebb am: %v", rerr)
-	}
-	y.fs.Close()
-	if err != nil {
+	defer y.fs.Close()
+	if err := y.world.Finish(ctx, status, diag); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return err
+	}
+	if err := y.fs.RemoveAll(y.staging); err != nil {
+		y.log.Warnf("ebb am: %v", err)
 	}
 	y.log.Infof("ebb am: finished %s after %s", status, time.Since(y.start).Round(time.Millisecond))
 	return nil

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"ebb/am/yarn"
+	"ebb/conf"
+	"ebb/hdfsfs"
 )
 
 func newKillCmd() *cobra.Command {
@@ -32,6 +34,10 @@ func newKillCmd() *cobra.Command {
 			rep, err := killApp(ctx, rm, id)
 			if err != nil {
 				return err
+			}
+			// A killed AM may not get to remove its staging directory.
+			if err := removeStaging(c, rep); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "ebb kill: %v\n", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "application %s %s (%s)\n", id, rep.State, rep.Final)
 			return nil
@@ -60,4 +66,18 @@ func killApp(ctx context.Context, rm *yarn.Client, id yarn.AppID) (yarn.AppRepor
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// removeStaging removes an ended application's staging directory.
+func removeStaging(c *conf.Config, rep yarn.AppReport) error {
+	user := rep.User
+	if user == "" {
+		user = yarnUser()
+	}
+	fs, err := hdfsfs.Dial(c.DefaultFS(), yarnUser())
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	return fs.RemoveAll(stagingDir(user, rep.ID))
 }

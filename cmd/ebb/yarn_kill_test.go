@@ -56,6 +56,9 @@ vertices:
 		t.Errorf("ebb kill took %s, more than a few heartbeats", took)
 	}
 	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
+	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	}
 	// The NM's SIGTERM reached the AM, which stopped its workers before
 	// the SIGKILL that follows.
 	y.waitFor("the AM to log the SIGTERM", 10*time.Second, func() bool {

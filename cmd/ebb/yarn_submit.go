@@ -243,17 +243,20 @@ func followApp(ctx context.Context, c *conf.Config, rm *yarn.Client, id yarn.App
 				}
 			}
 		}
+		poll := 250 * time.Millisecond
+		if rep.State != yarn.StateRunning {
+			poll = 100 * time.Millisecond // see the AM register promptly
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(250 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 	// The AM removes its staging directory when it unregisters; an AM
 	// that died or was killed cannot, so the client cleans up too.
-	if fs, err := hdfsfs.Dial(c.DefaultFS(), yarnUser()); err == nil {
-		fs.RemoveAll(stagingDir(yarnUser(), id))
-		fs.Close()
+	if err := removeStaging(c, rep); err != nil {
+		fmt.Fprintf(out, "removing the staging directory: %v\n", err)
 	}
 	fmt.Fprintf(out, "application %s %s, final status %s after %s\n", id, rep.State, rep.Final, time.Since(t0).Round(time.Millisecond))
 	if rep.Final != yarn.Succeeded {
