@@ -32,9 +32,12 @@ else
 fi
 
 cluster_started=
+# A cluster of this run's own, in its own directory, so a run never reuses
+# or stops a cluster somebody else started.
+clusterdir="${EBB_MINICLUSTER_DIR:-$(mktemp -d /tmp/ebb-test-cluster.XXXXXX)}"
 if [ -z "${EBB_TEST_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
-  echo "== starting the Hadoop minicluster"
-  if confdir=$(scripts/minicluster/start.sh | tail -n 1) && [ -d "$confdir" ]; then
+  echo "== starting the Hadoop minicluster in $clusterdir"
+  if confdir=$(scripts/minicluster/start.sh "$clusterdir" | tail -n 1) && [ -d "$confdir" ]; then
     export EBB_TEST_HADOOP_CONF_DIR="$confdir"
     cluster_started=1
     echo "minicluster up: HADOOP_CONF_DIR=$confdir"
@@ -47,7 +50,7 @@ if [ -z "${EBB_TEST_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] &&
 fi
 cleanup() {
   if [ -n "$cluster_started" ]; then
-    scripts/minicluster/stop.sh >/dev/null 2>&1 || true
+    scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
 trap cleanup EXIT
