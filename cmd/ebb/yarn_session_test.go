@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"ebb/am/yarn"
+	"ebb/internal/testcluster"
 )
 
 // TestYarnSession: ebb submit without a DAG starts a session; DAGs reach
@@ -41,6 +43,19 @@ vertices:
 	}
 	if strings.Contains(out, "started ebb session") {
 		t.Errorf("discovery started a new session instead of finding %s", id)
+	}
+	// A DAG no container can hold ends at once, naming the limit, and the
+	// session goes on.
+	big := y.writeDAG(fmt.Sprintf(`
+name: too-big
+containerGroup: {name: big, workerMemoryMB: %d}
+vertices:
+  - {name: burn, command: [ebb, task, burn], parallelism: 1, memoryMB: 128}
+`, testcluster.MaxAllocationMB(t)+1024))
+	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", big)
+	t.Logf("ebb dag submit --app %s too-big:\n%s", id, out)
+	if err == nil || !strings.Contains(out, "yarn.scheduler.maximum-allocation-mb") {
+		t.Errorf("a DAG above the largest container: %v", err)
 	}
 	lastDAG := time.Now()
 	y.waitFor("the idle session to finish", 60*time.Second, func() bool { return y.report(id).State.Done() })
