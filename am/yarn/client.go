@@ -98,6 +98,9 @@ type AppReport struct {
 	State       AppState
 	Final       FinalStatus
 	TrackingURL string
+	// AMURL is the URL the AM registered (its own status page), where
+	// TrackingURL is the RM's proxy for it.
+	AMURL       string
 	Diagnostics string
 	Progress    float32
 	StartMs     int64
@@ -111,7 +114,7 @@ func reportFrom(r *hadooppb.ApplicationReportProto) AppReport {
 	}[r.GetFinalApplicationStatus()]
 	return AppReport{ID: appIDFrom(r.GetApplicationId()), Name: r.GetName(), User: r.GetUser(), Queue: r.GetQueue(),
 		Type: r.GetApplicationType(), Host: r.GetHost(), RPCPort: r.GetRpcPort(), State: AppState(r.GetYarnApplicationState()),
-		Final: final, TrackingURL: r.GetTrackingUrl(), Diagnostics: r.GetDiagnostics(), Progress: r.GetProgress(), StartMs: r.GetStartTime(),
+		Final: final, TrackingURL: r.GetTrackingUrl(), AMURL: r.GetOriginalTrackingUrl(), Diagnostics: r.GetDiagnostics(), Progress: r.GetProgress(), StartMs: r.GetStartTime(),
 		Tags: r.GetApplicationTags()}
 }
 

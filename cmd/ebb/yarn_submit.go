@@ -73,6 +73,9 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 }
 
 func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out io.Writer) error {
+	if _, ok := c.Raw("yarn.resourcemanager.address"); !ok && os.Getenv("HADOOP_CONF_DIR") == "" {
+		return fmt.Errorf("no ResourceManager configured: set HADOOP_CONF_DIR to the cluster's configuration directory (yarn-site.xml, core-site.xml)")
+	}
 	t0 := time.Now()
 	rm := yarn.NewClient(c.RMAddress(), yarnUser())
 	defer rm.Close()
@@ -208,6 +211,9 @@ func followApp(ctx context.Context, c *conf.Config, rm *yarn.Client, id yarn.App
 		}
 		if rep.State != lastState {
 			fmt.Fprintf(out, "%s %s after %s (tracking URL %s)\n", id, rep.State, time.Since(t0).Round(time.Millisecond), rep.TrackingURL)
+			if rep.State == yarn.StateRunning && rep.AMURL != "" && rep.AMURL != rep.TrackingURL {
+				fmt.Fprintf(out, "AM at %s, status page %s\n", amAddress(rep), rep.AMURL)
+			}
 			lastState = rep.State
 		}
 		if rep.State.Done() {
