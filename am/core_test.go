@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"ebb/dag"
+	"ebb/packing"
 )
 
 // fakeWorld is a recording fake for the Core's world: it keeps the
@@ -251,5 +252,30 @@ vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
 	f.tick(time.Second)
 	if len(f.stopped) != 1 {
 		t.Fatal("idle worker not stopped after the idle timeout")
+	}
+}
+
+// With packed allocation the core names the nodes new workers should go
+// to: the medium node it already uses, before any other.
+func TestPackedPrefersUsedNodes(t *testing.T) {
+	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake(t, CoreOptions{Allocator: alloc})
+	f.submit(`
+name: p
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 1024}]
+`)
+	f.addWorker("w1", "g", "n1", 1024) // n1: 4096 MB, 1024 used
+	p := f.c.preferNodes(f.c.groups["g"], 3)
+	// n1 has 3072 MB free: all three new 1024 MB workers fit there.
+	if strings.Join(p, ",") != "n1,n1,n1" {
+		t.Fatalf("prefer %v, want n1 three times", p)
+	}
+	p = f.c.preferNodes(f.c.groups["g"], 4)
+	if strings.Join(p, ",") != "n1,n1,n1," {
+		t.Fatalf("prefer %v, want n1 three times then anywhere", p)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"ebb/packing"
 )
 
 // WorkerRegistered adds a worker that has started and connected.
@@ -195,7 +197,35 @@ func (c *Core) updateWanted() {
 		g.pending = max(0, want-live)
 		if want != g.wanted {
 			g.wanted = want
-			c.emit(WantWorkers{Group: g.info, Total: want, Avoid: c.drainingNodes()})
+			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.preferNodes(g, want-live), Avoid: c.drainingNodes()})
 		}
 	}
+}
+
+// preferNodes says where n new workers of g should go when packing: the
+// allocator's choice among the nodes this AM already uses (their usage is
+// the memory of its workers there), so that in the yarn world ebb asks
+// for containers on medium nodes instead of letting the ResourceManager
+// spread them. "" entries mean anywhere. Nil when not packing: the
+// cluster's own placement is what uniform asks for.
+func (c *Core) preferNodes(g *group, n int) []string {
+	if n <= 0 || c.opts.Allocator.Name() != "packed" {
+		return nil
+	}
+	var nodes []packing.Node
+	for _, id := range sortedKeys(c.nodes) {
+		nd := c.nodes[id]
+		if nd.draining {
+			continue
+		}
+		var used int64
+		for w := range nd.workers {
+			used += w.info.MemoryMB
+		}
+		nodes = append(nodes, packing.Node{ID: id, CapacityMB: nd.capacityMB, UsedMB: used, FitsMB: nd.capacityMB - used})
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	return packing.PlanWorkers(c.opts.Allocator, nodes, g.info.MemoryMB, n, seedOf(g.info.Name))
 }

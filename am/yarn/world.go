@@ -68,6 +68,10 @@ type World struct {
 	launches sync.WaitGroup
 	shutOnce sync.Once
 	stats    Stats
+	// progress is what allocate reports to the RM (its UI shows it),
+	// refreshed from the Core about once per heartbeat.
+	progress     float32
+	progressSeen time.Time
 }
 
 // Stats are the world's measurements, for logs and reports.
@@ -188,6 +192,7 @@ func (w *World) beat(ctx context.Context) error {
 	w.mu.Lock()
 	req := w.book.Request()
 	req.ResponseID = w.respID
+	req.Progress = w.progress
 	w.mu.Unlock()
 	start := time.Now()
 	resp, err := w.o.RM.Allocate(ctx, req)
@@ -358,8 +363,36 @@ func (w *World) NodeMB(node string) int64 {
 	return w.nodes[node].MemoryMB
 }
 
-// Tick: the heartbeat keeps its own time.
-func (w *World) Tick(time.Time) {}
+// Tick refreshes the progress the heartbeat reports, about once per
+// heartbeat (the heartbeat itself keeps its own time).
+func (w *World) Tick(now time.Time) {
+	if now.Sub(w.progressSeen) < w.o.Heartbeat {
+		return
+	}
+	w.progressSeen = now
+	w.o.Post(func(c *am.Core, _ time.Time) {
+		p := Progress(c.DAGs())
+		w.mu.Lock()
+		w.progress = p
+		w.mu.Unlock()
+	})
+}
+
+// Progress is the share of tasks done over the DAGs still running, 1 when
+// none runs (a session waiting for work has nothing left to do).
+func Progress(dags []am.DAGStatus) float32 {
+	var done, total int
+	for _, d := range dags {
+		if !d.State.Done() {
+			done += d.Succeeded
+			total += d.TotalTasks
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return float32(done) / float32(total)
+}
 
 // WorkerStopped: the worker exits on its own; its container completes then
 // and the RM reports it. It no longer counts for its group.

@@ -288,3 +288,18 @@ func TestWorldCloseStopsAndReleasesEverything(t *testing.T) {
 		t.Errorf("finish: %v after %d calls (the fake says 'not yet' once)", err, len(h.rm.finishes))
 	}
 }
+
+func TestProgressCountsRunningDAGsOnly(t *testing.T) {
+	dags := []am.DAGStatus{
+		{State: am.DAGRunning, TotalTasks: 6, Succeeded: 3},
+		{State: am.DAGSucceeded, TotalTasks: 10, Succeeded: 10}, // ended: not counted
+		{State: am.DAGRunning, TotalTasks: 2, Succeeded: 1},
+	}
+	// (3 + 1) / (6 + 2) = 0.5
+	if p := Progress(dags); p != 0.5 {
+		t.Errorf("progress %v, want 0.5", p)
+	}
+	if p := Progress(dags[1:2]); p != 1 {
+		t.Errorf("progress with nothing running %v, want 1", p)
+	}
+}
