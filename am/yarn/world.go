@@ -370,7 +370,9 @@ func (w *World) Tick(now time.Time) {
 		return
 	}
 	w.progressSeen = now
-	w.o.Post(func(c *am.Core, _ time.Time) {
+	// Posting from the loop's own goroutine could block on a full event
+	// queue that only this goroutine drains: post from another one.
+	go w.o.Post(func(c *am.Core, _ time.Time) {
 		p := Progress(c.DAGs())
 		w.mu.Lock()
 		w.progress = p
@@ -496,7 +498,9 @@ func (w *World) refuse(g am.GroupInfo, limit Resource) {
 	reason := fmt.Sprintf("container group %s needs %d MB / %d vcores workers, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d, yarn.scheduler.maximum-allocation-vcores=%d)",
 		g.Name, g.MemoryMB, max(g.VCores, 1), limit.MemoryMB, limit.VCores)
 	w.o.Log.Error("yarn: " + reason)
-	w.o.Post(func(c *am.Core, now time.Time) {
+	// WantWorkers runs on the loop's goroutine: post from another one (a
+	// full event queue would otherwise block the goroutine that drains it).
+	go w.o.Post(func(c *am.Core, now time.Time) {
 		for _, d := range c.DAGs() {
 			if d.Group == g.Name && !d.State.Done() {
 				c.KillDAG(now, d.ID, reason)

@@ -296,14 +296,6 @@ func checkFits(name string, data []byte, max yarn.Resource) error {
 	return nil
 }
 
-func parseDAGName(name string, data []byte) (string, error) {
-	spec, err := dag.Parse(name, data)
-	if err != nil {
-		return "", err
-	}
-	return spec.Name, nil
-}
-
 // finish unregisters with the final status and then removes the staging
 // directory. An AM that could not unregister leaves it: the RM may start
 // another attempt, which needs the binary and the configuration again

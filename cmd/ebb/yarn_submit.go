@@ -18,6 +18,7 @@ import (
 	"ebb/am"
 	"ebb/am/yarn"
 	"ebb/conf"
+	"ebb/dag"
 	"ebb/hdfsfs"
 	"ebb/proto/ebbpb"
 )
@@ -104,11 +105,15 @@ func submitApp(ctx context.Context, c *conf.Config, rm *yarn.Client, o submitOpt
 		if spec, err = os.ReadFile(o.dagPath); err != nil {
 			return yarn.AppID{}, err
 		}
+		d, err := dag.Parse(o.dagPath, spec)
+		if err != nil {
+			return yarn.AppID{}, err
+		}
 		if name == "" {
-			name = "ebb"
-			if d, err := parseDAGName(o.dagPath, spec); err == nil {
-				name = d
-			}
+			name = d.Name
+		}
+		for _, w := range clusterPathWarnings(d, o.output) {
+			fmt.Fprintln(os.Stderr, "ebb submit: warning:", w)
 		}
 	}
 	if o.session {
@@ -188,6 +193,27 @@ func submitApp(ctx context.Context, c *conf.Config, rm *yarn.Client, o submitOpt
 	return id, nil
 }
 
+// clusterPathWarnings names the DAG's inputs and output that are not
+// hdfs:// URLs: the AM and its workers run on the cluster's nodes, where a
+// path on this machine means nothing (a relative one least of all).
+func clusterPathWarnings(d *dag.Spec, output string) []string {
+	var out []string
+	for _, v := range d.Vertices {
+		for _, in := range v.Inputs {
+			if !strings.HasPrefix(in, "hdfs://") {
+				out = append(out, fmt.Sprintf("vertex %s input %q is not an hdfs:// URL: the AM lists it on a cluster node", v.Name, in))
+			}
+		}
+	}
+	if output == "" {
+		output = d.Output
+	}
+	if output != "" && !strings.HasPrefix(output, "hdfs://") {
+		out = append(out, fmt.Sprintf("output %q is not an hdfs:// URL: workers write it on the cluster nodes they run on", output))
+	}
+	return out
+}
+
 func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // followApp waits for the AM, shows the DAG's progress through the AM's
@@ -264,7 +290,7 @@ func followApp(ctx context.Context, c *conf.Config, rm *yarn.Client, id yarn.App
 	if err := removeStaging(c, rep); err != nil {
 		fmt.Fprintf(out, "removing the staging directory: %v\n", err)
 	}
-	fmt.Fprintf(out, "application %s %s, final status %s after %s\n", id, rep.State, rep.Final, time.Since(t0).Round(time.Millisecond))
+	fmt.Fprintf(out, "application %s %s, final status %s after %s: %s\n", id, rep.State, rep.Final, time.Since(t0).Round(time.Millisecond), rep.Diagnostics)
 	if rep.Final != yarn.Succeeded {
 		return &exitError{code: 2, err: fmt.Errorf("application %s %s (%s): %s", id, rep.State, rep.Final, rep.Diagnostics)}
 	}
