@@ -17,6 +17,7 @@ import (
 	"ebb/am"
 	"ebb/am/local"
 	"ebb/conf"
+	"ebb/dag"
 	"ebb/packing"
 )
 
@@ -122,6 +123,10 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output
 	}
 	spec, err := os.ReadFile(specPath)
 	if err != nil {
+		return err
+	}
+	// A bad spec fails before anything starts.
+	if _, err := dag.Parse(specPath, spec); err != nil {
 		return err
 	}
 	root, err := localRoot(c)
