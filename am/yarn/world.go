@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -268,74 +267,6 @@ func (w *World) reregister(ctx context.Context, why string) error {
 	w.book.Resync()
 	w.mu.Unlock()
 	return nil
-}
-
-// launch starts `ebb worker` in a kept container, off the heartbeat
-// goroutine (an NM call must not delay the next allocate).
-func (w *World) launch(p Placed) {
-	l := w.workerLaunch(p)
-	w.launches.Add(1)
-	go func() {
-		defer w.launches.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		err := w.o.NM.Start(ctx, p.Container, l)
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if err != nil {
-			w.stats.LaunchFailed++
-			w.book.Release(p.Container.ID)
-			w.o.Log.Errorf("yarn: launching worker in %s on %s: %v", p.Container.ID, p.Container.Node, err)
-			return
-		}
-		w.stats.Launched++
-		w.o.Log.Infof("yarn: launched worker %s (group %s, %d MB) on %s", p.Container.ID, p.Group.Name, p.Container.Resource.MemoryMB, p.Container.Node)
-	}()
-}
-
-// shellQuote makes s one word for the NM's bash.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == ',' ||
-			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// workerLaunch is the container's launch context: ./ebb worker with its
-// work dir in the container's directory, logs in the container's log dir
-// (<LOG_DIR>, so the YARN UI and `yarn logs` show them) and the NM's host
-// as the address other workers fetch outputs from.
-func (w *World) workerLaunch(p Placed) Launch {
-	id := p.Container.ID.String()
-	g := p.Group
-	vcores := max(g.VCores, 1)
-	args := []string{"./ebb", "worker",
-		"--am", shellQuote(w.o.Worker.AMAddress),
-		"--worker-id", shellQuote(id),
-		"--group", shellQuote(g.Name),
-		"--node", shellQuote(p.Container.Node),
-		"--memory-mb", strconv.FormatInt(g.MemoryMB, 10),
-		"--vcores", strconv.Itoa(vcores),
-		"--container-id", shellQuote(id),
-		"--work-dir", "$PWD/work",
-		"--log-dir", "<LOG_DIR>",
-		"--advertise-host", "$NM_HOST",
-		"1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}
-	env := map[string]string{"EBB_SECRET": w.o.Worker.Secret}
-	for k, v := range w.o.Worker.Env {
-		env[k] = v
-	}
-	for k, v := range g.Env {
-		env[k] = v
-	}
-	return Launch{
-		Resources: map[string]LocalResource{"ebb": w.o.Worker.Binary},
-		Env:       env,
-		Command:   []string{strings.Join(args, " ")},
-	}
 }
 
 // WantWorkers records the group's total; the next heartbeat asks for the
