@@ -74,4 +74,3 @@ func (w *World) workerLaunch(p Placed) Launch {
 		Command:   []string{strings.Join(args, " ")},
 	}
 }
-
