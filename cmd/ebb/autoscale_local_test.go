@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,9 +14,6 @@ import (
 // scales the group out onto more nodes; during the long thin tail that
 // follows, usage falls, nodes are drained and removed; the result is exact.
 func TestLocalAutoscaleBurstThenTail(t *testing.T) {
-	t.Setenv("EBB_EXECUTABLE", ebbBin)
-	t.Setenv("HADOOP_CONF_DIR", "")
-	t.Setenv("EBB_CONF_DIR", "")
 	input, _ := filepath.Abs("../../examples/wordcount-input.txt")
 	// burst: 8 tasks x 400 MB, each burning memory for 3 s before counting;
 	// mid: one reducer; tail: one task that sleeps 8 s, then copies mid's
@@ -39,7 +35,7 @@ edges:
   - {from: burst, to: mid, type: scatter-gather}
   - {from: mid, to: tail, type: one-to-one}
 `, ebbBin, input)
-	cf := confFlags{sets: []string{
+	ta := startTestAM(t, 3*time.Minute,
 		"mr3.enable.auto.scaling=true",
 		"mr3.check.memory.usage.event.interval.secs=1",
 		"mr3.memory.usage.check.window.length.secs=2",
@@ -56,22 +52,8 @@ edges:
 		"mr3.container.idle.timeout.ms=600000",
 		"ebb.local.nodes=1", "ebb.local.max.nodes=4", "ebb.local.node.memory.mb=2048",
 		"ebb.local.node.idle.timeout.ms=500", "ebb.packing.scheme=packed",
-	}}
-	c, err := cf.load(newLogger("warn", "", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", testing.Verbose())
-	a, world, err := startLocal(context.Background(), c, log, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	runDone := make(chan error, 1)
-	go func() { runDone <- a.Run(ctx) }()
-	defer func() { cancel(); <-runDone }()
+	)
+	a, world, root, ctx := ta.AM, ta.world, ta.root, ta.ctx
 
 	out := filepath.Join(root, "out")
 	id, err := a.Submit(ctx, am.SubmitRequest{Spec: []byte(spec), SpecName: "burst-tail.yaml", Output: out})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,24 +13,8 @@ import (
 // retune autoscaling, kill an unknown DAG; and a client with a wrong
 // secret is turned away.
 func TestClientCommands(t *testing.T) {
-	t.Setenv("EBB_EXECUTABLE", ebbBin)
-	t.Setenv("HADOOP_CONF_DIR", "")
-	t.Setenv("EBB_CONF_DIR", "")
-	cf := confFlags{sets: []string{"mr3.enable.auto.scaling=true"}}
-	c, err := cf.load(newLogger("warn", "", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	a, _, err := startLocal(context.Background(), c, newQuietLogger(filepath.Join(root, "logs"), "am.log", false), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	ta := startTestAM(t, 2*time.Minute, "mr3.enable.auto.scaling=true")
+	root, ctx := ta.root, ta.ctx
 	session := filepath.Join(root, "am.json")
 	run := func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, ebbBin, args...)

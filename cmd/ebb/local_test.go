@@ -178,10 +178,6 @@ func waitFor(t *testing.T, a *am.AM, what string, d time.Duration, cond func(c *
 // are retried and the map outputs it held are recomputed; the result is
 // still exact.
 func TestLocalKillWorkerMidDAG(t *testing.T) {
-	t.Setenv("EBB_EXECUTABLE", ebbBin)
-	t.Setenv("EBB_LOCAL_DIR", "")
-	t.Setenv("HADOOP_CONF_DIR", "")
-	t.Setenv("EBB_CONF_DIR", "")
 	input, _ := filepath.Abs("../../examples/wordcount-input.txt")
 	spec := fmt.Sprintf(`name: killme
 containerGroup: {name: kg, workerMemoryMB: 512}
@@ -194,22 +190,8 @@ vertices:
 edges:
   - {from: map, to: reduce, type: scatter-gather}
 `, input, ebbBin)
-	cf := confFlags{sets: []string{"ebb.local.max.nodes=4", "ebb.local.node.memory.mb=1024"}}
-	c, err := cf.load(newLogger("warn", "", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", testing.Verbose())
-	a, world, err := startLocal(context.Background(), c, log, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	runDone := make(chan error, 1)
-	go func() { runDone <- a.Run(ctx) }()
-	defer func() { cancel(); <-runDone }()
+	ta := startTestAM(t, 3*time.Minute, "ebb.local.max.nodes=4", "ebb.local.node.memory.mb=1024")
+	a, world, root, ctx := ta.AM, ta.world, ta.root, ta.ctx
 
 	out := filepath.Join(root, "out")
 	id, err := a.Submit(ctx, am.SubmitRequest{Spec: []byte(spec), SpecName: "killme.yaml", Output: out})
@@ -247,5 +229,38 @@ edges:
 		t.Fatalf("DAG %s: %s", st.State, st.Diagnostics)
 	}
 	sameCounts(t, readCounts(t, out), countWords(t, input))
-	_ = local.NodeInfo{}
+}
+
+// testAM is an AM with the local world running in this process, whose
+// workers are real processes of the built ebb binary.
+type testAM struct {
+	*am.AM
+	world *local.World
+	root  string
+	ctx   context.Context
+}
+
+// startTestAM starts one with the given --set overrides (no site files,
+// no environment) and stops it when the test ends.
+func startTestAM(t *testing.T, timeout time.Duration, sets ...string) *testAM {
+	t.Helper()
+	t.Setenv("EBB_EXECUTABLE", ebbBin)
+	t.Setenv("HADOOP_CONF_DIR", "")
+	t.Setenv("EBB_CONF_DIR", "")
+	cf := confFlags{sets: sets}
+	c, err := cf.load(newLogger("warn", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", testing.Verbose())
+	a, world, err := startLocal(context.Background(), c, log, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &testAM{AM: a, world: world, root: root, ctx: ctx}
 }

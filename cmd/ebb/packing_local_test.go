@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -15,9 +14,6 @@ import (
 // scheme, and returns the most nodes that held workers at once.
 func nodesUsed(t *testing.T, scheme string) int {
 	t.Helper()
-	t.Setenv("EBB_EXECUTABLE", ebbBin)
-	t.Setenv("HADOOP_CONF_DIR", "")
-	t.Setenv("EBB_CONF_DIR", "")
 	input, _ := filepath.Abs("../../examples/wordcount-input.txt")
 	spec := fmt.Sprintf(`name: pack
 containerGroup: {name: pk, workerMemoryMB: 1024}
@@ -27,29 +23,16 @@ vertices:
 edges:
   - {from: map, to: reduce, type: scatter-gather}
 `, ebbBin, input)
-	cf := confFlags{sets: []string{
-		"ebb.packing.scheme=" + scheme,
+	ta := startTestAM(t, 2*time.Minute,
+		"ebb.packing.scheme="+scheme,
 		"ebb.packing.min.nodes=1",
 		// A node may fill up completely in the medium step.
 		"ebb.packing.high.threshold.percent=100",
 		"mr3.enable.auto.scaling=true",
 		"mr3.check.memory.usage.event.interval.secs=1",
 		"ebb.local.nodes=4", "ebb.local.max.nodes=4", "ebb.local.node.memory.mb=2048",
-	}}
-	c, err := cf.load(newLogger("warn", "", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	a, world, err := startLocal(context.Background(), c, newQuietLogger(filepath.Join(root, "logs"), "am.log", false), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	)
+	a, world, root, ctx := ta.AM, ta.world, ta.root, ta.ctx
 	out := filepath.Join(root, "out")
 	id, err := a.Submit(ctx, am.SubmitRequest{Spec: []byte(spec), SpecName: "pack.yaml", Output: out})
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -16,11 +15,8 @@ import (
 // processes were started and how many workers changed group.
 func runAlternating(t *testing.T, scheme string) (processes, moved int) {
 	t.Helper()
-	t.Setenv("EBB_EXECUTABLE", ebbBin)
-	t.Setenv("HADOOP_CONF_DIR", "")
-	t.Setenv("EBB_CONF_DIR", "")
-	cf := confFlags{sets: []string{
-		"mr3.container.scheduler.scheme=" + scheme,
+	ta := startTestAM(t, 2*time.Minute,
+		"mr3.container.scheduler.scheme="+scheme,
 		"mr3.am.max.num.concurrent.dags=1",
 		// Free workers leave at the next tick (100 ms) unless recycled;
 		// each DAG runs 500 ms, so without recycling the group's worker is
@@ -28,22 +24,8 @@ func runAlternating(t *testing.T, scheme string) (processes, moved int) {
 		"mr3.container.idle.timeout.ms=1",
 		"mr3.check.memory.usage.event.interval.secs=1",
 		"ebb.local.nodes=1", "ebb.local.max.nodes=2", "ebb.local.node.memory.mb=2048",
-	}}
-	c, err := cf.load(newLogger("warn", "", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", testing.Verbose())
-	a, world, err := startLocal(context.Background(), c, log, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	runDone := make(chan error, 1)
-	go func() { runDone <- a.Run(ctx) }()
-	defer func() { cancel(); <-runDone }()
+	)
+	a, world, root, ctx := ta.AM, ta.world, ta.root, ta.ctx
 	var ids []string
 	for i := 0; i < 10; i++ {
 		group := []string{"etl-a", "etl-b"}[i%2]
