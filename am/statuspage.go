@@ -54,10 +54,14 @@ func (a *AM) statusHandler() http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, "<!doctype html><title>ebb</title><h1>ebb ApplicationMaster</h1><h2>DAGs</h2><table border=1><tr><th>id<th>name<th>state<th>tasks<th>running<th>diagnostics</tr>")
+		fmt.Fprint(w, "<!doctype html><title>ebb</title><h1>ebb ApplicationMaster</h1><h2>DAGs</h2><table border=1><tr><th>id<th>name<th>state<th>tasks<th>running<th>goal<th>s_req<th>utility<th>slots<th>diagnostics</tr>")
 		for _, d := range dags {
-			fmt.Fprintf(w, "<tr><td>%s<td>%s<td>%s<td>%d/%d<td>%d<td>%s</tr>", html.EscapeString(d.ID), html.EscapeString(d.Name),
-				d.State, d.Succeeded, d.TotalTasks, d.Running, html.EscapeString(d.Diagnostics))
+			goal := "-"
+			if !d.Goal.IsZero() {
+				goal = d.Goal.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "<tr><td>%s<td>%s<td>%s<td>%d/%d<td>%d<td>%s<td>%.1f<td>%.2f<td>%d<td>%s</tr>", html.EscapeString(d.ID), html.EscapeString(d.Name),
+				d.State, d.Succeeded, d.TotalTasks, d.Running, goal, d.SReq, d.Utility, d.Slots, html.EscapeString(d.Diagnostics))
 		}
 		fmt.Fprint(w, "</table><h2>ContainerGroups</h2><table border=1><tr><th>group<th>state<th>usage<th>workers<th>pending<th>nodes<th>queued<th>running</tr>")
 		for _, g := range groups {
