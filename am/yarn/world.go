@@ -154,13 +154,26 @@ func (w *World) heartbeat(ctx context.Context) {
 	defer close(w.hbDone)
 	t := time.NewTicker(w.o.Heartbeat)
 	defer t.Stop()
+	// A new want wakes the heartbeat early (the RM hears of new asks at
+	// once), but never sooner than minGap after the last allocate, so a
+	// burst of changes costs one call.
+	minGap := min(w.o.Heartbeat, 100*time.Millisecond)
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-w.nudge:
+			if wait := minGap - time.Since(last); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
 		}
+		last = time.Now()
 		if err := w.beat(ctx); err != nil {
 			if ctx.Err() != nil {
 				return
