@@ -147,3 +147,24 @@ vertices:
 	}
 	y.waitFor("the RM to show no running containers", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
 }
+
+// TestYarnAMTooBig: an AM container above the cluster's largest is refused
+// before anything is submitted, naming the key to change.
+func TestYarnAMTooBig(t *testing.T) {
+	y := newYarnTest(t)
+	spec := y.writeDAG(`
+name: small
+containerGroup: {name: s, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn], parallelism: 1, memoryMB: 128}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := y.ebb(ctx, "submit", spec, "--set", fmt.Sprintf("mr3.am.resource.memory.mb=%d", testcluster.MaxAllocationMB(t)+1))
+	if err == nil || !strings.Contains(out, "mr3.am.resource.memory.mb") || !strings.Contains(out, "yarn.scheduler.maximum-allocation-mb") {
+		t.Errorf("ebb submit with a too-big AM: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "submitted application") {
+		t.Errorf("the application was submitted anyway:\n%s", out)
+	}
+}
