@@ -33,6 +33,7 @@ type yarnTest struct {
 	fs      *hdfsfs.FS
 	user    string
 	dir     string // an HDFS directory of this test's own
+	env     []string
 }
 
 func newYarnTest(t *testing.T) *yarnTest {
@@ -59,6 +60,7 @@ func newYarnTest(t *testing.T) *yarnTest {
 func (y *yarnTest) ebb(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, ebbBin, args...)
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+y.confDir, "EBB_CONF_DIR=", "EBB_LOCAL_DIR=")
+	cmd.Env = append(cmd.Env, y.env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

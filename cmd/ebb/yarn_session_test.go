@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,29 +21,40 @@ func TestYarnSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	const idle = 5 * time.Second
-	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--set", "ebb.session.idle.timeout.secs=5"}, amSets...)...)
-	if err != nil {
-		t.Fatalf("ebb submit --detach: %v\n%s", err, out)
-	}
-	id := y.appID(out)
+	// A session started by `ebb dag submit` takes its settings from the
+	// EBB_ environment, as any client configuration.
+	y.env = []string{"EBB_EBB_SESSION_IDLE_TIMEOUT_SECS=5", "EBB_MR3_AM_RESOURCE_MEMORY_MB=256",
+		"EBB_MR3_AM_RM_HEARTBEAT_INTERVAL_MS=250", "EBB_EBB_AM_WORKER_HEARTBEAT_INTERVAL_MS=250", "EBB_MR3_AM_MAX_APP_ATTEMPTS=1"}
+	// Sessions of earlier tests on this cluster idle out within seconds;
+	// discovery must start a new one here.
+	y.waitFor("no running ebb session of "+y.user, 30*time.Second, func() bool {
+		_, err := findSession(ctx, y.rm, y.user)
+		return errors.Is(err, errNoSession)
+	})
 	spec := y.writeDAG(`
 name: short
 containerGroup: {name: s, workerMemoryMB: 256}
 vertices:
   - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "0.2"], parallelism: 2, memoryMB: 128}
 `)
-	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", spec)
-	t.Logf("ebb dag submit --app %s:\n%s", id, out)
-	if err != nil || !strings.Contains(out, "SUCCEEDED") {
-		t.Fatalf("first DAG: %v", err)
+	out, err := y.ebb(ctx, "dag", "submit", "--app", "session", "--wait", spec)
+	t.Logf("ebb dag submit --app session (none running):\n%s", out)
+	if err != nil || !strings.Contains(out, "SUCCEEDED") || !strings.Contains(out, "started ebb session") {
+		t.Fatalf("first DAG, starting a session: %v", err)
 	}
+	id := y.appID(out)
 	out, err = y.ebb(ctx, "dag", "submit", "--app", "session", "--wait", spec)
-	t.Logf("ebb dag submit --app session:\n%s", out)
+	t.Logf("ebb dag submit --app session (one running):\n%s", out)
 	if err != nil || !strings.Contains(out, "SUCCEEDED") {
 		t.Fatalf("second DAG, through session discovery: %v", err)
 	}
 	if strings.Contains(out, "started ebb session") {
 		t.Errorf("discovery started a new session instead of finding %s", id)
+	}
+	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", spec)
+	t.Logf("ebb dag submit --app %s:\n%s", id, out)
+	if err != nil || !strings.Contains(out, "dag_0003 SUCCEEDED") {
+		t.Fatalf("third DAG, by application id, to the same AM: %v", err)
 	}
 	// A DAG no container can hold ends at once, naming the limit, and the
 	// session goes on.
