@@ -61,16 +61,21 @@ func (w *World) workerLaunch(p Placed) Launch {
 		"--log-dir", "<LOG_DIR>",
 		"--advertise-host", "$NM_HOST",
 		"1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}
-	env := map[string]string{"EBB_SECRET": w.o.Worker.Secret}
+	env := map[string]string{}
 	for k, v := range w.o.Worker.Env {
 		env[k] = v
 	}
 	for k, v := range g.Env {
 		env[k] = v
 	}
-	return Launch{
-		Resources: map[string]LocalResource{"ebb": w.o.Worker.Binary},
-		Env:       env,
-		Command:   []string{strings.Join(args, " ")},
+	res := map[string]LocalResource{"ebb": w.o.Worker.Binary}
+	if w.o.Worker.SecretFile.URL != "" {
+		// The NM's launch script runs the command inside double quotes, so
+		// no quotes here; the secret is hex.
+		res["secret"] = w.o.Worker.SecretFile
+		args = append([]string{"EBB_SECRET=$(cat secret)"}, args...)
+	} else {
+		env["EBB_SECRET"] = w.o.Worker.Secret
 	}
+	return Launch{Resources: res, Env: env, Command: []string{strings.Join(args, " ")}}
 }

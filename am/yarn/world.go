@@ -23,6 +23,11 @@ type WorkerLaunch struct {
 	// AMAddress and Secret are what workers connect with.
 	AMAddress string
 	Secret    string
+	// SecretFile, when set, is the secret as a file in the staging
+	// directory: workers read it from there (./secret) and the secret
+	// stays out of the launch context, which the RM and NM store and the
+	// NM copies into the container's log directory (launch_container.sh).
+	SecretFile LocalResource
 	// Env is added to every worker's environment (HADOOP_USER_NAME, ...).
 	Env map[string]string
 }

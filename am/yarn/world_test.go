@@ -312,3 +312,18 @@ func TestProgressCountsRunningDAGsOnly(t *testing.T) {
 		t.Errorf("progress with nothing running %v, want 1", p)
 	}
 }
+
+func TestWorkerLaunchReadsTheSecretFromAFile(t *testing.T) {
+	h := newHarness(t)
+	h.w.o.Worker.SecretFile = LocalResource{URL: "hdfs://nn:8020/staging/secret", Size: 64, Timestamp: 7}
+	l := h.w.workerLaunch(Placed{Container: ctr(2, 1, "n1:1"), Group: small})
+	if !strings.HasPrefix(l.Command[0], "EBB_SECRET=$(cat secret) ./ebb worker ") {
+		t.Errorf("command %s", l.Command[0])
+	}
+	if l.Resources["secret"] != h.w.o.Worker.SecretFile {
+		t.Errorf("resources %+v", l.Resources)
+	}
+	if _, ok := l.Env["EBB_SECRET"]; ok || strings.Contains(l.Command[0], "s3cret") {
+		t.Errorf("the secret itself is in the launch context: %+v", l)
+	}
+}

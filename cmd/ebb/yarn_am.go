@@ -123,8 +123,9 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	port, statusPort := portOf(a.Addr()), portOf(a.StatusAddr())
 	tracking := "http://" + net.JoinHostPort(host, strconv.Itoa(statusPort)) + "/"
-	if _, err := fs.WriteFile(staging+"/"+stagedSecret, []byte(secret), 0o600); err != nil {
-		return nil, fmt.Errorf("writing the secret for clients: %w", err)
+	secretStamp, err := fs.WriteFile(staging+"/"+stagedSecret, []byte(secret), 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("writing the secret for clients and workers: %w", err)
 	}
 	binary, err := fs.Stamp(staging + "/" + stagedBinary)
 	if err != nil {
@@ -142,7 +143,8 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm)}, NM: yarn.NewNMPort(),
 		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
-			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}},
+			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
+			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
