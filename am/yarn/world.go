@@ -63,8 +63,13 @@ type World struct {
 	mu   sync.Mutex
 	book *Book
 	// nodes by host:port, from getClusterNodes and allocate's updates.
-	nodes    map[string]NodeReport
-	respID   int32
+	nodes  map[string]NodeReport
+	respID int32
+	// resyncs: heartbeats that must send the whole table again. After a
+	// failed allocate the RM may have run it; the retry then carries the
+	// same response_id, and the RM answers a repeated id from its cache,
+	// ignoring the asks in it. So the table goes out twice.
+	resyncs  int
 	reg      Registration
 	nudge    chan struct{}
 	cancel   context.CancelFunc
@@ -207,6 +212,10 @@ func (w *World) shutdown(reason string) {
 // ended), so two allocates never overlap.
 func (w *World) beat(ctx context.Context) error {
 	w.mu.Lock()
+	if w.resyncs > 0 {
+		w.resyncs--
+		w.book.Resync()
+	}
 	req := w.book.Request()
 	req.ResponseID = w.respID
 	req.Progress = w.progress
@@ -216,7 +225,7 @@ func (w *World) beat(ctx context.Context) error {
 	rtt := time.Since(start)
 	if err != nil {
 		w.mu.Lock()
-		w.book.Resync() // the changes may not have arrived: send all again
+		w.resyncs = 2 // the changes may not have arrived: send all again
 		w.mu.Unlock()
 		if errors.Is(err, yarnrpc.ErrNotRegistered) {
 			return w.reregister(ctx, "the ResourceManager does not know this AM (restarted?)")

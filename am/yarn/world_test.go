@@ -327,3 +327,29 @@ func TestWorkerLaunchReadsTheSecretFromAFile(t *testing.T) {
 		t.Errorf("the secret itself is in the launch context: %+v", l)
 	}
 }
+
+func TestWorldResendsTheTableAfterAFailedAllocate(t *testing.T) {
+	h := newHarness(t)
+	h.w.WantWorkers(time.Unix(1000, 0), small, 2, nil, nil)
+	h.rm.script = []fakeAnswer{
+		{resp: AllocateResponse{ResponseID: 1}},
+		{err: errors.New("connection reset")},
+	}
+	h.beat(t) // sends ANY 2
+	if err := h.w.beat(context.Background()); err == nil {
+		t.Fatal("a failed allocate is not reported")
+	}
+	h.beat(t) // the RM may answer this one from its cache and drop the asks
+	h.beat(t) // so the table goes out once more
+	h.beat(t)
+	full := []Ask{anyAsk(1, small, 2, true)}
+	for i, want := range [][]Ask{full, nil, full, full, nil} {
+		if got := h.rm.requests[i].Asks; !reflect.DeepEqual(got, want) {
+			t.Errorf("allocate %d asks %+v, want %+v", i, got, want)
+		}
+	}
+	// Both retries carry the response id of the last answer that arrived.
+	if h.rm.requests[2].ResponseID != 1 {
+		t.Errorf("retry response id %d, want 1", h.rm.requests[2].ResponseID)
+	}
+}
