@@ -49,7 +49,9 @@ func (w *World) workerLaunch(p Placed) Launch {
 	id := p.Container.ID.String()
 	g := p.Group
 	vcores := max(g.VCores, 1)
-	args := []string{"./ebb", "worker",
+	// exec: the container's process (the one the NM signals and waits
+	// for) is the worker itself, not a bash around it.
+	args := []string{"exec", "./ebb", "worker",
 		"--am", shellQuote(w.o.Worker.AMAddress),
 		"--worker-id", shellQuote(id),
 		"--group", shellQuote(g.Name),

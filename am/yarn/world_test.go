@@ -153,7 +153,7 @@ func TestWorldHeartbeatLaunchesWorkersAndReportsLost(t *testing.T) {
 	}
 	l := h.nm.started[cid(2)]
 	cmd := l.Command[0]
-	for _, want := range []string{"./ebb worker", "--am amhost:4000", "--worker-id container_1700000000000_0007_01_000002",
+	for _, want := range []string{"exec ./ebb worker", "--am amhost:4000", "--worker-id container_1700000000000_0007_01_000002",
 		"--group small", "--node n1:1", "--memory-mb 512", "--vcores 1", "--work-dir $PWD/work", "--log-dir <LOG_DIR>",
 		"--advertise-host $NM_HOST", "1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"} {
 		if !strings.Contains(cmd, want) {
@@ -317,7 +317,7 @@ func TestWorkerLaunchReadsTheSecretFromAFile(t *testing.T) {
 	h := newHarness(t)
 	h.w.o.Worker.SecretFile = LocalResource{URL: "hdfs://nn:8020/staging/secret", Size: 64, Timestamp: 7}
 	l := h.w.workerLaunch(Placed{Container: ctr(2, 1, "n1:1"), Group: small})
-	if !strings.HasPrefix(l.Command[0], "EBB_SECRET=$(cat secret) ./ebb worker ") {
+	if !strings.HasPrefix(l.Command[0], "EBB_SECRET=$(cat secret) exec ./ebb worker ") {
 		t.Errorf("command %s", l.Command[0])
 	}
 	if l.Resources["secret"] != h.w.o.Worker.SecretFile {

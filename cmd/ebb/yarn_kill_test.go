@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"ebb/am/yarn"
+	"ebb/internal/testcluster"
 )
 
 // TestYarnKill: ebb kill of a running application ends it KILLED within a
@@ -59,16 +62,58 @@ vertices:
 	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
 		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
 	}
-	// The NM's SIGTERM reached the AM, which stopped its workers before
-	// the SIGKILL that follows.
-	y.waitFor("the AM to log the SIGTERM", 10*time.Second, func() bool {
-		for _, cs := range y.containerLogs(id) {
-			for _, c := range cs {
-				if b, err := os.ReadFile(filepath.Join(c, "am.log")); err == nil && strings.Contains(string(b), "SIGTERM: stopping the workers") {
-					return true
-				}
-			}
-		}
-		return false
+}
+
+// TestYarnSIGTERM: a SIGTERM to the AM process (as the NM or an operator
+// sends) makes it stop its workers and unregister: the application ends
+// KILLED with the AM's own diagnostics, not FAILED by a vanished attempt.
+func TestYarnSIGTERM(t *testing.T) {
+	y := newYarnTest(t)
+	spec := y.writeDAG(`
+name: long
+containerGroup: {name: sleepers, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "600"], parallelism: 1, memoryMB: 128}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	out, err := y.ebb(ctx, append([]string{"submit", spec, "--detach"}, amSets...)...)
+	if err != nil {
+		t.Fatalf("ebb submit --detach: %v\n%s", err, out)
+	}
+	id := y.appID(out)
+	defer y.ebb(context.Background(), "kill", id.String())
+	running := regexp.MustCompile(`: 0/1 tasks, 1 running`)
+	y.waitFor("the task to run", 60*time.Second, func() bool {
+		out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
+		return err == nil && running.MatchString(out)
 	})
+	// The NM writes the pid of the container's process under its local
+	// dirs; the AM is the attempt's first container.
+	var pidFiles []string
+	amContainer := strings.Replace(id.String(), "application_", "container_", 1) + "_01_000001"
+	for _, d := range strings.Split(testcluster.EnvValue(t, "NM_LOCAL_DIRS"), ",") {
+		fs, _ := filepath.Glob(filepath.Join(d, "nmPrivate", id.String(), amContainer, "*.pid"))
+		pidFiles = append(pidFiles, fs...)
+	}
+	if len(pidFiles) != 1 {
+		t.Fatalf("AM pid files %v, want one", pidFiles)
+	}
+	b, err := os.ReadFile(pidFiles[0])
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || perr != nil {
+		t.Fatalf("pid file %s: %v %v", pidFiles[0], err, perr)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM to the AM (pid %d): %v", pid, err)
+	}
+	y.waitFor("the application to end", 30*time.Second, func() bool { return y.report(id).State.Done() })
+	r := y.report(id)
+	if r.State != yarn.StateFinished || r.Final != yarn.Killed || !strings.Contains(r.Diagnostics, "SIGTERM") {
+		t.Errorf("after SIGTERM the application is %s %s (%s), want FINISHED KILLED by the AM", r.State, r.Final, r.Diagnostics)
+	}
+	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
+	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	}
 }

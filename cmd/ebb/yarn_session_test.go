@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,13 +38,18 @@ containerGroup: {name: s, workerMemoryMB: 256}
 vertices:
   - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "0.2"], parallelism: 2, memoryMB: 128}
 `)
-	out, err := y.ebb(ctx, "dag", "submit", "--app", "session", "--wait", spec)
+	// Outputs go to this machine's disk, where the minicluster's workers
+	// run too: what this test is about is the session, and the worker's
+	// HDFS commit can still fail a task under load ("replication in
+	// progress" on close is not retried in worker/fs.go).
+	local := func() string { return filepath.Join(t.TempDir(), "out") }
+	out, err := y.ebb(ctx, "dag", "submit", "--app", "session", "--wait", "--output", local(), spec)
 	t.Logf("ebb dag submit --app session (none running):\n%s", out)
 	if err != nil || !strings.Contains(out, "SUCCEEDED") || !strings.Contains(out, "started ebb session") {
 		t.Fatalf("first DAG, starting a session: %v", err)
 	}
 	id := y.appID(out)
-	out, err = y.ebb(ctx, "dag", "submit", "--app", "session", "--wait", spec)
+	out, err = y.ebb(ctx, "dag", "submit", "--app", "session", "--wait", "--output", local(), spec)
 	t.Logf("ebb dag submit --app session (one running):\n%s", out)
 	if err != nil || !strings.Contains(out, "SUCCEEDED") {
 		t.Fatalf("second DAG, through session discovery: %v", err)
@@ -51,7 +57,7 @@ vertices:
 	if strings.Contains(out, "started ebb session") {
 		t.Errorf("discovery started a new session instead of finding %s", id)
 	}
-	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", spec)
+	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", "--output", local(), spec)
 	t.Logf("ebb dag submit --app %s:\n%s", id, out)
 	if err != nil || !strings.Contains(out, "dag_0003 SUCCEEDED") {
 		t.Fatalf("third DAG, by application id, to the same AM: %v", err)

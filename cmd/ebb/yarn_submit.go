@@ -164,7 +164,10 @@ func submitApp(ctx context.Context, c *conf.Config, rm *yarn.Client, o submitOpt
 	if err := stage(stagedConf, st, err); err != nil {
 		return id, err
 	}
-	cmd := []string{"./ebb", "am", "--conf", stagedConf}
+	// exec: the AM container's process is ebb itself, so a SIGTERM (from
+	// the NM, or an operator) reaches the AM, which unregisters, rather
+	// than a bash whose exit would end the attempt first.
+	cmd := []string{"exec", "./ebb", "am", "--conf", stagedConf}
 	if spec != nil {
 		st, err = fs.WriteFile(staging+"/"+stagedDAG, spec, 0o600)
 		if err := stage(stagedDAG, st, err); err != nil {
