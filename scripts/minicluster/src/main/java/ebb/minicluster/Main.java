@@ -127,6 +127,7 @@ public final class Main {
     yarn.start();
     GuicePipelines.pin(yarn, opts.nodeManagers);
     Configuration live = yarn.getConfig();
+    ProxyAddress.fix(yarn.getResourceManager(), live);
     waitForNodes(live, opts.nodeManagers);
     // Tests read the RM's REST API (applications, containers): prove it answers.
     checkHttp("http://" + live.get(YarnConfiguration.RM_WEBAPP_ADDRESS) + "/ws/v1/cluster/info");
