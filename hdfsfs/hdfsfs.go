@@ -114,7 +114,7 @@ func (f *FS) write(p string, r io.Reader, mode os.FileMode) (FileStamp, error) {
 		w.Close()
 		return FileStamp{}, fmt.Errorf("hdfsfs: write %s: %w", p, err)
 	}
-	if err := closeWriter(w); err != nil {
+	if err := CloseWriter(w); err != nil {
 		return FileStamp{}, fmt.Errorf("hdfsfs: close %s: %w", p, err)
 	}
 	if err := f.c.Chmod(p, mode); err != nil {
@@ -123,11 +123,12 @@ func (f *FS) write(p string, r io.Reader, mode os.FileMode) (FileStamp, error) {
 	return f.Stamp(p)
 }
 
-// closeWriter closes a new file, calling again while the NameNode says
+// CloseWriter closes a new file, calling again while the NameNode says
 // the last block is still replicating (as the Java client does, with
 // backoff): the file's modification time is final only once it is closed,
-// and a LocalResource must quote that time.
-func closeWriter(w *hdfs.FileWriter) error {
+// a LocalResource must quote that time, and a worker committing a sink's
+// output must not fail an attempt for a replication that is merely slow.
+func CloseWriter(w *hdfs.FileWriter) error {
 	wait := 20 * time.Millisecond
 	for i := 0; ; i++ {
 		err := w.Close()

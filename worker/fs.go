@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/colinmarc/hdfs/v2"
+
+	"ebb/hdfsfs"
 )
 
 // fileSystem is the little the worker needs from where input splits live and
@@ -107,11 +109,23 @@ func (localFS) RemoveEmptyDir(path string) error            { return os.Remove(p
 
 type hdfsFS struct{ c *hdfs.Client }
 
+// replicatingCloser closes an HDFS file the way the Java client does,
+// waiting out "replication in progress" (hdfsfs.CloseWriter).
+type replicatingCloser struct{ *hdfs.FileWriter }
+
+func (r replicatingCloser) Close() error { return hdfsfs.CloseWriter(r.FileWriter) }
+
 func (h hdfsFS) Open(path string) (io.ReadSeekCloser, error) { return h.c.Open(path) }
-func (h hdfsFS) Create(path string) (io.WriteCloser, error)  { return h.c.Create(path) }
-func (h hdfsFS) MkdirAll(path string) error                  { return h.c.MkdirAll(path, 0o755) }
-func (h hdfsFS) RemoveAll(path string) error                 { return h.c.RemoveAll(path) }
-func (h hdfsFS) RemoveEmptyDir(path string) error            { return h.c.Remove(path) }
+func (h hdfsFS) Create(path string) (io.WriteCloser, error) {
+	w, err := h.c.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return replicatingCloser{w}, nil
+}
+func (h hdfsFS) MkdirAll(path string) error       { return h.c.MkdirAll(path, 0o755) }
+func (h hdfsFS) RemoveAll(path string) error      { return h.c.RemoveAll(path) }
+func (h hdfsFS) RemoveEmptyDir(path string) error { return h.c.Remove(path) }
 
 func (h hdfsFS) Rename(oldPath, newPath string) error {
 	// HDFS refuses to rename onto an existing file; an earlier attempt of
