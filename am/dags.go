@@ -146,6 +146,23 @@ func (c *Core) KillDAG(now time.Time, id, reason string) error {
 	return nil
 }
 
+// FailDAG ends a DAG as FAILED for a reason the world found (e.g. its
+// workers are larger than any container the cluster can give).
+func (c *Core) FailDAG(now time.Time, id, reason string) error {
+	c.advance(now)
+	d, ok := c.dags[id]
+	if !ok {
+		return fmt.Errorf("no DAG %q", id)
+	}
+	if d.state.Done() {
+		return nil
+	}
+	c.endDAG(d, DAGFailed, reason)
+	c.schedule()
+	c.updateWanted()
+	return nil
+}
+
 // endDAG finishes a DAG: kills its attempts, tells workers to drop its
 // outputs, and releases its hold on the group.
 func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {

@@ -448,10 +448,9 @@ func tooBig(r, limit Resource) bool {
 	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores
 }
 
-// refuse ends the DAGs of a group whose workers no container can hold: the
-// RM would reject the ask (or it would wait forever). The Core has no
-// "fail" event for a DAG from outside, so they end KILLED with the limit
-// in the diagnostics.
+// refuse fails the DAGs of a group whose workers no container can hold:
+// the RM would reject the ask (or it would wait forever). They end FAILED
+// with the limit in the diagnostics.
 func (w *World) refuse(g am.GroupInfo, limit Resource) {
 	reason := fmt.Sprintf("container group %s needs %d MB / %d vcores workers, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d, yarn.scheduler.maximum-allocation-vcores=%d)",
 		g.Name, g.MemoryMB, max(g.VCores, 1), limit.MemoryMB, limit.VCores)
@@ -461,7 +460,7 @@ func (w *World) refuse(g am.GroupInfo, limit Resource) {
 	go w.o.Post(func(c *am.Core, now time.Time) {
 		for _, d := range c.DAGs() {
 			if d.Group == g.Name && !d.State.Done() {
-				c.KillDAG(now, d.ID, reason)
+				c.FailDAG(now, d.ID, reason)
 			}
 		}
 	})

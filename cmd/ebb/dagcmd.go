@@ -25,8 +25,12 @@ type amFlags struct {
 	addr       string
 	secretFile string
 	session    string
-	// resolve, when set by another file (yarn), finds the AM by other means.
+	// app names a YARN application whose AM to use (resolved by the yarn
+	// file through findAMByApp).
 	app string
+	// mayStart: with no AM named, a session may be started (dag submit
+	// only: following or killing must not start anything).
+	mayStart bool
 }
 
 func (f *amFlags) register(cmd *cobra.Command) {
@@ -37,8 +41,9 @@ func (f *amFlags) register(cmd *cobra.Command) {
 }
 
 // findAMByApp is set by the yarn file: it resolves --app (or, with an
-// empty id, the user's running session) to an address and secret.
-var findAMByApp func(ctx context.Context, app string) (addr, secret string, err error)
+// empty id, the user's running session, started when start is true and
+// there is none) to an address and secret.
+var findAMByApp func(ctx context.Context, app string, start bool) (addr, secret string, err error)
 
 func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) {
 	addr, secret := f.addr, os.Getenv("EBB_SECRET")
@@ -56,11 +61,13 @@ func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) 
 			f.secretFile = s.SecretFile
 		}
 	}
-	if f.app != "" {
+	// No AM named at all: the user's running ebb session on YARN (found
+	// through the ResourceManager, or started).
+	if f.app != "" || (f.addr == "" && f.session == "" && findAMByApp != nil) {
 		if findAMByApp == nil {
 			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
 		}
-		a, s, err := findAMByApp(ctx, f.app)
+		a, s, err := findAMByApp(ctx, f.app, f.mayStart)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -96,7 +103,7 @@ func rpcErr(err error) error {
 
 func newDAGCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "dag", Short: "Submit, follow and kill DAGs on a running AM"}
-	var f amFlags
+	f := amFlags{mayStart: true}
 	var wait bool
 	var output string
 	submit := &cobra.Command{

@@ -69,8 +69,8 @@ func loadClientConf() (*conf.Config, error) {
 
 // findYarnAM resolves --app to the AM's client address and secret. An
 // empty id (or "session") means the user's running ebb session, started
-// now when there is none.
-func findYarnAM(ctx context.Context, app string) (string, string, error) {
+// now when there is none and start is true.
+func findYarnAM(ctx context.Context, app string, start bool) (string, string, error) {
 	c, err := loadClientConf()
 	if err != nil {
 		return "", "", err
@@ -82,6 +82,9 @@ func findYarnAM(ctx context.Context, app string) (string, string, error) {
 	if app == "" || app == "session" {
 		rep, err = findSession(ctx, rm, user)
 		if errors.Is(err, errNoSession) {
+			if !start {
+				return "", "", fmt.Errorf("%w of user %s: start one with ebb submit (no DAG) or ebb dag submit, or name an application with --app", errNoSession, user)
+			}
 			rep, err = startSession(ctx, c, os.Stderr)
 		}
 		if err != nil {
