@@ -7,6 +7,7 @@ import (
 	"ebb/am"
 	"ebb/dag"
 	"ebb/packing"
+	"ebb/sim/cloud"
 	"ebb/sim/trace"
 )
 
@@ -15,13 +16,9 @@ type Job = trace.Job
 
 // Config is the virtual cloud and the engine's clocks.
 type Config struct {
-	NodeMB           int64
-	NodeVCores       int
-	PricePerHour     float64
-	ProvisionDelay   time.Duration // how long a new node takes (cloud nodes: ~180 s)
-	ReclaimDelay     time.Duration // an empty node is given back after this
-	BillingPeriod    time.Duration // 0: per second; e.g. 1 h: a started hour is paid in full
-	MaxNodes         int
+	// Cloud: node types (the first is used), provisioning and reclaim
+	// delays, billing granularity, the node cap.
+	Cloud            cloud.Config
 	WorkerStartDelay time.Duration // container launch on a ready node
 	Tick             time.Duration // how often the core sees time pass
 	SampleEvery      time.Duration // nodes-in-use and utilisation samples for the report
@@ -30,13 +27,14 @@ type Config struct {
 	WorkerMB int64
 }
 
-// DefaultConfig: 64 GB / 16 vcore nodes at a typical on-demand price,
-// 180 s provisioning as cloud nodes take, per-second billing.
+// DefaultConfig: the cloud's defaults (64 GB / 16 vcore nodes, 180 s to
+// provision as cloud nodes take, per-second billing), 2 s container
+// start, a 5 s core tick, a sample a minute.
 func DefaultConfig() Config {
-	return Config{NodeMB: 65536, NodeVCores: 16, PricePerHour: 0.77, ProvisionDelay: 180 * time.Second,
-		ReclaimDelay: 30 * time.Second, WorkerStartDelay: 2 * time.Second, Tick: 5 * time.Second,
-		SampleEvery: time.Minute}
+	return Config{Cloud: cloud.DefaultConfig(), WorkerStartDelay: 2 * time.Second, Tick: 5 * time.Second, SampleEvery: time.Minute}
 }
+
+func (c Config) nodeMB() int64 { return c.Cloud.Types[0].MemoryMB }
 
 // engine is one policy's run over one trace.
 type engine struct {
@@ -45,13 +43,16 @@ type engine struct {
 	clk    clock
 	core   *am.Core
 	world  *world
-	cloud  *cloudAdapter
-	start  time.Time
-	jobs   map[string]*jobRun // by DAG id
-	rec    *Recorder
-	// running attempts' completion events, so a kill can cancel one
-	live map[string]bool
-	err  error
+	cloud  *cloud.Cloud
+	// lastProvision: the latest node request (k8s-ca's delay after a scale-up).
+	lastProvision time.Time
+	lastFinish    time.Time
+	start         time.Time
+	jobs          map[string]*jobRun // by DAG id
+	rec           *Recorder
+	running       map[string]*running   // attempts in flight
+	byNode        map[string][]*running // the same, by node, for contention
+	err           error
 }
 
 type jobRun struct {
@@ -76,19 +77,26 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	opts.WorkerTimeout = 1000 * time.Hour
 	opts.TaskTimeout = 1000 * time.Hour
 	opts.MaxConcurrentDAGs = 1 << 20
+	var e *engine
+	// The autoscaler's billing-aware scale-in asks when a node's paid
+	// period ends; the virtual cloud knows.
+	opts.PaidUntil = func(node string) time.Time {
+		t, _ := e.cloud.PaidUntil(node, e.clk.now)
+		return t
+	}
 	core, err := am.NewCore(opts)
 	if err != nil {
 		return nil, err
 	}
 	if p.Static > 0 {
-		cfg.MaxNodes = p.Static // a fixed cluster: never more, never less
+		cfg.Cloud.MaxNodes = p.Static // a fixed cluster: never more, never less
 	}
-	cl, err := newCloudAdapter(cfg, p, start)
+	cl, err := cloud.New(cfg.Cloud)
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{cfg: cfg, policy: p, core: core, cloud: cl, start: start, jobs: map[string]*jobRun{},
-		live: map[string]bool{}, rec: newRecorder(p.Name, cfg)}
+	e = &engine{cfg: cfg, policy: p, core: core, cloud: cl, start: start, jobs: map[string]*jobRun{},
+		running: map[string]*running{}, byNode: map[string][]*running{}, rec: newRecorder(p.Name, cfg, jobs), lastProvision: start.Add(-24 * time.Hour)}
 	e.clk.now = start
 	e.world = newWorld(e, alloc)
 	for i := 0; i < p.Static; i++ {
@@ -137,19 +145,19 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
+	// The run ends when its last job does: every policy is billed up to
+	// the same point, whatever its nodes do afterwards.
 	end := e.clk.now
+	if !e.lastFinish.IsZero() {
+		end = e.lastFinish
+	}
 	e.rec.sample(end.Sub(start), e)
-	e.rec.finish(end.Sub(start), e)
+	e.rec.finish(end, e)
 	return e.rec, nil
 }
 
 func (e *engine) submit(now time.Time, j Job) {
-	spec := j.Spec
-	if e.cfg.WorkerMB > 0 {
-		cp := *spec
-		cp.Group = dag.GroupSpec{Name: "sim", WorkerMemoryMB: e.cfg.WorkerMB, WorkerVCores: 1}
-		spec = &cp
-	}
+	spec := e.reshape(j.Spec)
 	id, err := e.core.SubmitDAG(now, am.Submission{Spec: spec})
 	if err != nil {
 		e.err = fmt.Errorf("job %s: %w", j.ID, err)
@@ -157,6 +165,28 @@ func (e *engine) submit(now time.Time, j Job) {
 	}
 	e.jobs[id] = &jobRun{job: j, dagID: id, submit: now}
 	e.dispatch(now)
+}
+
+// reshape applies the run's worker and slot sizes to a job's spec.
+func (e *engine) reshape(spec *dag.Spec) *dag.Spec {
+	workerMB := e.cfg.WorkerMB
+	if e.policy.NodeWorkers {
+		workerMB = e.cfg.nodeMB()
+	}
+	if workerMB == 0 && e.policy.SlotsPerNode == 0 {
+		return spec
+	}
+	cp := *spec
+	if workerMB > 0 {
+		cp.Group = dag.GroupSpec{Name: "sim", WorkerMemoryMB: workerMB, WorkerVCores: 1}
+	}
+	if k := e.policy.SlotsPerNode; k > 0 {
+		cp.Vertices = append([]dag.VertexSpec(nil), spec.Vertices...)
+		for i := range cp.Vertices {
+			cp.Vertices[i].MemoryMB = e.cfg.nodeMB() / int64(k)
+		}
+	}
+	return &cp
 }
 
 // dispatch carries out the core's actions in the virtual cloud.
@@ -173,14 +203,15 @@ func (e *engine) dispatch(now time.Time) {
 			case am.RunAttempt:
 				e.run(now, a)
 			case am.KillAttempt:
-				delete(e.live, a.AttemptID)
+				e.stopRunning(now, a.AttemptID)
 			case am.StopWorker:
 				e.world.WorkerStopped(now, a.Worker)
 			case am.DAGEnded:
 				if j := e.jobs[a.DAG.ID]; j != nil {
 					j.finish = now
 					j.state = a.DAG.State
-					e.rec.jobEnded(j)
+					e.lastFinish = now
+					e.rec.jobEnded(j, e.start)
 				}
 			}
 		}
@@ -203,21 +234,18 @@ func (e *engine) stuck(now time.Time) error {
 		e.policy.Name, now.Sub(e.start)-now.Sub(now), now.Sub(e.start), names, gs)
 }
 
-// run schedules an attempt's end after its traced duration.
+// run starts an attempt: it ends after its traced duration, stretched by
+// contention on its node (contention.go).
 func (e *engine) run(now time.Time, a am.RunAttempt) {
-	id := a.Attempt.ID
-	e.live[id] = true
 	d := a.Attempt.SimDuration
 	if d <= 0 {
 		d = time.Second
 	}
-	e.rec.taskMBSeconds += float64(a.Attempt.MemoryMB) * d.Seconds()
-	e.clk.after(d, func(t time.Time) {
-		if !e.live[id] {
-			return
-		}
-		delete(e.live, id)
-		e.core.AttemptUpdate(t, am.AttemptUpdate{AttemptID: id, Result: am.AttemptSucceeded})
-		e.dispatch(t)
-	})
+	e.startRunning(now, a, d)
+}
+
+func (e *engine) finishAttempt(now time.Time, id string) {
+	e.stopRunning(now, id)
+	e.core.AttemptUpdate(now, am.AttemptUpdate{AttemptID: id, Result: am.AttemptSucceeded})
+	e.dispatch(now)
 }

@@ -17,7 +17,7 @@ const (
 )
 
 func (w *world) k8sScaleDown(now time.Time) {
-	if now.Sub(w.e.cloud.lastProvision) < k8sDelayAfterAdd {
+	if now.Sub(w.e.lastProvision) < k8sDelayAfterAdd {
 		return
 	}
 	idle := map[string]bool{}
@@ -28,7 +28,7 @@ func (w *world) k8sScaleDown(now time.Time) {
 		if n.removed || !n.ready {
 			continue
 		}
-		if float64(n.reservedMB)/float64(w.e.cfg.NodeMB) >= k8sUtilThreshold {
+		if float64(n.reservedMB)/float64(w.e.cfg.nodeMB()) >= k8sUtilThreshold {
 			n.unneeded = time.Time{}
 			continue
 		}

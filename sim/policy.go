@@ -31,11 +31,20 @@ type Policy struct {
 	// NodeScaler "" gives empty nodes back after the reclaim delay;
 	// "k8s-ca" applies the cluster-autoscaler's scale-down rules instead.
 	NodeScaler string
+	// FixedCluster: the policy runs on a fixed cluster (a scenario's
+	// nodes), like the static-slot experiments of the RAS paper.
+	FixedCluster bool
+	// NodeWorkers: one worker per node, as big as the node, so what limits
+	// concurrency is the scheduler (profiles or slots), not worker sizes.
+	NodeWorkers bool
+	// SlotsPerNode > 0: every task is given 1/K of a node's memory, so a
+	// node runs K tasks at once whatever they use (fair-slots-K).
+	SlotsPerNode int
 }
 
 // PolicyNames lists the policies ParsePolicy knows.
 func PolicyNames() []string {
-	return []string{"static-N", "mr3", "ebb", "spark-da", "k8s-ca"}
+	return []string{"static-N", "mr3", "ebb", "spark-da", "k8s-ca", "ras", "fair-slots-K"}
 }
 
 // ParsePolicy builds a named policy.
@@ -58,15 +67,38 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Core.Autoscale = defaultAutoscale()
 		return base, nil
 	case name == "ebb":
-		// The autoscaler plus packed placement, so scale-in finds empty nodes.
+		// The autoscaler with ebb's extras: increments computed from the
+		// gap to the threshold and the queued demand, predictive
+		// scale-out, grace periods of one minute; plus packed placement,
+		// so scale-in finds empty nodes.
 		base.Core.Scaling = mr3Scaling
 		base.Core.Autoscale = defaultAutoscale()
+		base.Core.Autoscale.IncrementWorkers = 0
+		base.Core.Autoscale.Predictive = true
+		base.Core.Autoscale.OutGracePeriod = time.Minute
+		base.Core.Autoscale.InGracePeriod = time.Minute
 		base.Packing = "packed"
 		return base, nil
 	case name == "spark-da":
 		base.Core.Scaling = am.ScaleSparkDA
 		base.Core.BacklogTimeout = time.Second
 		base.Core.IdleTimeout = 60 * time.Second
+		return base, nil
+	case name == "ras":
+		// Resource-aware scheduling with completion-time goals on a fixed
+		// cluster: the profiles decide how many tasks share a node.
+		base.Core.Tasks = am.TaskRAS
+		base.Core.RASCycle = 30 * time.Second
+		base.FixedCluster, base.NodeWorkers = true, true
+		return base, nil
+	case strings.HasPrefix(name, "fair-slots-"):
+		k, err := strconv.Atoi(strings.TrimPrefix(name, "fair-slots-"))
+		if err != nil || k <= 0 {
+			return Policy{}, fmt.Errorf("policy %q: want fair-slots-K with K a positive number of slots per node", name)
+		}
+		// Hadoop's Fair Scheduler with K static slots per node.
+		base.Core.Tasks = am.TaskFair
+		base.FixedCluster, base.NodeWorkers, base.SlotsPerNode = true, true, k
 		return base, nil
 	case name == "k8s-ca":
 		// Workers (pods) on demand, leaving when idle; nodes scaled by the

@@ -3,44 +3,48 @@ package sim
 import (
 	"sort"
 	"time"
+
+	"ebb/sim/report"
 )
 
-// Recorder keeps what a run did, for the report.
+// Recorder keeps what a run did, in the report's terms.
 type Recorder struct {
-	Policy        string
-	NodeMB        int64
-	Samples       []Sample
-	Jobs          []JobResult
-	NodeSeconds   float64
-	Cost          float64
-	TaskMBSeconds float64
-	Makespan      time.Duration
-
-	jobsTotal     int
-	jobsDone      int
-	taskMBSeconds float64
+	run       report.Run
+	jobsTotal int
+	jobsDone  int
 }
 
-// Sample is the cluster at one moment.
-type Sample struct {
-	At         time.Duration
-	Nodes      int
-	UsedMB     int64 // memory of running attempts
-	CapacityMB int64 // memory of the nodes in use
+// newRecorder starts a run's record. The lower bound's Σ task MB × s comes
+// from the trace (every task once, for its traced time), not from the
+// attempts the run happened to start.
+func newRecorder(policy string, cfg Config, jobs []Job) *Recorder {
+	r := &Recorder{run: report.Run{Policy: policy, NodeMemoryMB: cfg.nodeMB()}}
+	for _, j := range jobs {
+		r.run.TaskMBSeconds += taskMBSeconds(j)
+	}
+	return r
 }
 
-// JobResult is how one job went.
-type JobResult struct {
-	ID        string
-	Submit    time.Duration
-	Finish    time.Duration
-	Goal      time.Duration // 0: none
-	Completed bool
+// taskMBSeconds is Σ over a job's tasks of memory × traced duration.
+func taskMBSeconds(j Job) float64 {
+	var sum float64
+	for _, v := range j.Spec.Vertices {
+		for t := 0; t < v.Parallelism; t++ {
+			var d time.Duration
+			if n := len(v.SimDurations); n > 0 {
+				d = v.SimDurations[min(t, n-1)].D()
+			}
+			if d <= 0 {
+				d = time.Second // the engine's floor for an untimed task
+			}
+			sum += float64(v.MemoryMB) * d.Seconds()
+		}
+	}
+	return sum
 }
 
-func newRecorder(policy string, cfg Config) *Recorder {
-	return &Recorder{Policy: policy, NodeMB: cfg.NodeMB}
-}
+// Run is the finished record.
+func (r *Recorder) Run() report.Run { return r.run }
 
 func (r *Recorder) sample(at time.Duration, e *engine) {
 	nodes := e.world.liveNodes()
@@ -48,24 +52,21 @@ func (r *Recorder) sample(at time.Duration, e *engine) {
 	for _, n := range e.core.Nodes() {
 		used += n.UsedMB
 	}
-	r.Samples = append(r.Samples, Sample{At: at, Nodes: nodes, UsedMB: used, CapacityMB: int64(nodes) * e.cfg.NodeMB})
+	r.run.Samples = append(r.run.Samples, report.Sample{At: at, Nodes: nodes, UsedMB: used, CapacityMB: int64(nodes) * e.cfg.nodeMB()})
 }
 
-func (r *Recorder) jobEnded(j *jobRun) {
+func (r *Recorder) jobEnded(j *jobRun, start time.Time) {
 	r.jobsDone++
 	var goal time.Duration
-	if j.job.Spec.Goal != nil {
-		if d, ok := j.job.Spec.Goal.Deadline(j.submit); ok {
-			goal = d.Sub(j.submit)
-		}
+	if d, ok := j.job.Spec.Goal.Deadline(j.submit); ok {
+		goal = d.Sub(j.submit)
 	}
-	r.Jobs = append(r.Jobs, JobResult{ID: j.job.ID, Submit: j.submit.Sub(time.Unix(0, 0).UTC()),
-		Finish: j.finish.Sub(time.Unix(0, 0).UTC()), Goal: goal, Completed: j.state.String() == "SUCCEEDED"})
+	r.run.Jobs = append(r.run.Jobs, report.JobResult{ID: j.job.ID, Submit: j.submit.Sub(start),
+		Finish: j.finish.Sub(start), Goal: goal, Completed: j.state.String() == "SUCCEEDED"})
 }
 
-func (r *Recorder) finish(end time.Duration, e *engine) {
-	r.NodeSeconds, r.Cost = e.cloud.totals(e.start.Add(end))
-	r.TaskMBSeconds = r.taskMBSeconds
-	r.Makespan = end
-	sort.Slice(r.Jobs, func(i, j int) bool { return r.Jobs[i].ID < r.Jobs[j].ID })
+func (r *Recorder) finish(end time.Time, e *engine) {
+	r.run.NodeSeconds = e.cloud.NodeSeconds(end)
+	r.run.Cost = e.cloud.Cost(end)
+	sort.Slice(r.run.Jobs, func(i, j int) bool { return r.run.Jobs[i].ID < r.run.Jobs[j].ID })
 }

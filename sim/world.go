@@ -51,13 +51,14 @@ func newWorld(e *engine, alloc packing.Allocator) *world {
 		groups: map[string]am.GroupInfo{}, avoid: map[string]bool{}, alloc: alloc}
 }
 
-func (w *world) NodeMB(string) int64 { return w.e.cfg.NodeMB }
+func (w *world) NodeMB(string) int64 { return w.e.cfg.nodeMB() }
 
 func (w *world) provision(now time.Time, ready bool) *vnode {
-	id, readyAt, err := w.e.cloud.provision(now)
+	id, readyAt, err := w.e.cloud.Provision(now, "")
 	if err != nil {
-		return nil
+		return nil // at the cap: the core will ask again
 	}
+	w.e.lastProvision = now
 	n := &vnode{id: id, readyAt: readyAt, workers: map[string]*vworker{}, emptySince: now}
 	w.nodes = append(w.nodes, n)
 	w.byID[id] = n
@@ -137,6 +138,13 @@ func (w *world) reconcile(now time.Time, group string) {
 // new node when none has room.
 func (w *world) place(now time.Time, x *vworker) bool {
 	mb := x.group.MemoryMB
+	if mb > w.e.cfg.nodeMB() {
+		if w.e.err == nil {
+			w.e.err = fmt.Errorf("policy %s: group %s asks for %d MB workers, more than a %d MB node holds (raise --node-memory-mb or lower --worker-memory-mb)",
+				w.e.policy.Name, x.group.Name, mb, w.e.cfg.nodeMB())
+		}
+		return false
+	}
 	pick := func(ready bool) *vnode {
 		var cands []packing.Node
 		var idx []*vnode
@@ -144,11 +152,11 @@ func (w *world) place(now time.Time, x *vworker) bool {
 			if n.ready != ready || n.draining || n.removed || w.avoid[n.id] {
 				continue
 			}
-			free := w.e.cfg.NodeMB - n.reservedMB
+			free := w.e.cfg.nodeMB() - n.reservedMB
 			if free < mb {
 				continue
 			}
-			cands = append(cands, packing.Node{ID: n.id, CapacityMB: w.e.cfg.NodeMB, UsedMB: n.reservedMB, FitsMB: free})
+			cands = append(cands, packing.Node{ID: n.id, CapacityMB: w.e.cfg.nodeMB(), UsedMB: n.reservedMB, FitsMB: free})
 			idx = append(idx, n)
 		}
 		if len(cands) == 0 {
@@ -164,7 +172,7 @@ func (w *world) place(now time.Time, x *vworker) bool {
 		n = pick(false)
 	}
 	if n == nil {
-		if w.e.cfg.MaxNodes > 0 && w.liveNodes() >= w.e.cfg.MaxNodes {
+		if limit := w.e.cfg.Cloud.MaxNodes; limit > 0 && w.liveNodes() >= limit {
 			return false
 		}
 		n = w.provision(now, false)
@@ -204,7 +212,7 @@ func (w *world) startWorker(now time.Time, x *vworker) {
 			return
 		}
 		err := w.e.core.WorkerRegistered(t, am.WorkerInfo{ID: x.id, Group: x.group.Name, Node: x.node.id,
-			NodeMB: w.e.cfg.NodeMB, MemoryMB: x.group.MemoryMB, VCores: x.group.VCores, Address: x.id})
+			NodeMB: w.e.cfg.nodeMB(), MemoryMB: x.group.MemoryMB, VCores: x.group.VCores, Address: x.id})
 		if err != nil {
 			x.stopped = true
 			w.unplace(t, x)
@@ -250,7 +258,7 @@ func (w *world) maybeRelease(now time.Time, n *vnode) {
 		return
 	}
 	since := n.emptySince
-	w.e.clk.at(now.Add(w.e.cfg.ReclaimDelay), func(t time.Time) {
+	w.e.clk.at(w.e.cloud.ReclaimAt(now), func(t time.Time) {
 		if n.removed || len(n.workers) > 0 || !n.emptySince.Equal(since) {
 			return
 		}
@@ -260,7 +268,7 @@ func (w *world) maybeRelease(now time.Time, n *vnode) {
 
 func (w *world) remove(now time.Time, n *vnode) {
 	n.removed = true
-	w.e.cloud.release(now, n.id)
+	w.e.cloud.Release(now, n.id)
 }
 
 func (w *world) WorkerMoved(now time.Time, id string, g am.GroupInfo) {

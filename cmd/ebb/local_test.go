@@ -103,15 +103,37 @@ func sameCounts(t *testing.T, got, want map[string]int) {
 	}
 }
 
+// runEbb runs the built binary from the repository root, as a user
+// would, and returns what it printed on stdout and stderr together.
 func runEbb(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	cmd, cancel := ebbCommand(args...)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, ebbBin, args...)
-	cmd.Dir = "../.." // the repository root, as a user would run it
-	cmd.Env = append(os.Environ(), "EBB_LOCAL_DIR=", "HADOOP_CONF_DIR=", "EBB_CONF_DIR=")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// runEbbStdout is runEbb for output meant for programs: stdout alone
+// (stderr is returned in the error).
+func runEbbStdout(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd, cancel := ebbCommand(args...)
+	defer cancel()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	return string(out), err
+}
+
+func ebbCommand(args ...string) (*exec.Cmd, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	cmd := exec.CommandContext(ctx, ebbBin, args...)
+	cmd.Dir = "../.." // the repository root, as a user would run it
+	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR=", "EBB_CONF_DIR=")
+	return cmd, cancel
 }
 
 func TestLocalWordCount(t *testing.T) {

@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"time"
+
+	"ebb/am"
+	"ebb/dag"
+)
+
+// The contention model: attempts on one node share its CPU and I/O. When
+// the running attempts' summed CPU (or I/O) profile exceeds the node's 1.0,
+// each of them progresses at 1 / that sum (processor sharing), so
+// over-packing a node costs time as on a real cluster. Memory is not
+// shared this way: the core never over-commits it. Attempts without a
+// profile neither slow down nor slow others.
+
+type running struct {
+	id        string
+	node      string
+	profile   *dag.Profile
+	remaining float64 // seconds of work left at full speed
+	rate      float64 // fraction of full speed now
+	since     time.Time
+	version   int // bumps when the completion event is rescheduled
+}
+
+// start begins an attempt on a node and reschedules the node's attempts.
+func (e *engine) startRunning(now time.Time, a am.RunAttempt, d time.Duration) {
+	node := ""
+	if x, ok := e.world.work[a.Worker]; ok && x.node != nil {
+		node = x.node.id
+	}
+	r := &running{id: a.Attempt.ID, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now}
+	e.running[r.id] = r
+	e.byNode[node] = append(e.byNode[node], r)
+	e.reshare(now, node)
+}
+
+// stopRunning removes an attempt (finished or killed) and reschedules the rest.
+func (e *engine) stopRunning(now time.Time, id string) {
+	r, ok := e.running[id]
+	if !ok {
+		return
+	}
+	delete(e.running, id)
+	rs := e.byNode[r.node]
+	for i, x := range rs {
+		if x == r {
+			e.byNode[r.node] = append(rs[:i], rs[i+1:]...)
+			break
+		}
+	}
+	e.reshare(now, r.node)
+}
+
+// reshare recomputes the node's rates and completion events.
+func (e *engine) reshare(now time.Time, node string) {
+	rs := e.byNode[node]
+	var cpu, io float64
+	for _, r := range rs {
+		if r.profile != nil {
+			cpu += r.profile.CPU
+			io += r.profile.IO
+		}
+	}
+	for _, r := range rs {
+		r.remaining -= now.Sub(r.since).Seconds() * r.rate
+		if r.remaining < 0 {
+			r.remaining = 0
+		}
+		r.since = now
+		rate := 1.0
+		if r.profile != nil {
+			load := 1.0
+			if r.profile.CPU > 0 {
+				load = max(load, cpu)
+			}
+			if r.profile.IO > 0 {
+				load = max(load, io)
+			}
+			rate = 1 / load
+		}
+		if rate == r.rate && r.version > 0 {
+			continue // its completion event still holds
+		}
+		r.rate = rate
+		r.version++
+		v, id := r.version, r.id
+		e.clk.at(now.Add(time.Duration(r.remaining/rate*float64(time.Second))), func(t time.Time) {
+			if x, ok := e.running[id]; ok && x.version == v {
+				e.finishAttempt(t, id)
+			}
+		})
+	}
+}
