@@ -103,6 +103,7 @@ func TestSummarize(t *testing.T) {
 		MeanUtilisation: 0.4375,
 		// 4096 MB x 1800 s / 4096 MB / 3600 = 0.5 node-hours; 2 / 0.5 = 4.
 		LowerBoundNodeHours: 0.5, RatioToLowerBound: 4,
+		Makespan: 150, // A, the last completed job, ends at 150 s
 	}
 	if e != want {
 		t.Errorf("ebb:\n got %+v\nwant %+v", e, want)
@@ -128,6 +129,7 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
+// Makespans: ebb's last completed job (A) ends at 150 s; static-2's (A) at 100 s.
 const wantJSON = `{
   "reference": "static-2",
   "policies": [
@@ -144,7 +146,8 @@ const wantJSON = `{
       "goal_attainment": 0.333333,
       "mean_utilisation": 0.437500,
       "lower_bound_node_hours": 0.500000,
-      "ratio_to_lower_bound": 4.000000
+      "ratio_to_lower_bound": 4.000000,
+      "makespan_secs": 150.000000
     },
     {
       "policy": "static-2",
@@ -159,7 +162,8 @@ const wantJSON = `{
       "goal_attainment": 1.000000,
       "mean_utilisation": null,
       "lower_bound_node_hours": null,
-      "ratio_to_lower_bound": null
+      "ratio_to_lower_bound": null,
+      "makespan_secs": 100.000000
     }
   ]
 }

@@ -29,6 +29,8 @@ type Summary struct {
 	MeanUtilisation     float64
 	LowerBoundNodeHours float64
 	RatioToLowerBound   float64
+	// Makespan: from the trace's start to the last job's end (seconds).
+	Makespan float64
 }
 
 // Summarize computes each run's figures. reference names the run that
@@ -88,6 +90,7 @@ func summarize(run Run, refJCT map[string]float64) Summary {
 			continue
 		}
 		s.JobsCompleted++
+		s.Makespan = math.Max(s.Makespan, j.Finish.Seconds())
 		jct := j.JCT().Seconds()
 		jcts = append(jcts, jct)
 		if ref, ok := refJCT[j.ID]; ok && ref > 0 {

@@ -39,6 +39,7 @@ type jsonPolicy struct {
 	MeanUtilisation     fixed  `json:"mean_utilisation"`
 	LowerBoundNodeHours fixed  `json:"lower_bound_node_hours"`
 	RatioToLowerBound   fixed  `json:"ratio_to_lower_bound"`
+	Makespan            fixed  `json:"makespan_secs"`
 }
 
 type jsonReport struct {
@@ -58,6 +59,7 @@ func (r Report) WriteJSON(w io.Writer) error {
 			JobsWithGoals: s.JobsWithGoals, GoalAttainment: fixed(s.GoalAttainment),
 			MeanUtilisation:     fixed(s.MeanUtilisation),
 			LowerBoundNodeHours: fixed(s.LowerBoundNodeHours), RatioToLowerBound: fixed(s.RatioToLowerBound),
+			Makespan: fixed(s.Makespan),
 		})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
@@ -73,14 +75,14 @@ func (r Report) WriteJSON(w io.Writer) error {
 // WriteTable writes the report as aligned columns for people.
 func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tjobs done\tnode-h\tcost\tmean JCT s\tp95 JCT s\tp95 slowdown\tgoals met\tmean util\tLB node-h\tx LB\t")
+	fmt.Fprintln(tw, "policy\tjobs done\tmakespan s\tnode-h\tcost\tmean JCT s\tp95 JCT s\tp95 slowdown\tgoals met\tmean util\tLB node-h\tx LB\t")
 	for _, s := range r.Policies {
 		goals := "-"
 		if s.JobsWithGoals > 0 {
 			goals = fmt.Sprintf("%s of %d", percent(s.GoalAttainment), s.JobsWithGoals)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Policy, s.JobsCompleted, s.Jobs,
-			num(s.NodeHours, 2), num(s.Cost, 2), num(s.MeanJCT, 1), num(s.P95JCT, 1), num(s.P95Slowdown, 2),
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Policy, s.JobsCompleted, s.Jobs,
+			num(s.Makespan, 0), num(s.NodeHours, 2), num(s.Cost, 2), num(s.MeanJCT, 1), num(s.P95JCT, 1), num(s.P95Slowdown, 2),
 			goals, percent(s.MeanUtilisation), num(s.LowerBoundNodeHours, 2), num(s.RatioToLowerBound, 2))
 	}
 	if err := tw.Flush(); err != nil {
