@@ -140,18 +140,25 @@ func (b *Book) wanted() map[askKey]Ask {
 		}
 		cap := capability(gb.info)
 		var prefer []string
+		anywhere := false
 		for _, n := range gb.prefer {
 			if n != "" && !b.avoid[n] {
 				prefer = append(prefer, n)
+			} else {
+				anywhere = true
 			}
 		}
 		if len(prefer) == 0 {
 			add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: true})
 			continue
 		}
-		// Strict: the node (relax true), its rack and ANY with relax
-		// false, so the RM places them on these nodes only. Pending
-		// containers are dealt round-robin, best node first.
+		// Strict when every pending container has a node: the node (relax
+		// true), its rack and ANY with relax false, so the RM places them
+		// on these nodes only. When some may go anywhere (no known node
+		// had room), the same rows are relaxed instead: one priority has
+		// one relax value, and a strict ask could never be met for those.
+		// Pending containers are dealt round-robin, best node first.
+		relax := anywhere
 		per := make([]int32, len(prefer))
 		for i := 0; i < p; i++ {
 			per[i%len(prefer)]++
@@ -165,9 +172,9 @@ func (b *Book) wanted() map[askKey]Ask {
 				rack = DefaultRack
 			}
 			add(Ask{Priority: gb.prio, Name: b.resourceName(n), Capability: cap, Count: per[i], Relax: true})
-			add(Ask{Priority: gb.prio, Name: rack, Capability: cap, Count: per[i], Relax: false})
+			add(Ask{Priority: gb.prio, Name: rack, Capability: cap, Count: per[i], Relax: relax})
 		}
-		add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: false})
+		add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: relax})
 	}
 	return out
 }

@@ -88,6 +88,24 @@ func TestBookMatchesByPriorityAndReleasesSurplus(t *testing.T) {
 	}
 }
 
+// A plan with an "anywhere" entry (no known node had room for that
+// worker) keeps its node hints but relaxes every row: a strict ask could
+// never be met for the worker that may go anywhere.
+func TestBookRelaxedWhenSomeMayGoAnywhere(t *testing.T) {
+	b := NewBook()
+	b.IncludePort = true
+	b.Want(small, 2, []string{"n1:1", ""}, nil)
+	cap := capability(small)
+	want := []Ask{
+		{1, "*", cap, 2, true},
+		{1, "/default-rack", cap, 2, true},
+		{1, "n1:1", cap, 2, true},
+	}
+	if got := b.Request().Asks; !reflect.DeepEqual(got, want) {
+		t.Fatalf("relaxed asks\n got %+v\nwant %+v", got, want)
+	}
+}
+
 func TestBookStrictNodeRequests(t *testing.T) {
 	b := NewBook()
 	b.IncludePort = true

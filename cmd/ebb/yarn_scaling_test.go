@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ebb/am/yarn"
+)
+
+// amLog reads the AM's am.log of an application from its container log
+// directory on the minicluster ("" until it exists).
+func (y *yarnTest) amLog(id yarn.AppID) string {
+	for _, cs := range y.containerLogs(id) {
+		for _, c := range cs {
+			if strings.HasSuffix(c, "_000001") {
+				b, _ := os.ReadFile(filepath.Join(c, "am.log"))
+				return string(b)
+			}
+		}
+	}
+	return ""
+}
+
+var registeredRe = regexp.MustCompile(`worker (container_\S+) registered: group (\S+), node (\S+),`)
+
+// workersByNode maps node -> container ids of the workers the AM saw register.
+func workersByNode(amLog string) map[string][]string {
+	out := map[string][]string{}
+	for _, m := range registeredRe.FindAllStringSubmatch(amLog, -1) {
+		out[m[3]] = append(out[m[3]], m[1])
+	}
+	return out
+}
+
+// The issue-3 acceptance on real YARN: a burst of memory-heavy tasks
+// scales the application out onto more NodeManagers; during the long thin
+// tail that follows, usage falls, a node is drained and its containers
+// are released while the DAG still runs; a consumer that starts after the
+// scale-in still reads its producer's output and the result is exact.
+func TestYarnAutoscaleBurstThenTail(t *testing.T) {
+	y := newYarnTest(t)
+	text, err := os.ReadFile("../../examples/wordcount-input.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := strings.Repeat(string(text), 50)
+	if err := y.fs.MkdirPrivate(y.dir + "/input"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := y.fs.WriteFile(y.dir+"/input/part-0.txt", []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// src counts words; burst: 6 tasks of 1024 MB holding memory for 4 s
+	// (workers of 2048 MB, two per 4096 MB NodeManager: the burst needs
+	// three workers, so at least two nodes) and passing the counts on;
+	// collect sums them; tail holds one small task for 12 s (the thin
+	// tail: usage falls, the burst's nodes empty); final starts after the
+	// scale-in and reads tail's output.
+	spec := y.writeDAG(fmt.Sprintf(`
+name: yarn-burst-tail
+containerGroup: {name: bt, workerMemoryMB: 2048}
+output: %s
+vertices:
+  - {name: src, command: [ebb, task, wc-map], parallelism: 1, memoryMB: 512, inputs: ["%s"]}
+  - {name: burst, command: [ebb, task, burn, --memory-mb, "64", --seconds, "4"], parallelism: 6, memoryMB: 1024}
+  - {name: collect, command: [ebb, task, wc-reduce], parallelism: 1, memoryMB: 512}
+  - {name: tail, command: [ebb, task, burn, --memory-mb, "16", --seconds, "12"], parallelism: 1, memoryMB: 256}
+  - {name: final, command: [ebb, task, cat], parallelism: 1, memoryMB: 256}
+edges:
+  - {from: src, to: burst, type: scatter-gather}
+  - {from: burst, to: collect, type: scatter-gather}
+  - {from: collect, to: tail, type: one-to-one}
+  - {from: tail, to: final, type: one-to-one}
+`, y.fs.URL(y.dir+"/output"), y.fs.URL(y.dir+"/input")))
+	sets := append([]string{
+		"--set", "mr3.enable.auto.scaling=true",
+		"--set", "mr3.check.memory.usage.event.interval.secs=1",
+		"--set", "mr3.memory.usage.check.window.length.secs=2",
+		"--set", "mr3.auto.scale.out.threshold.percent=70",
+		"--set", "mr3.auto.scale.in.threshold.percent=30",
+		"--set", "mr3.auto.scale.out.num.initial.containers=1",
+		"--set", "mr3.auto.scale.out.num.increment.containers=2",
+		"--set", "mr3.auto.scale.out.grace.period.secs=3",
+		"--set", "mr3.auto.scale.in.delay.after.scale.out.secs=1",
+		"--set", "mr3.auto.scale.in.grace.period.secs=2",
+		"--set", "mr3.auto.scale.in.min.hosts=1",
+		"--set", "mr3.auto.scale.in.num.decrement.hosts=1",
+		"--set", "mr3.auto.scale.in.wait.dag.finished=false",
+		"--set", "mr3.container.idle.timeout.ms=600000",
+		"--set", "ebb.packing.scheme=packed",
+		"--set", "ebb.packing.min.nodes=1",
+	}, amSets...)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out string
+	var runErr error
+	done := make(chan struct{})
+	go func() {
+		out, runErr = y.ebb(ctx, append([]string{"submit", spec}, sets...)...)
+		close(done)
+	}()
+	// Follow the RM's count of the application's running containers while
+	// it runs: it must grow, then fall while the application still runs.
+	var id yarn.AppID
+	var found bool
+	peak, droppedWhileRunning := 0, false
+	var mu sync.Mutex
+	for finished := false; !finished; {
+		select {
+		case <-done:
+			finished = true
+		case <-time.After(200 * time.Millisecond):
+			if !found {
+				id, found = y.newestApp("yarn-burst-tail")
+				continue
+			}
+			n := y.runningContainers(id)
+			mu.Lock()
+			if n > peak {
+				peak = n
+			} else if n >= 0 && n < peak && y.report(id).State == yarn.StateRunning {
+				droppedWhileRunning = true
+			}
+			mu.Unlock()
+		}
+	}
+	t.Logf("ebb submit:\n%s", out)
+	if runErr != nil {
+		t.Fatalf("ebb submit: %v", runErr)
+	}
+	id = y.appID(out)
+	r := y.report(id)
+	if r.State != yarn.StateFinished || r.Final != yarn.Succeeded {
+		t.Fatalf("RM reports %s %s (%s)", r.State, r.Final, r.Diagnostics)
+	}
+	sameCounts(t, y.hdfsCounts(y.dir+"/output"), countText(input))
+
+	log := y.amLog(id)
+	var timeline []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "→") || strings.Contains(l, "registered:") || strings.Contains(l, "stopping worker") || strings.Contains(l, "SUCCEEDED") {
+			timeline = append(timeline, l)
+		}
+	}
+	t.Logf("AM timeline:\n%s", strings.Join(timeline, "\n"))
+	nodes := workersByNode(log)
+	if len(nodes) < 2 {
+		t.Errorf("workers ran on %d NodeManager(s) (%v): the burst should have scaled out onto more", len(nodes), nodes)
+	}
+	iOut := strings.Index(log, "STABLE → SCALE_OUT")
+	iIn := strings.Index(log, "STABLE → SCALE_IN")
+	iStop := strings.Index(log, "drained (group bt scale-in)")
+	iFinal := strings.Index(log, "SUCCEEDED")
+	if iOut < 0 || iIn < iOut || iStop < iIn || iFinal < iStop {
+		t.Errorf("want scale-out, then scale-in, then a drained worker stopped, then success (positions %d %d %d %d)", iOut, iIn, iStop, iFinal)
+	}
+	t.Logf("running containers: peak %d, fell while the application ran: %v", peak, droppedWhileRunning)
+	if peak < 3 || !droppedWhileRunning {
+		t.Errorf("the RM saw a peak of %d containers (want AM + at least 2 workers) and a drop while running = %v", peak, droppedWhileRunning)
+	}
+}
+
+// newestApp finds the newest application of this user with the given name.
+func (y *yarnTest) newestApp(name string) (yarn.AppID, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	apps, err := y.rm.Apps(ctx, []string{"EBB"}, nil, []string{y.user})
+	if err != nil {
+		return yarn.AppID{}, false
+	}
+	var best *yarn.AppReport
+	for i, a := range apps {
+		if a.Name == name && (best == nil || a.StartMs > best.StartMs) {
+			best = &apps[i]
+		}
+	}
+	if best == nil {
+		return yarn.AppID{}, false
+	}
+	return best.ID, true
+}
