@@ -186,3 +186,99 @@ func (y *yarnTest) newestApp(name string) (yarn.AppID, bool) {
 	}
 	return best.ID, true
 }
+
+var recycledRe = regexp.MustCompile(`worker (container_\S+) recycled from group (\S+) to group (\S+)`)
+
+// runAlternatingOnYarn starts a session AM with a recycling scheme, gives
+// it ten one-at-a-time DAGs alternating between two groups of one kind,
+// waits for them, ends the session, and returns the worker containers
+// the AM registered and the moves between groups it made.
+func (y *yarnTest) runAlternatingOnYarn(scheme string) (containers []string, moves [][]string) {
+	t := y.t
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sets := append([]string{
+		"--set", "mr3.am.session.mode=true",
+		"--set", "mr3.am.max.num.concurrent.dags=1",
+		"--set", "mr3.container.scheduler.scheme=" + scheme,
+		// A free worker leaves at the next tick unless recycled.
+		"--set", "mr3.container.idle.timeout.ms=1",
+		"--set", "ebb.session.idle.timeout.secs=600",
+	}, amSets...)
+	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", "recycle-" + scheme}, sets...)...)
+	if err != nil {
+		t.Fatalf("starting the session: %v\n%s", err, out)
+	}
+	id := y.appID(out)
+	defer y.ebb(context.Background(), "kill", id.String())
+	var last string
+	for i := 0; i < 10; i++ {
+		group := []string{"etl-a", "etl-b"}[i%2]
+		spec := y.writeDAG(fmt.Sprintf(`
+name: d%d
+containerGroup: {name: %s, workerMemoryMB: 1024}
+output: %s
+vertices: [{name: v, command: "sleep 0.5", parallelism: 2, memoryMB: 512}]
+`, i, group, y.fs.URL(fmt.Sprintf("%s/%s/out-%d", y.dir, scheme, i))))
+		out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), spec)
+		if err != nil {
+			t.Fatalf("dag submit %d: %v\n%s", i, err, out)
+		}
+		last = strings.TrimSpace(out)
+	}
+	y.waitFor("the tenth DAG to end", 90*time.Second, func() bool {
+		out, _ := y.ebb(ctx, "dag", "status", "--app", id.String(), last)
+		if strings.Contains(out, "FAILED") || strings.Contains(out, "KILLED") {
+			t.Fatalf("DAG %s: %s", last, out)
+		}
+		return strings.Contains(out, "SUCCEEDED")
+	})
+	log := y.amLog(id)
+	for _, cs := range workersByNode(log) {
+		containers = append(containers, cs...)
+	}
+	for _, m := range recycledRe.FindAllStringSubmatch(log, -1) {
+		moves = append(moves, m[1:])
+	}
+	return containers, moves
+}
+
+// The issue-4 recycling acceptance on real YARN: two groups of one kind
+// used by ten DAGs in turn. Without recycling every DAG gets new
+// containers; with fifo or fair the same container serves both groups and
+// the RM allocates far fewer.
+func TestYarnRecyclingSavesContainers(t *testing.T) {
+	y := newYarnTest(t)
+	none, _ := y.runAlternatingOnYarn("none")
+	fifo, fifoMoves := y.runAlternatingOnYarn("fifo")
+	fair, fairMoves := y.runAlternatingOnYarn("fair")
+	t.Logf("worker containers for 10 alternating DAGs: none %d, fifo %d (%d moves), fair %d (%d moves)",
+		len(none), len(fifo), len(fifoMoves), len(fair), len(fairMoves))
+	if len(none) < 10 {
+		t.Errorf("none allocated %d worker containers, want one per DAG (10)", len(none))
+	}
+	for _, c := range []struct {
+		scheme     string
+		containers []string
+		moves      [][]string
+	}{{"fifo", fifo, fifoMoves}, {"fair", fair, fairMoves}} {
+		if len(c.containers)*10 > len(none) {
+			t.Errorf("%s allocated %d worker containers: want at least 10x fewer than none's %d", c.scheme, len(c.containers), len(none))
+		}
+		groups := map[string]map[string]bool{}
+		for _, m := range c.moves {
+			if groups[m[0]] == nil {
+				groups[m[0]] = map[string]bool{}
+			}
+			groups[m[0]][m[1]], groups[m[0]][m[2]] = true, true
+		}
+		both := false
+		for _, gs := range groups {
+			both = both || (gs["etl-a"] && gs["etl-b"])
+		}
+		if !both {
+			t.Errorf("%s: no container served both groups (moves %v)", c.scheme, c.moves)
+		}
+	}
+}
