@@ -282,3 +282,51 @@ func TestYarnRecyclingSavesContainers(t *testing.T) {
 		}
 	}
 }
+
+// runThreeWorkers runs a DAG that needs three 1024 MB workers (fewer than
+// one 4096 MB NodeManager holds) under an allocation scheme, with the
+// autoscaler starting from one worker, and returns node -> workers.
+func (y *yarnTest) runThreeWorkers(scheme string) map[string][]string {
+	t := y.t
+	t.Helper()
+	spec := y.writeDAG(fmt.Sprintf(`
+name: three-%s
+containerGroup: {name: three, workerMemoryMB: 1024}
+output: %s
+vertices: [{name: v, command: "sleep 3", parallelism: 3, memoryMB: 1024}]
+`, scheme, y.fs.URL(y.dir+"/out-"+scheme)))
+	sets := append([]string{
+		"--set", "ebb.packing.scheme=" + scheme,
+		"--set", "ebb.packing.min.nodes=1",
+		"--set", "ebb.packing.high.threshold.percent=100",
+		"--set", "mr3.enable.auto.scaling=true",
+		"--set", "mr3.check.memory.usage.event.interval.secs=1",
+		"--set", "mr3.auto.scale.out.num.initial.containers=1",
+		"--set", "mr3.auto.scale.out.num.increment.containers=2",
+	}, amSets...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := y.ebb(ctx, append([]string{"submit", spec}, sets...)...)
+	if err != nil {
+		t.Fatalf("ebb submit (%s): %v\n%s", scheme, err, out)
+	}
+	return workersByNode(y.amLog(y.appID(out)))
+}
+
+// The issue-4 packing acceptance on real YARN: with packed, a run that
+// needs fewer containers than one node holds keeps all its workers on one
+// NodeManager: ebb asks for the node it already uses (strict node-level
+// requests), where the RM's own placement is free to spread them.
+func TestYarnPackedKeepsOneNode(t *testing.T) {
+	y := newYarnTest(t)
+	packed := y.runThreeWorkers("packed")
+	uniform := y.runThreeWorkers("uniform")
+	t.Logf("workers by NodeManager: packed %v; uniform (the RM's own placement) %v", packed, uniform)
+	total := 0
+	for _, ws := range packed {
+		total += len(ws)
+	}
+	if len(packed) != 1 || total != 3 {
+		t.Fatalf("packed: %d workers on %d NodeManagers, want 3 on 1", total, len(packed))
+	}
+}
