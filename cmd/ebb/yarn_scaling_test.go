@@ -57,19 +57,21 @@ func TestYarnAutoscaleBurstThenTail(t *testing.T) {
 	if _, err := y.fs.WriteFile(y.dir+"/input/part-0.txt", []byte(input), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// src counts words; burst: 6 tasks of 1024 MB holding memory for 4 s
-	// (workers of 2048 MB, two per 4096 MB NodeManager: the burst needs
-	// three workers, so at least two nodes) and passing the counts on;
-	// collect sums them; tail holds one small task for 12 s (the thin
-	// tail: usage falls, the burst's nodes empty); final starts after the
-	// scale-in and reads tail's output.
+	// src counts words; burst: 10 tasks of 1024 MB holding memory for 4 s
+	// and passing the counts on; collect sums them; tail holds one small
+	// task for 12 s (the thin tail: usage falls); final starts after the
+	// scale-in and reads tail's output. Workers are 2048 MB, two per
+	// 4096 MB NodeManager: the autoscaler grows to 5 workers on all 3
+	// nodes, so during the tail (one attempt running, one output still
+	// needed) at least one node holds only idle workers, and that is the
+	// node a scale-in empties (least running work, least needed output).
 	spec := y.writeDAG(fmt.Sprintf(`
 name: yarn-burst-tail
 containerGroup: {name: bt, workerMemoryMB: 2048}
 output: %s
 vertices:
   - {name: src, command: [ebb, task, wc-map], parallelism: 1, memoryMB: 512, inputs: ["%s"]}
-  - {name: burst, command: [ebb, task, burn, --memory-mb, "64", --seconds, "4"], parallelism: 6, memoryMB: 1024}
+  - {name: burst, command: [ebb, task, burn, --memory-mb, "64", --seconds, "4"], parallelism: 10, memoryMB: 1024}
   - {name: collect, command: [ebb, task, wc-reduce], parallelism: 1, memoryMB: 512}
   - {name: tail, command: [ebb, task, burn, --memory-mb, "16", --seconds, "12"], parallelism: 1, memoryMB: 256}
   - {name: final, command: [ebb, task, cat], parallelism: 1, memoryMB: 256}
