@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +23,7 @@ type simFlags struct {
 	policies                string
 	reference               string
 	jsonOut                 bool
+	perJob                  bool
 	plots                   string
 	opts                    trace.Options
 	windowStart, window     time.Duration
@@ -55,6 +58,7 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	fl.StringVar(&f.policies, "policies", "static-40,mr3,spark-da,k8s-ca,ebb", "policies to compare, comma-separated")
 	fl.StringVar(&f.reference, "reference", "static", "the policy slowdowns are measured against (a name, or a prefix like static)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON object instead of a table")
+	fl.BoolVar(&f.perJob, "per-job", false, "after the table, each job's completion time (and goal) under each policy; a miss is marked *")
 	fl.StringVar(&f.plots, "plots", "ebb-sim-plots", "directory for the plots (nodes in use, utilisation over time); empty: none")
 	fl.Int64Var(&f.opts.Seed, "seed", 1, "seed for every random choice (same inputs and seed: identical output)")
 	fl.Float64Var(&f.opts.Scale, "scale", 1, "stretch (>1) or shrink (<1) the trace's inter-arrival times")
@@ -91,6 +95,9 @@ func init() { extraCommands = append(extraCommands, newSimCmd) }
 func runSim(out, errOut io.Writer, f simFlags) error {
 	if (f.trace == "") == (f.scenario == "") {
 		return fmt.Errorf("sim: give exactly one of --trace FILE and --scenario FILE")
+	}
+	if f.perJob && f.jsonOut {
+		return fmt.Errorf("sim: --per-job goes with the table, not --json (the JSON is one summary object per policy)")
 	}
 	f.opts.WindowStart, f.opts.WindowLength = f.windowStart, f.window
 	f.cfg.Cloud.Types[0].MemoryMB = f.nodeMB
@@ -147,6 +154,9 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 		err = rep.WriteJSON(out)
 	} else {
 		err = rep.WriteTable(out)
+		if err == nil && f.perJob {
+			err = writePerJob(out, runs)
+		}
 	}
 	if err != nil {
 		return err
@@ -162,4 +172,42 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 		fmt.Fprintf(errOut, "sim: plots: %s\n", strings.Join(files, ", "))
 	}
 	return nil
+}
+
+// writePerJob writes one row per policy and one column per job: its
+// completion time after submission, "/ goal" when it has one, and a * when
+// it missed the goal or did not complete. It is how the RAS experiment's
+// goals are judged job by job.
+func writePerJob(w io.Writer, runs []report.Run) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "\npolicy\t")
+	for _, j := range runs[0].Jobs {
+		fmt.Fprintf(tw, "%s\t", j.ID)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range runs {
+		fmt.Fprintf(tw, "%s\t", r.Policy)
+		for _, j := range r.Jobs {
+			cell := "-*" // did not complete
+			if j.Completed {
+				cell = strconv.FormatFloat(j.JCT().Seconds(), 'f', 0, 64)
+			}
+			if j.Goal > 0 {
+				cell += " / " + strconv.FormatFloat(j.Goal.Seconds(), 'f', 0, 64)
+				if j.Completed && j.JCT() > j.Goal {
+					cell += "*"
+				}
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "per job: completion time after submission / goal, in seconds; * = goal missed or job not completed")
+	return err
 }

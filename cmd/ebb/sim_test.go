@@ -2,9 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"ebb/sim/report"
 )
 
 // The acceptance invocation: one JSON object with, per policy,
@@ -43,5 +49,54 @@ func TestSimFBAcceptance(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(plots, f)); err != nil {
 			t.Errorf("plot %s: %v", f, err)
 		}
+	}
+}
+
+// The per-job table: a job's completion time after submission, its goal,
+// and a * for a miss or a job that did not complete.
+func TestWritePerJob(t *testing.T) {
+	s := time.Second
+	runs := []report.Run{
+		{Policy: "a", Jobs: []report.JobResult{
+			{ID: "J1", Submit: 10 * s, Finish: 110 * s, Goal: 120 * s, Completed: true}, // 100 of 120: met
+			{ID: "J2", Submit: 0, Finish: 200 * s, Goal: 150 * s, Completed: true},      // 200 of 150: missed
+			{ID: "J3", Submit: 0, Finish: 50 * s, Completed: true},                      // no goal
+		}},
+		{Policy: "bb", Jobs: []report.JobResult{
+			{ID: "J1", Submit: 10 * s, Finish: 0, Goal: 120 * s},
+			{ID: "J2", Submit: 0, Finish: 150 * s, Goal: 150 * s, Completed: true}, // exactly on the goal: met
+			{ID: "J3"},
+		}},
+	}
+	var b strings.Builder
+	if err := writePerJob(&b, runs); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Split(strings.TrimSpace(l), "  "); len(f) > 1 {
+			var cells []string
+			for _, c := range f {
+				if c = strings.TrimSpace(c); c != "" {
+					cells = append(cells, c)
+				}
+			}
+			rows = append(rows, cells)
+		}
+	}
+	want := [][]string{
+		{"policy", "J1", "J2", "J3"},
+		{"a", "100 / 120", "200 / 150*", "50"},
+		{"bb", "-* / 120", "150 / 150", "-*"},
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Fatalf("per-job table:\n%s\nrows %q\nwant %q", b.String(), rows, want)
+	}
+}
+
+func TestPerJobWithJSONIsRefused(t *testing.T) {
+	err := runSim(io.Discard, io.Discard, simFlags{scenario: "x.json", perJob: true, jsonOut: true})
+	if err == nil || !strings.Contains(err.Error(), "--per-job") {
+		t.Fatalf("err = %v, want one naming --per-job", err)
 	}
 }
