@@ -3,7 +3,7 @@ package am
 import (
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // Action is something the Core asks its world to do. The world carries it

@@ -12,7 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // Options configure an AM.

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // autoscaled is one group's autoscaler and what it asked for.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // BenchmarkPlace measures the Core placing attempts: 1,000 workers (4 per

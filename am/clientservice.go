@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"ebb/dag"
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // clientService serves `ebb dag ...` and friends.

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"ebb/packing"
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // CoreOptions are the Core's settings, built by the caller from the

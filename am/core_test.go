@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"ebb/dag"
-	"ebb/packing"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // fakeWorld is a recording fake for the Core's world: it keeps the

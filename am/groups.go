@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"maps"
 
-	"ebb/dag"
-	"ebb/packing"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // group is a ContainerGroup: workers of one size shared by every DAG that

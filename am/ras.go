@@ -4,8 +4,8 @@ import (
 	"sort"
 	"time"
 
-	"ebb/dag"
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // Resource-aware scheduling (ebb.scheduler.scheme=ras): every control

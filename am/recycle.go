@@ -3,7 +3,7 @@ package am
 import (
 	"sort"
 
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // kindOf is a group's ContainerKind: groups whose workers have the same

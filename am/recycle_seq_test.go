@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // Ten DAGs alternating between two groups of one kind, one at a time:

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 func oneTask(name, group string) string {

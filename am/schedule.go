@@ -1,9 +1,9 @@
 package am
 
 import (
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 
-	"ebb/packing"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // maxSkips bounds how many queued attempts a pass looks past when the head

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // FileInfo is an input file and its size.

@@ -3,7 +3,7 @@ package am
 import (
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // DAGState is where a DAG is in its life.

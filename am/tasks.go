@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // ready reports whether every input of t exists: all producer tasks of a

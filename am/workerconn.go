@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // workerConn is one worker's stream. gRPC streams are not safe for

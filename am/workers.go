@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"ebb/packing"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // WorkerRegistered adds a worker that has started and connected.

@@ -3,7 +3,7 @@ package conf_test
 import (
 	"fmt"
 
-	"ebb/conf"
+	"github.com/ebb-am/ebb/conf"
 )
 
 // A subsystem reads plain values and reports a rule spanning two keys in

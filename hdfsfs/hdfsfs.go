@@ -18,7 +18,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 
-	"ebb/am"
+	"github.com/ebb-am/ebb/am"
 )
 
 // FS is one NameNode, reached as user.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
 // Against the minicluster's real NameNode.

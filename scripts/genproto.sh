@@ -26,8 +26,8 @@ gen() { # gen OUTROOT
     files=$(ls proto/$dir/*.proto 2>/dev/null || true)
     [ -n "$files" ] || continue
     PATH="$bin:$PATH" protoc -I proto/$dir \
-      --go_out="$out" --go_opt=module=ebb \
-      --go-grpc_out="$out" --go-grpc_opt=module=ebb \
+      --go_out="$out" --go_opt=module=github.com/ebb-am/ebb \
+      --go-grpc_out="$out" --go-grpc_opt=module=github.com/ebb-am/ebb \
       $files
   done
 }

@@ -3,8 +3,8 @@ package sim
 import (
 	"time"
 
-	"ebb/am"
-	"ebb/dag"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // The contention model: attempts on one node share its CPU and I/O. When

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	"ebb/am"
-	"ebb/dag"
-	"ebb/packing"
-	"ebb/sim/cloud"
-	"ebb/sim/trace"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/sim/cloud"
+	"github.com/ebb-am/ebb/sim/trace"
 )
 
 // Job is one DAG of a trace and when it arrives.

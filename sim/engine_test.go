@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"ebb/dag"
-	"ebb/sim/cloud"
-	"ebb/sim/report"
-	"ebb/sim/trace"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/sim/cloud"
+	"github.com/ebb-am/ebb/sim/report"
+	"github.com/ebb-am/ebb/sim/trace"
 )
 
 // testConfig: 10,000 MB nodes that take 100 s to provision, given back

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // A burst that needs a scale-out, with exact figures. Three jobs at t=0,

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"ebb/am"
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // mr3Scaling is the seed's autoscaler: the STABLE / SCALE_OUT / SCALE_IN

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"ebb/sim/report"
-	"ebb/sim/trace"
+	"github.com/ebb-am/ebb/sim/report"
+	"github.com/ebb-am/ebb/sim/trace"
 )
 
 // The RAS experiment (issue 7's bar) on the scenario in the repository:

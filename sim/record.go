@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"ebb/sim/report"
+	"github.com/ebb-am/ebb/sim/report"
 )
 
 // Recorder keeps what a run did, in the report's terms.

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"ebb/am"
-	"ebb/packing"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // vnode is a node of the virtual cloud.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // TestWordCountWithBuiltinTasks runs a two-stage word count on two workers:

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // errUnauthorized marks a fetch the producer's worker refused: the secrets

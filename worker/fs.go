@@ -11,7 +11,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 
-	"ebb/hdfsfs"
+	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 // fileSystem is the little the worker needs from where input splits live and

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"sync"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // fetchInputs downloads every upstream partition, a few at a time. The

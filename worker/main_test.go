@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/task"
+	"github.com/ebb-am/ebb/task"
 )
 
 // hogEnv makes the test binary act as a task that holds memory, so the

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"syscall"
 
-	"ebb/proto/ebbpb"
-	"ebb/task"
+	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/task"
 )
 
 // stderrTail is how much of a failed attempt's stderr goes into its

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // sender owns the sending side of the stream: gRPC streams allow one

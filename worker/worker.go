@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // defaultHeartbeat is used when the AM does not say how often to heartbeat.

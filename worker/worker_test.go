@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 func httpGet(t *testing.T, url, secret string) (int, string) {

@@ -12,7 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/proto/hadooppb"
 )
 
 // fakeServer plays a Hadoop RPC server on a real local socket. For every

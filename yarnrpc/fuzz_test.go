@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/proto/hadooppb"
 )
 
 // FuzzReadResponse: arbitrary server bytes must never panic or over-allocate,

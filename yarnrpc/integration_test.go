@@ -12,7 +12,7 @@ import (
 	"github.com/beevik/etree"
 	"google.golang.org/protobuf/proto"
 
-	"ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/proto/hadooppb"
 )
 
 // Integration tests against a real ResourceManager: Hadoop's minicluster

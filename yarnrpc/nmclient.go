@@ -3,7 +3,7 @@ package yarnrpc
 import (
 	"context"
 
-	"ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/proto/hadooppb"
 )
 
 // ContainerManagerClient speaks ContainerManagementProtocol to one

@@ -17,8 +17,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"ebb/am"
-	"ebb/packing"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // Options configure the local world (the ebb.local.* keys).

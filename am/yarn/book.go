@@ -3,7 +3,7 @@ package yarn
 import (
 	"sort"
 
-	"ebb/am"
+	"github.com/ebb-am/ebb/am"
 )
 
 // Book is the pure bookkeeping between the Core's wishes and the RM: how

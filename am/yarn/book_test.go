@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"ebb/am"
+	"github.com/ebb-am/ebb/am"
 )
 
 var (

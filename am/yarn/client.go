@@ -5,8 +5,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"ebb/proto/hadooppb"
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // Client is the ApplicationClientProtocol as ebb's commands need it

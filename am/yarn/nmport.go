@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"ebb/proto/hadooppb"
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // NMPort is the NM port over yarnrpc: one ContainerManagementProtocol

@@ -10,8 +10,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"ebb/proto/hadooppb"
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // Translations between this package's types and the wire messages. Only

@@ -3,7 +3,7 @@ package yarn
 import (
 	"testing"
 
-	"ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/proto/hadooppb"
 )
 
 func TestLocalResourceURL(t *testing.T) {

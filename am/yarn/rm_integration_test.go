@@ -11,10 +11,10 @@ import (
 	"github.com/sirupsen/logrus"
 	"google.golang.org/protobuf/proto"
 
-	"ebb/am"
-	"ebb/internal/testcluster"
-	"ebb/proto/hadooppb"
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // TestRealRMStrictNodeRequests drives the world's RM layer against the

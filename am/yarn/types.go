@@ -3,7 +3,7 @@ package yarn
 import (
 	"context"
 
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // Resource is a container size.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"ebb/am"
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // WorkerLaunch is what every worker container gets.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"ebb/am"
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // fakeRM records every call and answers allocates from a script; an

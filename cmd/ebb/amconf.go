@@ -4,10 +4,10 @@ import (
 	"errors"
 	"time"
 
-	"ebb/am"
-	"ebb/conf"
-	"ebb/packing"
-	"ebb/scheduler"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 func ms(c *conf.Config, key string) time.Duration {

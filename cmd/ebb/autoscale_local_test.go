@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/am"
+	"github.com/ebb-am/ebb/am"
 )
 
 // The local world with autoscaling: a burst of memory-heavy map tasks

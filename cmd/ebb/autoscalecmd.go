@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // `ebb autoscale` retunes a running AM's autoscaler, as MR3's MasterControl

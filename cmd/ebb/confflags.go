@@ -4,7 +4,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
-	"ebb/conf"
+	"github.com/ebb-am/ebb/conf"
 )
 
 // confFlags are the configuration flags every AM-starting command takes.

@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"ebb/am"
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // amFlags find a running AM: --am and a secret, or a local session file.

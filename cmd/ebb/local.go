@@ -14,11 +14,11 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
-	"ebb/am"
-	"ebb/am/local"
-	"ebb/conf"
-	"ebb/dag"
-	"ebb/packing"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/local"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/packing"
 )
 
 func newLocalCmd() *cobra.Command {

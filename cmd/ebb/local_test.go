@@ -15,8 +15,8 @@ import (
 	"time"
 	"unicode"
 
-	"ebb/am"
-	"ebb/am/local"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/local"
 )
 
 // ebbBin is the ebb binary built once for these tests: workers are real

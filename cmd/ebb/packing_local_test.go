@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/am"
+	"github.com/ebb-am/ebb/am"
 )
 
 // nodesUsed runs word count with 8 map tasks on the local world (4 empty

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"ebb/conf"
+	"github.com/ebb-am/ebb/conf"
 )
 
 var update = flag.Bool("update", false, "rewrite generated sections of README.md")

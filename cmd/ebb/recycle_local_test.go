@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/am"
+	"github.com/ebb-am/ebb/am"
 )
 
 // runAlternating runs 10 one-task DAGs that alternate between two groups

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ebb/sim"
-	"ebb/sim/report"
-	"ebb/sim/trace"
+	"github.com/ebb-am/ebb/sim"
+	"github.com/ebb-am/ebb/sim/report"
+	"github.com/ebb-am/ebb/sim/trace"
 )
 
 // simFlags are `ebb sim`'s flags: the trace and its models, the cloud,

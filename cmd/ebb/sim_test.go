@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/sim/report"
+	"github.com/ebb-am/ebb/sim/report"
 )
 
 // The acceptance invocation: one JSON object with, per policy,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ebb/task"
+	"github.com/ebb-am/ebb/task"
 )
 
 func newTaskCmd() *cobra.Command {

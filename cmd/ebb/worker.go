@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ebb/worker"
+	"github.com/ebb-am/ebb/worker"
 )
 
 func newWorkerCmd() *cobra.Command {

@@ -15,12 +15,12 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
-	"ebb/am"
-	"ebb/am/yarn"
-	"ebb/conf"
-	"ebb/dag"
-	"ebb/hdfsfs"
-	"ebb/yarnrpc"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 func newYarnAMCmd() *cobra.Command {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"ebb/am/yarn"
-	"ebb/conf"
-	"ebb/hdfsfs"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 // The yarn commands (submit, am, kill) and `ebb dag --app` live in the

@@ -16,9 +16,9 @@ import (
 	"time"
 	"unicode"
 
-	"ebb/am/yarn"
-	"ebb/hdfsfs"
-	"ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
 // Helpers of the YARN integration tests: they run the ebb binary built in

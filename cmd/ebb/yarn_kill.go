@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"ebb/am/yarn"
-	"ebb/conf"
-	"ebb/hdfsfs"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 func newKillCmd() *cobra.Command {

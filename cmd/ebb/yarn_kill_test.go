@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"ebb/am/yarn"
-	"ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
 // TestYarnKill: ebb kill of a running application ends it KILLED within a

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 func TestClusterPathWarnings(t *testing.T) {

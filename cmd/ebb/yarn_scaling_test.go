@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/am/yarn"
+	"github.com/ebb-am/ebb/am/yarn"
 )
 
 // amLog reads the AM's am.log of an application from its container log

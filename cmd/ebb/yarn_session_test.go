@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"ebb/am/yarn"
-	"ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
 // TestYarnSession: ebb submit without a DAG starts a session; DAGs reach

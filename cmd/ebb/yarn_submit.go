@@ -15,12 +15,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"ebb/am"
-	"ebb/am/yarn"
-	"ebb/conf"
-	"ebb/dag"
-	"ebb/hdfsfs"
-	"ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 type submitOptions struct {

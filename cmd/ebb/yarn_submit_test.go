@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"ebb/am/yarn"
-	"ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
 // TestYarnWordCount is the acceptance run: ebb submit of word count with

@@ -2578,7 +2578,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\bListDAGs\x12\x17.ebb.v1.ListDAGsRequest\x1a\x18.ebb.v1.ListDAGsResponse\x12L\n" +
 	"\rClusterStatus\x12\x1c.ebb.v1.ClusterStatusRequest\x1a\x1d.ebb.v1.ClusterStatusResponse\x12I\n" +
 	"\fSetAutoscale\x12\x1b.ebb.v1.SetAutoscaleRequest\x1a\x1c.ebb.v1.SetAutoscaleResponse\x12=\n" +
-	"\bShutdown\x12\x17.ebb.v1.ShutdownRequest\x1a\x18.ebb.v1.ShutdownResponseB\x11Z\x0febb/proto/ebbpbb\x06proto3"
+	"\bShutdown\x12\x17.ebb.v1.ShutdownRequest\x1a\x18.ebb.v1.ShutdownResponseB#Z!github.com/ebb-am/ebb/proto/ebbpbb\x06proto3"
 
 var (
 	file_ebb_proto_rawDescOnce sync.Once

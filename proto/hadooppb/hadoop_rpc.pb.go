@@ -948,7 +948,7 @@ const file_hadoop_rpc_proto_rawDesc = "" +
 	"\fRpcKindProto\x12\x0f\n" +
 	"\vRPC_BUILTIN\x10\x00\x12\x10\n" +
 	"\fRPC_WRITABLE\x10\x01\x12\x17\n" +
-	"\x13RPC_PROTOCOL_BUFFER\x10\x02B\x14Z\x12ebb/proto/hadooppb"
+	"\x13RPC_PROTOCOL_BUFFER\x10\x02B&Z$github.com/ebb-am/ebb/proto/hadooppb"
 
 var (
 	file_hadoop_rpc_proto_rawDescOnce sync.Once

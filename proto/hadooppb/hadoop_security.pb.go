@@ -224,7 +224,7 @@ const file_hadoop_security_proto_rawDesc = "" +
 	"\x06secret\x18\x03 \x01(\fR\x06secret\"\x92\x01\n" +
 	"\x10CredentialsProto\x12=\n" +
 	"\x06tokens\x18\x01 \x03(\v2%.ebb.hadoop.common.CredentialsKVProtoR\x06tokens\x12?\n" +
-	"\asecrets\x18\x02 \x03(\v2%.ebb.hadoop.common.CredentialsKVProtoR\asecretsB\x14Z\x12ebb/proto/hadooppb"
+	"\asecrets\x18\x02 \x03(\v2%.ebb.hadoop.common.CredentialsKVProtoR\asecretsB&Z$github.com/ebb-am/ebb/proto/hadooppb"
 
 var (
 	file_hadoop_security_proto_rawDescOnce sync.Once

@@ -10,7 +10,7 @@ import (
 	// the same global registry; importing it here proves ours do not clash.
 	_ "github.com/colinmarc/hdfs/v2"
 
-	"ebb/proto/hadooppb"
+	"github.com/ebb-am/ebb/proto/hadooppb"
 )
 
 // TestGeneratedCodeIsFresh regenerates every .proto into a temporary

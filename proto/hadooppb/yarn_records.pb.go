@@ -3082,7 +3082,7 @@ const file_yarn_records_proto_rawDesc = "" +
 	"\vAM_SHUTDOWN\x10\x02*N\n" +
 	"\x1aApplicationAccessTypeProto\x12\x16\n" +
 	"\x12APPACCESS_VIEW_APP\x10\x01\x12\x18\n" +
-	"\x14APPACCESS_MODIFY_APP\x10\x02B\x14Z\x12ebb/proto/hadooppb"
+	"\x14APPACCESS_MODIFY_APP\x10\x02B&Z$github.com/ebb-am/ebb/proto/hadooppb"
 
 var (
 	file_yarn_records_proto_rawDescOnce sync.Once

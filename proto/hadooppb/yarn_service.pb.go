@@ -1870,7 +1870,7 @@ const file_yarn_service_proto_rawDesc = "" +
 	"\x1dApplicationsRequestScopeProto\x12\a\n" +
 	"\x03ALL\x10\x00\x12\f\n" +
 	"\bVIEWABLE\x10\x01\x12\a\n" +
-	"\x03OWN\x10\x02B\x14Z\x12ebb/proto/hadooppb"
+	"\x03OWN\x10\x02B&Z$github.com/ebb-am/ebb/proto/hadooppb"
 
 var (
 	file_yarn_service_proto_rawDescOnce sync.Once

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // stage is a modelled vertex before it becomes a dag.VertexSpec.

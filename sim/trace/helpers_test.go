@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // vertexOf finds a vertex by name or fails the test.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // Job is one DAG of a trace and when it arrives.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // Scenario is ebb's own JSON format for hand-made workloads: jobs whose

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"ebb/dag"
+	"github.com/ebb-am/ebb/dag"
 )
 
 func TestScenario(t *testing.T) {
