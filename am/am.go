@@ -12,12 +12,14 @@ import (
 	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc"
 
+	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // Options configure an AM.
 type Options struct {
-	Core CoreOptions
+	Core core.CoreOptions
 	// Listen is where workers and clients connect (host:port; port 0 = any).
 	Listen string
 	// StatusListen serves the status page and /metrics ("" = off).
@@ -28,7 +30,7 @@ type Options struct {
 	// WorkerHeartbeat is the interval workers are told to heartbeat at.
 	WorkerHeartbeat time.Duration
 	// FS lists DAG inputs (nil: the local file system).
-	FS Lister
+	FS fsys.Lister
 	// OutputRoot is where DAGs without an output commit their results.
 	OutputRoot string
 }
@@ -38,8 +40,8 @@ type Options struct {
 type AM struct {
 	opts       Options
 	loop       *Loop
-	core       *Core
-	fs         Lister
+	core       *core.Core
+	fs         fsys.Lister
 	outputRoot string
 	lis        net.Listener
 	srv        *grpc.Server
@@ -52,8 +54,8 @@ type AM struct {
 	reason   string
 
 	mu      sync.Mutex
-	waiters map[string][]chan DAGStatus
-	ended   map[string]DAGStatus
+	waiters map[string][]chan core.DAGStatus
+	ended   map[string]core.DAGStatus
 }
 
 // New builds an AM and binds its listeners; Run starts it.
@@ -68,9 +70,9 @@ func New(o Options) (*AM, error) {
 		o.WorkerHeartbeat = time.Second
 	}
 	if o.FS == nil {
-		o.FS = LocalFS{}
+		o.FS = fsys.LocalFS{}
 	}
-	core, err := NewCore(o.Core)
+	c, err := core.NewCore(o.Core)
 	if err != nil {
 		return nil, err
 	}
@@ -78,9 +80,9 @@ func New(o Options) (*AM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("am: listen on %s: %w", o.Listen, err)
 	}
-	a := &AM{opts: o, core: core, fs: o.FS, outputRoot: o.OutputRoot, lis: lis, log: o.Log,
-		stopped: make(chan struct{}), waiters: map[string][]chan DAGStatus{}, ended: map[string]DAGStatus{}}
-	a.loop = NewLoop(core, LoopOptions{Tick: o.Tick, Log: o.Log})
+	a := &AM{opts: o, core: c, fs: o.FS, outputRoot: o.OutputRoot, lis: lis, log: o.Log,
+		stopped: make(chan struct{}), waiters: map[string][]chan core.DAGStatus{}, ended: map[string]core.DAGStatus{}}
+	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
 	auth := secretAuth{secret: []byte(o.Secret)}
 	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
@@ -166,7 +168,7 @@ func (a *AM) Run(ctx context.Context) error {
 	return err
 }
 
-func (a *AM) dagEnded(s DAGStatus) {
+func (a *AM) dagEnded(s core.DAGStatus) {
 	a.mu.Lock()
 	a.ended[s.ID] = s
 	ws := a.waiters[s.ID]
@@ -178,8 +180,8 @@ func (a *AM) dagEnded(s DAGStatus) {
 }
 
 // WaitDAG blocks until the DAG ends (or ctx does) and returns its status.
-func (a *AM) WaitDAG(ctx context.Context, id string) (DAGStatus, error) {
-	ch := make(chan DAGStatus, 1)
+func (a *AM) WaitDAG(ctx context.Context, id string) (core.DAGStatus, error) {
+	ch := make(chan core.DAGStatus, 1)
 	a.mu.Lock()
 	if s, ok := a.ended[id]; ok {
 		a.mu.Unlock()
@@ -191,14 +193,14 @@ func (a *AM) WaitDAG(ctx context.Context, id string) (DAGStatus, error) {
 	case s := <-ch:
 		return s, nil
 	case <-ctx.Done():
-		return DAGStatus{}, ctx.Err()
+		return core.DAGStatus{}, ctx.Err()
 	}
 }
 
 // Status returns a DAG's status now.
-func (a *AM) Status(ctx context.Context, id string) (DAGStatus, bool, error) {
-	var s DAGStatus
+func (a *AM) Status(ctx context.Context, id string) (core.DAGStatus, bool, error) {
+	var s core.DAGStatus
 	var ok bool
-	err := a.loop.Do(ctx, func(c *Core, _ time.Time) { s, ok = c.DAG(id) })
+	err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { s, ok = c.DAG(id) })
 	return s, ok, err
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
@@ -30,9 +31,9 @@ func (s *clientService) SubmitDAG(ctx context.Context, r *ebbpb.SubmitDAGRequest
 }
 
 func (s *clientService) DAGStatus(ctx context.Context, r *ebbpb.DAGStatusRequest) (*ebbpb.DAGStatusResponse, error) {
-	var st DAGStatus
+	var st core.DAGStatus
 	var ok bool
-	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { st, ok = c.DAG(r.DagId) }); err != nil {
+	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) { st, ok = c.DAG(r.DagId) }); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
 	if !ok {
@@ -43,7 +44,7 @@ func (s *clientService) DAGStatus(ctx context.Context, r *ebbpb.DAGStatusRequest
 
 func (s *clientService) KillDAG(ctx context.Context, r *ebbpb.KillDAGRequest) (*ebbpb.KillDAGResponse, error) {
 	var kerr error
-	if err := s.am.loop.Do(ctx, func(c *Core, now time.Time) { kerr = c.KillDAG(now, r.DagId, r.Reason) }); err != nil {
+	if err := s.am.loop.Do(ctx, func(c *core.Core, now time.Time) { kerr = c.KillDAG(now, r.DagId, r.Reason) }); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
 	if kerr != nil {
@@ -53,8 +54,8 @@ func (s *clientService) KillDAG(ctx context.Context, r *ebbpb.KillDAGRequest) (*
 }
 
 func (s *clientService) ListDAGs(ctx context.Context, _ *ebbpb.ListDAGsRequest) (*ebbpb.ListDAGsResponse, error) {
-	var all []DAGStatus
-	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { all = c.DAGs() }); err != nil {
+	var all []core.DAGStatus
+	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) { all = c.DAGs() }); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
 	resp := &ebbpb.ListDAGsResponse{}
@@ -65,10 +66,10 @@ func (s *clientService) ListDAGs(ctx context.Context, _ *ebbpb.ListDAGsRequest) 
 }
 
 func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatusRequest) (*ebbpb.ClusterStatusResponse, error) {
-	var groups []GroupStatus
-	var nodes []NodeStatus
-	var trs []Transition
-	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) { groups, nodes, trs = c.Groups(), c.Nodes(), c.Transitions() }); err != nil {
+	var groups []core.GroupStatus
+	var nodes []core.NodeStatus
+	var trs []core.Transition
+	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) { groups, nodes, trs = c.Groups(), c.Nodes(), c.Transitions() }); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
 	resp := &ebbpb.ClusterStatusResponse{}
@@ -88,7 +89,7 @@ func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatu
 
 func (s *clientService) SetAutoscale(ctx context.Context, r *ebbpb.SetAutoscaleRequest) (*ebbpb.SetAutoscaleResponse, error) {
 	var serr error
-	if err := s.am.loop.Do(ctx, func(c *Core, _ time.Time) {
+	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) {
 		serr = c.SetThresholds(r.Group, int(r.OutPercent), int(r.InPercent), int(r.MinHosts))
 	}); err != nil {
 		return nil, status.FromContextError(err).Err()
@@ -105,7 +106,7 @@ func (s *clientService) Shutdown(ctx context.Context, r *ebbpb.ShutdownRequest) 
 	return &ebbpb.ShutdownResponse{}, nil
 }
 
-func dagStatusPB(d DAGStatus) *ebbpb.DAGStatus {
+func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 	p := &ebbpb.DAGStatus{DagId: d.ID, Name: d.Name, State: d.State.String(), Diagnostics: d.Diagnostics,
 		TotalTasks: int32(d.TotalTasks), SucceededTasks: int32(d.Succeeded), RunningAttempts: int32(d.Running),
 		FailedAttempts: int32(d.Failed), SubmitUnixMs: d.Submit.UnixMilli(), Output: d.Output, Group: d.Group,
@@ -128,21 +129,17 @@ func dagStatusPB(d DAGStatus) *ebbpb.DAGStatus {
 }
 
 // DAGStatusFromPB is the client side of dagStatusPB.
-func DAGStatusFromPB(p *ebbpb.DAGStatus) DAGStatus {
-	d := DAGStatus{ID: p.DagId, Name: p.Name, Diagnostics: p.Diagnostics, Group: p.Group, Output: p.Output,
+func DAGStatusFromPB(p *ebbpb.DAGStatus) core.DAGStatus {
+	d := core.DAGStatus{ID: p.DagId, Name: p.Name, Diagnostics: p.Diagnostics, Group: p.Group, Output: p.Output,
 		TotalTasks: int(p.TotalTasks), Succeeded: int(p.SucceededTasks), Running: int(p.RunningAttempts),
 		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots)}
-	for i, n := range dagStateNames {
-		if n == p.State {
-			d.State = DAGState(i)
-		}
-	}
+	d.State, _ = core.ParseDAGState(p.State)
 	d.Submit = time.UnixMilli(p.SubmitUnixMs)
 	if p.FinishUnixMs != 0 {
 		d.Finish = time.UnixMilli(p.FinishUnixMs)
 	}
 	for _, v := range p.Vertices {
-		d.Vertices = append(d.Vertices, VertexStatus{Name: v.Name, Total: int(v.Total), Succeeded: int(v.Succeeded), Running: int(v.Running)})
+		d.Vertices = append(d.Vertices, core.VertexStatus{Name: v.Name, Total: int(v.Total), Succeeded: int(v.Succeeded), Running: int(v.Running)})
 	}
 	return d
 }
@@ -189,8 +186,8 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	}
 	var id string
 	var serr error
-	err = a.loop.Do(ctx, func(c *Core, now time.Time) {
-		sub := Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
+	err = a.loop.Do(ctx, func(c *core.Core, now time.Time) {
+		sub := core.Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
 		if sub.Output == "" && a.outputRoot != "" {
 			// Decided by the AM so every DAG has somewhere to commit.
 			sub.Output = a.outputRoot + "/" + fmt.Sprintf("%s-%d", spec.Name, now.UnixMilli())
@@ -200,7 +197,7 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var se *SubmitError
+	var se *core.SubmitError
 	if errors.As(serr, &se) {
 		return "", fmt.Errorf("%s: %w", name, serr)
 	}

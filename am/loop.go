@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/ebb-am/ebb/am/core"
 )
 
 // Loop owns the Core: it is the only reader of the clock, feeds the Core
 // events one at a time on its own goroutine, and carries out the actions
 // the Core returns, in the World and on worker connections.
 type Loop struct {
-	core   *Core
+	core   *core.Core
 	world  World
 	log    *logrus.Logger
 	clock  func() time.Time
@@ -22,7 +24,7 @@ type Loop struct {
 
 	mu      sync.Mutex // guards conns and watchers (touched by gRPC goroutines)
 	conns   map[string]*workerConn
-	ended   []func(DAGStatus)
+	ended   []func(core.DAGStatus)
 	stopped bool
 }
 
@@ -34,7 +36,7 @@ type LoopOptions struct {
 }
 
 // NewLoop wraps a Core. SetWorld must be called before Run.
-func NewLoop(core *Core, o LoopOptions) *Loop {
+func NewLoop(core *core.Core, o LoopOptions) *Loop {
 	if o.Tick <= 0 {
 		o.Tick = 250 * time.Millisecond
 	}
@@ -53,7 +55,7 @@ func (l *Loop) SetWorld(w World) { l.world = w }
 
 // Post queues f to run on the loop's goroutine. It never blocks the
 // caller for long: events are buffered.
-func (l *Loop) Post(f func(c *Core, now time.Time)) {
+func (l *Loop) Post(f func(c *core.Core, now time.Time)) {
 	select {
 	case l.events <- func(now time.Time) { f(l.core, now) }:
 	case <-l.done:
@@ -61,7 +63,7 @@ func (l *Loop) Post(f func(c *Core, now time.Time)) {
 }
 
 // Do runs f on the loop's goroutine and waits for it.
-func (l *Loop) Do(ctx context.Context, f func(c *Core, now time.Time)) error {
+func (l *Loop) Do(ctx context.Context, f func(c *core.Core, now time.Time)) error {
 	ran := make(chan struct{})
 	select {
 	case l.events <- func(now time.Time) { f(l.core, now); close(ran) }:
@@ -82,7 +84,7 @@ func (l *Loop) Do(ctx context.Context, f func(c *Core, now time.Time)) error {
 
 // OnDAGEnded registers f to be called (on the loop goroutine) for every
 // DAG that ends.
-func (l *Loop) OnDAGEnded(f func(DAGStatus)) {
+func (l *Loop) OnDAGEnded(f func(core.DAGStatus)) {
 	l.mu.Lock()
 	l.ended = append(l.ended, f)
 	l.mu.Unlock()
@@ -109,47 +111,8 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 }
 
-// dispatch carries out the Core's actions.
-func (l *Loop) dispatch() {
-	now := l.clock()
-	for _, a := range l.core.Actions() {
-		switch a := a.(type) {
-		case WantWorkers:
-			l.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
-		case RunAttempt:
-			if !l.send(a.Worker, runMessage(a.Attempt)) {
-				id := a.Attempt.ID
-				l.core.AttemptUpdate(now, AttemptUpdate{AttemptID: id, Result: AttemptKilled, Diagnostics: "worker connection gone"})
-			}
-		case KillAttempt:
-			l.send(a.Worker, killMessage(a.AttemptID, a.Reason))
-		case StopWorker:
-			l.log.Infof("stopping worker %s: %s", a.Worker, a.Reason)
-			l.send(a.Worker, stopMessage(a.Graceful, a.Reason))
-			l.closeConn(a.Worker)
-			l.world.WorkerStopped(now, a.Worker)
-		case MoveWorker:
-			l.send(a.Worker, reinitMessage(a.Group))
-			l.world.WorkerMoved(now, a.Worker, a.Group)
-		case DAGEnded:
-			for _, w := range a.Workers {
-				l.send(w, dagDoneMessage(a.DAG.ID))
-			}
-			l.mu.Lock()
-			fs := append([]func(DAGStatus){}, l.ended...)
-			l.mu.Unlock()
-			for _, f := range fs {
-				f(a.DAG)
-			}
-		case Log:
-			if a.Warn {
-				l.log.Warn(a.Msg)
-			} else {
-				l.log.Info(a.Msg)
-			}
-		}
-	}
-}
+// dispatch carries out the Core's actions (executor.go).
+func (l *Loop) dispatch() { l.core.Drain(l.clock(), executor{l}) }
 
 func (l *Loop) shutdown() {
 	l.mu.Lock()

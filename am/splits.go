@@ -2,52 +2,11 @@ package am
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/fsys"
 )
-
-// FileInfo is an input file and its size.
-type FileInfo struct {
-	Path string
-	Size int64
-}
-
-// Lister expands an input pattern (a path or a glob) into files. The local
-// file system is one; HDFS is another.
-type Lister interface {
-	List(pattern string) ([]FileInfo, error)
-}
-
-// LocalFS lists files on this machine.
-type LocalFS struct{}
-
-func (LocalFS) List(pattern string) ([]FileInfo, error) {
-	matches, err := filepath.Glob(pattern)
-	if err != nil {
-		return nil, err
-	}
-	var out []FileInfo
-	for _, m := range matches {
-		err := filepath.Walk(m, func(p string, fi os.FileInfo, err error) error {
-			if err != nil {
-				return err
-			}
-			if fi.Mode().IsRegular() && !strings.HasPrefix(fi.Name(), ".") && !strings.HasPrefix(fi.Name(), "_") {
-				out = append(out, FileInfo{Path: p, Size: fi.Size()})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
-}
 
 // InputError is an input that cannot be read or matches nothing.
 type InputError struct {
@@ -64,13 +23,13 @@ func (e *InputError) Unwrap() error { return e.Err }
 // ComputeSplits lists every vertex's inputs and cuts them into one list of
 // byte ranges per task, of about equal size. Workers widen each range to
 // whole lines, so cuts may fall anywhere.
-func ComputeSplits(spec *dag.Spec, list func(pattern string) ([]FileInfo, error)) (map[string][][]Split, error) {
-	out := map[string][][]Split{}
+func ComputeSplits(spec *dag.Spec, list func(pattern string) ([]fsys.FileInfo, error)) (map[string][][]core.Split, error) {
+	out := map[string][][]core.Split{}
 	for _, v := range spec.Vertices {
 		if len(v.Inputs) == 0 {
 			continue
 		}
-		var files []FileInfo
+		var files []fsys.FileInfo
 		for _, p := range v.Inputs {
 			fs, err := list(p)
 			if err != nil {
@@ -87,12 +46,12 @@ func ComputeSplits(spec *dag.Spec, list func(pattern string) ([]FileInfo, error)
 }
 
 // cut divides the concatenation of files into n ranges of near-equal size.
-func cut(files []FileInfo, n int) [][]Split {
+func cut(files []fsys.FileInfo, n int) [][]core.Split {
 	var total int64
 	for _, f := range files {
 		total += f.Size
 	}
-	tasks := make([][]Split, n)
+	tasks := make([][]core.Split, n)
 	if total == 0 {
 		return tasks
 	}
@@ -104,7 +63,7 @@ func cut(files []FileInfo, n int) [][]Split {
 			hi := int64(i+1) * total / int64(n)
 			s, e := max(lo, base), min(hi, base+f.Size)
 			if s < e {
-				tasks[i] = append(tasks[i], Split{Path: f.Path, Offset: s - base, Length: e - s})
+				tasks[i] = append(tasks[i], core.Split{Path: f.Path, Offset: s - base, Length: e - s})
 			}
 		}
 		base += f.Size

@@ -6,16 +6,18 @@ import (
 	"html"
 	"net/http"
 	"time"
+
+	"github.com/ebb-am/ebb/am/core"
 )
 
 // statusHandler serves the AM's status page (its YARN tracking URL) and
 // Prometheus text metrics.
 func (a *AM) statusHandler() http.Handler {
 	mux := http.NewServeMux()
-	snapshot := func(r *http.Request) (dags []DAGStatus, groups []GroupStatus, nodes []NodeStatus, err error) {
+	snapshot := func(r *http.Request) (dags []core.DAGStatus, groups []core.GroupStatus, nodes []core.NodeStatus, err error) {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		err = a.loop.Do(ctx, func(c *Core, _ time.Time) { dags, groups, nodes = c.DAGs(), c.Groups(), c.Nodes() })
+		err = a.loop.Do(ctx, func(c *core.Core, _ time.Time) { dags, groups, nodes = c.DAGs(), c.Groups(), c.Nodes() })
 		return
 	}
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
@@ -25,12 +27,12 @@ func (a *AM) statusHandler() http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		counts := map[DAGState]int{}
+		counts := map[core.DAGState]int{}
 		for _, d := range dags {
 			counts[d.State]++
 		}
 		fmt.Fprintln(w, "# HELP ebb_dags DAGs by state.\n# TYPE ebb_dags gauge")
-		for st := DAGSubmitted; st <= DAGKilled; st++ {
+		for st := core.DAGSubmitted; st <= core.DAGKilled; st++ {
 			fmt.Fprintf(w, "ebb_dags{state=%q} %d\n", st, counts[st])
 		}
 		fmt.Fprintln(w, "# HELP ebb_group_workers Workers per ContainerGroup.\n# TYPE ebb_group_workers gauge")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/ebb-am/ebb/am/core"
 )
 
 // The status page and /metrics answer from the live core.
@@ -52,9 +54,9 @@ vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 256}]
 // nopWorld starts nothing: the DAG stays queued.
 type nopWorld struct{}
 
-func (nopWorld) WantWorkers(time.Time, GroupInfo, int, []string, []string) {}
-func (nopWorld) NodeMB(string) int64                                       { return 0 }
-func (nopWorld) Tick(time.Time)                                            {}
-func (nopWorld) WorkerStopped(time.Time, string)                           {}
-func (nopWorld) WorkerMoved(time.Time, string, GroupInfo)                  {}
-func (nopWorld) Close() error                                              { return nil }
+func (nopWorld) WantWorkers(time.Time, core.GroupInfo, int, []string, []string) {}
+func (nopWorld) NodeMB(string) int64                                            { return 0 }
+func (nopWorld) Tick(time.Time)                                                 {}
+func (nopWorld) WorkerStopped(time.Time, string)                                {}
+func (nopWorld) WorkerMoved(time.Time, string, core.GroupInfo)                  {}
+func (nopWorld) Close() error                                                   { return nil }

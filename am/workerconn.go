@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -83,7 +84,7 @@ func (l *Loop) dropConn(c *workerConn) {
 	c.close()
 }
 
-func runMessage(a AttemptSpec) *ebbpb.AMMessage {
+func runMessage(a core.AttemptSpec) *ebbpb.AMMessage {
 	r := &ebbpb.RunAttempt{
 		AttemptId: a.ID, DagId: a.DAGID, DagName: a.DAGName, Vertex: a.Vertex,
 		TaskIndex: int32(a.Task), Attempt: int32(a.Number), Parallelism: int32(a.Parallelism),
@@ -110,7 +111,7 @@ func stopMessage(graceful bool, reason string) *ebbpb.AMMessage {
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Stop{Stop: &ebbpb.Stop{Graceful: graceful, Reason: reason}}}
 }
 
-func reinitMessage(g GroupInfo) *ebbpb.AMMessage {
+func reinitMessage(g core.GroupInfo) *ebbpb.AMMessage {
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Reinit{Reinit: &ebbpb.Reinit{Group: g.Name, Env: g.Env, MemoryMb: g.MemoryMB}}}
 }
 
@@ -118,18 +119,18 @@ func dagDoneMessage(id string) *ebbpb.AMMessage {
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_DagDone{DagDone: &ebbpb.DAGDone{DagId: id}}}
 }
 
-func attemptUpdate(u *ebbpb.AttemptUpdate) AttemptUpdate {
-	r := AttemptRunning
+func attemptUpdate(u *ebbpb.AttemptUpdate) core.AttemptUpdate {
+	r := core.AttemptRunning
 	switch u.State {
 	case ebbpb.AttemptState_ATTEMPT_SUCCEEDED:
-		r = AttemptSucceeded
+		r = core.AttemptSucceeded
 	case ebbpb.AttemptState_ATTEMPT_FAILED:
-		r = AttemptFailed
+		r = core.AttemptFailed
 	case ebbpb.AttemptState_ATTEMPT_KILLED:
-		r = AttemptKilled
+		r = core.AttemptKilled
 	case ebbpb.AttemptState_ATTEMPT_FETCH_FAILED:
-		r = AttemptFetchFailed
+		r = core.AttemptFetchFailed
 	}
-	return AttemptUpdate{AttemptID: u.AttemptId, Result: r, Progress: float64(u.Progress), ExitCode: int(u.ExitCode),
+	return core.AttemptUpdate{AttemptID: u.AttemptId, Result: r, Progress: float64(u.Progress), ExitCode: int(u.ExitCode),
 		Diagnostics: u.Diagnostics, OutputBytes: u.OutputBytes, FetchFailedAttempt: u.FetchFailedAttempt}
 }

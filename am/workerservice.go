@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -34,13 +35,13 @@ func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
 	}
 	defer s.loop.dropConn(c)
 	var regErr error
-	err = s.loop.Do(stream.Context(), func(core *Core, now time.Time) {
-		info := WorkerInfo{ID: reg.WorkerId, Group: reg.Group, Node: reg.Node, MemoryMB: reg.MemoryMb,
+	err = s.loop.Do(stream.Context(), func(c *core.Core, now time.Time) {
+		info := core.WorkerInfo{ID: reg.WorkerId, Group: reg.Group, Node: reg.Node, MemoryMB: reg.MemoryMb,
 			VCores: int(reg.Vcores), Address: reg.DataAddress, ContainerID: reg.ContainerId}
 		if s.loop.world != nil {
 			info.NodeMB = s.loop.world.NodeMB(reg.Node)
 		}
-		regErr = core.WorkerRegistered(now, info)
+		regErr = c.WorkerRegistered(now, info)
 	})
 	if err == nil {
 		err = regErr
@@ -81,10 +82,10 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 		}
 		switch x := m.Msg.(type) {
 		case *ebbpb.WorkerMessage_Heartbeat:
-			s.loop.Post(func(c *Core, now time.Time) { c.WorkerHeartbeat(now, id) })
+			s.loop.Post(func(c *core.Core, now time.Time) { c.WorkerHeartbeat(now, id) })
 		case *ebbpb.WorkerMessage_Attempt:
 			u := attemptUpdate(x.Attempt)
-			s.loop.Post(func(c *Core, now time.Time) {
+			s.loop.Post(func(c *core.Core, now time.Time) {
 				c.WorkerHeartbeat(now, id)
 				c.AttemptUpdate(now, u)
 			})
@@ -95,5 +96,5 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 }
 
 func (s *workerService) lost(id, reason string) {
-	s.loop.Post(func(c *Core, now time.Time) { c.WorkerLost(now, id, reason) })
+	s.loop.Post(func(c *core.Core, now time.Time) { c.WorkerLost(now, id, reason) })
 }

@@ -1,16 +1,20 @@
 package am
 
-import "time"
+import (
+	"time"
 
-// World is the port through which the loop carries out the Core's cluster
-// actions: the local embedded cluster, YARN, or (in `ebb sim`) a virtual
-// cloud. Its methods are called from the loop's goroutine only; a world
-// reports back (a worker process exited, a container completed) by posting
-// to the loop with Poster.
+	"github.com/ebb-am/ebb/am/core"
+)
+
+// World is the port through which the Loop carries out the Core's cluster
+// actions: the local embedded cluster (am/local) or YARN (am/yarn). Its
+// methods are called from the loop's goroutine only; a world reports back
+// (a worker process exited, a container completed) by posting to the loop
+// with Poster. (The simulator has its own executor over am/core.)
 type World interface {
 	// WantWorkers: group g wants total workers (running + requested).
 	// Avoid lists draining nodes, where no new worker may go.
-	WantWorkers(now time.Time, g GroupInfo, total int, prefer, avoid []string)
+	WantWorkers(now time.Time, g core.GroupInfo, total int, prefer, avoid []string)
 	// NodeMB is the memory of a node the world knows, for packing (0 = unknown).
 	NodeMB(node string) int64
 	// Tick lets the world act on time (provisioning, idle nodes).
@@ -20,10 +24,10 @@ type World interface {
 	WorkerStopped(now time.Time, worker string)
 	// WorkerMoved: recycling handed a worker to another group; its
 	// container stays, only the group it counts for changes.
-	WorkerMoved(now time.Time, worker string, group GroupInfo)
+	WorkerMoved(now time.Time, worker string, group core.GroupInfo)
 	// Close stops every worker and frees the world's resources.
 	Close() error
 }
 
 // Poster runs f on the loop's goroutine with the Core and the loop's now.
-type Poster func(f func(c *Core, now time.Time))
+type Poster func(f func(c *core.Core, now time.Time))

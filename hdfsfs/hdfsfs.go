@@ -1,5 +1,5 @@
 // Package hdfsfs is ebb's small HDFS toolbox on top of colinmarc/hdfs: an
-// am.Lister for hdfs:// inputs, and the staging directory `ebb submit`
+// fsys.Lister for hdfs:// inputs, and the staging directory `ebb submit`
 // fills (upload with the size and modification time YARN's LocalResources
 // must quote exactly, private files, removal when the application ends).
 package hdfsfs
@@ -18,7 +18,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/fsys"
 )
 
 // FS is one NameNode, reached as user.
@@ -170,14 +170,14 @@ func (f *FS) RemoveAll(p string) error {
 // resolve them the same way; other paths go to the local file system.
 type Lister struct{ FS *FS }
 
-var _ am.Lister = Lister{}
+var _ fsys.Lister = Lister{}
 
 // List expands a path or a glob (in the last element) into files, walking
 // directories; like the local lister it skips hidden and _-prefixed files
 // (_SUCCESS, .crc).
-func (l Lister) List(pattern string) ([]am.FileInfo, error) {
+func (l Lister) List(pattern string) ([]fsys.FileInfo, error) {
 	if !strings.HasPrefix(pattern, "hdfs://") {
-		return am.LocalFS{}.List(pattern)
+		return fsys.LocalFS{}.List(pattern)
 	}
 	p, err := l.FS.Path(pattern)
 	if err != nil {
@@ -200,7 +200,7 @@ func (l Lister) List(pattern string) ([]am.FileInfo, error) {
 	} else if ok {
 		roots = []string{p}
 	}
-	var out []am.FileInfo
+	var out []fsys.FileInfo
 	for _, r := range roots {
 		err := l.FS.c.Walk(r, func(q string, fi os.FileInfo, err error) error {
 			if err != nil {
@@ -214,7 +214,7 @@ func (l Lister) List(pattern string) ([]am.FileInfo, error) {
 				return nil
 			}
 			if !fi.IsDir() {
-				out = append(out, am.FileInfo{Path: l.FS.URL(q), Size: fi.Size()})
+				out = append(out, fsys.FileInfo{Path: l.FS.URL(q), Size: fi.Size()})
 			}
 			return nil
 		})

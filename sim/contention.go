@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/dag"
 )
 
@@ -25,7 +25,7 @@ type running struct {
 }
 
 // start begins an attempt on a node and reschedules the node's attempts.
-func (e *engine) startRunning(now time.Time, a am.RunAttempt, d time.Duration) {
+func (e *engine) startRunning(now time.Time, a core.RunAttempt, d time.Duration) {
 	node := ""
 	if x, ok := e.world.work[a.Worker]; ok && x.node != nil {
 		node = x.node.id

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
 	"github.com/ebb-am/ebb/sim/cloud"
@@ -41,7 +41,7 @@ type engine struct {
 	cfg    Config
 	policy Policy
 	clk    clock
-	core   *am.Core
+	core   *core.Core
 	world  *world
 	cloud  *cloud.Cloud
 	// lastProvision: the latest node request (k8s-ca's delay after a scale-up).
@@ -60,7 +60,7 @@ type jobRun struct {
 	dagID  string
 	submit time.Time
 	finish time.Time
-	state  am.DAGState
+	state  core.DAGState
 }
 
 // Run replays jobs under one policy and records what happened.
@@ -84,7 +84,7 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 		t, _ := e.cloud.PaidUntil(node, e.clk.now)
 		return t
 	}
-	core, err := am.NewCore(opts)
+	core, err := core.NewCore(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 
 func (e *engine) submit(now time.Time, j Job) {
 	spec := e.reshape(j.Spec)
-	id, err := e.core.SubmitDAG(now, am.Submission{Spec: spec})
+	id, err := e.core.SubmitDAG(now, core.Submission{Spec: spec})
 	if err != nil {
 		e.err = fmt.Errorf("job %s: %w", j.ID, err)
 		return
@@ -189,34 +189,9 @@ func (e *engine) reshape(spec *dag.Spec) *dag.Spec {
 	return &cp
 }
 
-// dispatch carries out the core's actions in the virtual cloud.
-func (e *engine) dispatch(now time.Time) {
-	for round := 0; round < 100; round++ {
-		acts := e.core.Actions()
-		if len(acts) == 0 {
-			return
-		}
-		for _, a := range acts {
-			switch a := a.(type) {
-			case am.WantWorkers:
-				e.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
-			case am.RunAttempt:
-				e.run(now, a)
-			case am.KillAttempt:
-				e.stopRunning(now, a.AttemptID)
-			case am.StopWorker:
-				e.world.WorkerStopped(now, a.Worker)
-			case am.DAGEnded:
-				if j := e.jobs[a.DAG.ID]; j != nil {
-					j.finish = now
-					j.state = a.DAG.State
-					e.lastFinish = now
-					e.rec.jobEnded(j, e.start)
-				}
-			}
-		}
-	}
-}
+// dispatch carries out the core's actions in the virtual cloud
+// (executor.go).
+func (e *engine) dispatch(now time.Time) { e.core.Drain(now, executor{e}) }
 
 // stuck describes the jobs that did not finish.
 func (e *engine) stuck(now time.Time) error {
@@ -236,7 +211,7 @@ func (e *engine) stuck(now time.Time) error {
 
 // run starts an attempt: it ends after its traced duration, stretched by
 // contention on its node (contention.go).
-func (e *engine) run(now time.Time, a am.RunAttempt) {
+func (e *engine) run(now time.Time, a core.RunAttempt) {
 	d := a.Attempt.SimDuration
 	if d <= 0 {
 		d = time.Second
@@ -246,6 +221,6 @@ func (e *engine) run(now time.Time, a am.RunAttempt) {
 
 func (e *engine) finishAttempt(now time.Time, id string) {
 	e.stopRunning(now, id)
-	e.core.AttemptUpdate(now, am.AttemptUpdate{AttemptID: id, Result: am.AttemptSucceeded})
+	e.core.AttemptUpdate(now, core.AttemptUpdate{AttemptID: id, Result: core.AttemptSucceeded})
 	e.dispatch(now)
 }

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/scheduler"
 )
 
 // mr3Scaling is the seed's autoscaler: the STABLE / SCALE_OUT / SCALE_IN
 // state machine per group.
-const mr3Scaling = am.ScaleAutoscaler
+const mr3Scaling = core.ScaleAutoscaler
 
 // defaultAutoscale is the autoscaler with MR3's documented defaults.
 func defaultAutoscale() scheduler.AutoscaleConfig { return scheduler.DefaultAutoscaleConfig() }
@@ -21,7 +21,7 @@ func defaultAutoscale() scheduler.AutoscaleConfig { return scheduler.DefaultAuto
 // nodes. None is a separate engine.
 type Policy struct {
 	Name          string
-	Core          am.CoreOptions
+	Core          core.CoreOptions
 	Packing       string // ebb.packing.scheme
 	HighThreshold int
 	MinNodes      int
@@ -58,7 +58,7 @@ func ParsePolicy(name string) (Policy, error) {
 			return Policy{}, fmt.Errorf("policy %q: want static-N with N a positive number of nodes", name)
 		}
 		base.Static = n
-		base.Core.Scaling = am.ScaleOnDemand
+		base.Core.Scaling = core.ScaleOnDemand
 		return base, nil
 	case name == "mr3":
 		// The seed's autoscaler with MR3's defaults, on YARN's own
@@ -80,14 +80,14 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Packing = "packed"
 		return base, nil
 	case name == "spark-da":
-		base.Core.Scaling = am.ScaleSparkDA
+		base.Core.Scaling = core.ScaleSparkDA
 		base.Core.BacklogTimeout = time.Second
 		base.Core.IdleTimeout = 60 * time.Second
 		return base, nil
 	case name == "ras":
 		// Resource-aware scheduling with completion-time goals on a fixed
 		// cluster: the profiles decide how many tasks share a node.
-		base.Core.Tasks = am.TaskRAS
+		base.Core.Tasks = core.TaskRAS
 		base.Core.RASCycle = 30 * time.Second
 		base.FixedCluster, base.NodeWorkers = true, true
 		return base, nil
@@ -97,13 +97,13 @@ func ParsePolicy(name string) (Policy, error) {
 			return Policy{}, fmt.Errorf("policy %q: want fair-slots-K with K a positive number of slots per node", name)
 		}
 		// Hadoop's Fair Scheduler with K static slots per node.
-		base.Core.Tasks = am.TaskFair
+		base.Core.Tasks = core.TaskFair
 		base.FixedCluster, base.NodeWorkers, base.SlotsPerNode = true, true, k
 		return base, nil
 	case name == "k8s-ca":
 		// Workers (pods) on demand, leaving when idle; nodes scaled by the
 		// cluster-autoscaler's rules.
-		base.Core.Scaling = am.ScaleOnDemand
+		base.Core.Scaling = core.ScaleOnDemand
 		base.Core.IdleTimeout = 60 * time.Second
 		base.NodeScaler = "k8s-ca"
 		return base, nil

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/packing"
 )
 
@@ -25,7 +25,7 @@ type vnode struct {
 
 type vworker struct {
 	id      string
-	group   am.GroupInfo
+	group   core.GroupInfo
 	node    *vnode
 	started bool // registered with the core
 	stopped bool
@@ -39,7 +39,7 @@ type world struct {
 	byID   map[string]*vnode
 	work   map[string]*vworker
 	want   map[string]int
-	groups map[string]am.GroupInfo
+	groups map[string]core.GroupInfo
 	avoid  map[string]bool
 	nextN  int
 	nextW  int
@@ -48,7 +48,7 @@ type world struct {
 
 func newWorld(e *engine, alloc packing.Allocator) *world {
 	return &world{e: e, byID: map[string]*vnode{}, work: map[string]*vworker{}, want: map[string]int{},
-		groups: map[string]am.GroupInfo{}, avoid: map[string]bool{}, alloc: alloc}
+		groups: map[string]core.GroupInfo{}, avoid: map[string]bool{}, alloc: alloc}
 }
 
 func (w *world) NodeMB(string) int64 { return w.e.cfg.nodeMB() }
@@ -93,7 +93,7 @@ func sortedIDs[V any](m map[string]V) []string {
 }
 
 // WantWorkers moves a group toward total workers.
-func (w *world) WantWorkers(now time.Time, g am.GroupInfo, total int, _ []string, avoid []string) {
+func (w *world) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []string, avoid []string) {
 	w.groups[g.Name] = g
 	w.want[g.Name] = total
 	w.avoid = map[string]bool{}
@@ -211,7 +211,7 @@ func (w *world) startWorker(now time.Time, x *vworker) {
 		if x.stopped || w.work[x.id] != x {
 			return
 		}
-		err := w.e.core.WorkerRegistered(t, am.WorkerInfo{ID: x.id, Group: x.group.Name, Node: x.node.id,
+		err := w.e.core.WorkerRegistered(t, core.WorkerInfo{ID: x.id, Group: x.group.Name, Node: x.node.id,
 			NodeMB: w.e.cfg.nodeMB(), MemoryMB: x.group.MemoryMB, VCores: x.group.VCores, Address: x.id})
 		if err != nil {
 			x.stopped = true
@@ -271,7 +271,7 @@ func (w *world) remove(now time.Time, n *vnode) {
 	w.e.cloud.Release(now, n.id)
 }
 
-func (w *world) WorkerMoved(now time.Time, id string, g am.GroupInfo) {
+func (w *world) WorkerMoved(now time.Time, id string, g core.GroupInfo) {
 	if x, ok := w.work[id]; ok {
 		x.group = g
 		w.groups[g.Name] = g

@@ -18,6 +18,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/packing"
 )
 
@@ -69,7 +70,7 @@ type World struct {
 	nextN  int
 	nextW  int
 	procs  map[string]*proc
-	groups map[string]am.GroupInfo
+	groups map[string]core.GroupInfo
 	want   map[string]int
 	now    time.Time
 	avoid  map[string]bool // draining nodes: no new workers there
@@ -87,7 +88,7 @@ func New(o Options, now time.Time) (*World, error) {
 	if o.Log == nil {
 		o.Log = logrus.StandardLogger()
 	}
-	w := &World{o: o, procs: map[string]*proc{}, groups: map[string]am.GroupInfo{}, want: map[string]int{}, now: now}
+	w := &World{o: o, procs: map[string]*proc{}, groups: map[string]core.GroupInfo{}, want: map[string]int{}, now: now}
 	for i := 0; i < o.Nodes; i++ {
 		w.addNode(now, true)
 	}
@@ -112,7 +113,7 @@ func (w *World) addNode(now time.Time, ready bool) *node {
 func (w *World) NodeMB(string) int64 { return w.o.NodeMB }
 
 // WantWorkers starts or cancels workers of a group to reach total.
-func (w *World) WantWorkers(now time.Time, g am.GroupInfo, total int, _ []string, avoid []string) {
+func (w *World) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []string, avoid []string) {
 	w.now = now
 	w.avoid = map[string]bool{}
 	for _, n := range avoid {
@@ -294,7 +295,7 @@ func (w *World) start(p *proc) {
 		if err != nil {
 			reason = fmt.Sprintf("exited: %v", err)
 		}
-		w.o.Post(func(c *am.Core, now time.Time) {
+		w.o.Post(func(c *core.Core, now time.Time) {
 			w.exitedProc(now, id)
 			c.WorkerLost(now, id, reason)
 		})
@@ -332,7 +333,7 @@ func (w *World) WorkerStopped(now time.Time, id string) {
 }
 
 // WorkerMoved: the worker process now serves another group.
-func (w *World) WorkerMoved(now time.Time, id string, g am.GroupInfo) {
+func (w *World) WorkerMoved(now time.Time, id string, g core.GroupInfo) {
 	if p, ok := w.procs[id]; ok {
 		p.group = g.Name
 		w.groups[g.Name] = g

@@ -3,7 +3,7 @@ package yarn
 import (
 	"sort"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 )
 
 // Book is the pure bookkeeping between the Core's wishes and the RM: how
@@ -35,7 +35,7 @@ type Book struct {
 }
 
 type groupBook struct {
-	info   am.GroupInfo
+	info   core.GroupInfo
 	prio   int32
 	want   int
 	prefer []string
@@ -57,7 +57,7 @@ func NewBook() *Book {
 // Want records a group's wished total (held + requested). Prefer, when
 // set, turns its pending containers into strict node-level requests
 // spread over those nodes; avoid is the set of draining nodes.
-func (b *Book) Want(g am.GroupInfo, total int, prefer, avoid []string) {
+func (b *Book) Want(g core.GroupInfo, total int, prefer, avoid []string) {
 	gb, ok := b.groups[g.Name]
 	if !ok {
 		b.nextPrio++
@@ -100,7 +100,7 @@ func (b *Book) Pending(group string) int {
 	return max(0, gb.want-b.Held(group))
 }
 
-func capability(g am.GroupInfo) Resource {
+func capability(g core.GroupInfo) Resource {
 	v := g.VCores
 	if v <= 0 {
 		v = 1
@@ -239,7 +239,7 @@ func (b *Book) Resync() {
 // Placed is an accepted container and the group it will serve.
 type Placed struct {
 	Container Container
-	Group     am.GroupInfo
+	Group     core.GroupInfo
 }
 
 // Allocated matches new containers to groups by priority. A container is
@@ -317,7 +317,7 @@ func (b *Book) Stopped(id ContainerID) {
 }
 
 // Moved: recycling gave the worker in container id to another group.
-func (b *Book) Moved(id ContainerID, g am.GroupInfo) {
+func (b *Book) Moved(id ContainerID, g core.GroupInfo) {
 	if h, ok := b.held[id]; ok {
 		h.group = g.Name
 	}

@@ -4,12 +4,12 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 )
 
 var (
-	small = am.GroupInfo{Name: "small", MemoryMB: 512, VCores: 1}
-	big   = am.GroupInfo{Name: "big", MemoryMB: 2048, VCores: 2}
+	small = core.GroupInfo{Name: "small", MemoryMB: 512, VCores: 1}
+	big   = core.GroupInfo{Name: "big", MemoryMB: 2048, VCores: 2}
 )
 
 func cid(n int64) ContainerID {
@@ -20,7 +20,7 @@ func ctr(n int64, prio int32, node string) Container {
 	return Container{ID: cid(n), Node: node, Priority: prio, Resource: Resource{MemoryMB: 512, VCores: 1}}
 }
 
-func anyAsk(prio int32, g am.GroupInfo, n int32, relax bool) Ask {
+func anyAsk(prio int32, g core.GroupInfo, n int32, relax bool) Ask {
 	return Ask{Priority: prio, Name: AnyHost, Capability: capability(g), Count: n, Relax: relax}
 }
 

@@ -11,7 +11,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/internal/testcluster"
 	"github.com/ebb-am/ebb/proto/hadooppb"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -69,7 +69,7 @@ func TestRealRMStrictNodeRequests(t *testing.T) {
 	log := logrus.New()
 	log.SetOutput(io.Discard)
 	w := New(Options{RM: RMPort{C: amrm}, NM: nm, Host: "localhost", Nodes: nodes, IncludePort: true, Log: log,
-		Post: func(func(*am.Core, time.Time)) {}})
+		Post: func(func(*core.Core, time.Time)) {}})
 	reg, err := w.Register(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestRealRMStrictNodeRequests(t *testing.T) {
 	// containers are matched to their group by priority.
 	want := map[string]string{}
 	for i, n := range nodes {
-		g := am.GroupInfo{Name: fmt.Sprintf("strict-%d", i), MemoryMB: 256, VCores: 1}
+		g := core.GroupInfo{Name: fmt.Sprintf("strict-%d", i), MemoryMB: 256, VCores: 1}
 		want[g.Name] = n.Node
 		w.WantWorkers(time.Now(), g, 2, []string{n.Node}, nil)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -278,7 +279,7 @@ func (w *World) beat(ctx context.Context) error {
 // lost tells the Core that the worker of a completed container is gone.
 func (w *World) lost(c Completed) {
 	id, reason := c.ID.String(), lostReason(c)
-	w.o.Post(func(core *am.Core, now time.Time) { core.WorkerLost(now, id, reason) })
+	w.o.Post(func(c *core.Core, now time.Time) { c.WorkerLost(now, id, reason) })
 }
 
 func lostReason(c Completed) string {
@@ -298,7 +299,7 @@ func (w *World) reregister(ctx context.Context, why string) error {
 
 // WantWorkers records the group's total; the next heartbeat asks for the
 // difference (sooner than the interval: a new want wakes it).
-func (w *World) WantWorkers(_ time.Time, g am.GroupInfo, total int, prefer, avoid []string) {
+func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, avoid []string) {
 	w.mu.Lock()
 	limit := w.reg.Max
 	if tooBig(capability(g), limit) {
@@ -330,7 +331,7 @@ func (w *World) Tick(now time.Time) {
 	w.progressSeen = now
 	// Posting from the loop's own goroutine could block on a full event
 	// queue that only this goroutine drains: post from another one.
-	go w.o.Post(func(c *am.Core, _ time.Time) {
+	go w.o.Post(func(c *core.Core, _ time.Time) {
 		p := Progress(c.DAGs())
 		w.mu.Lock()
 		w.progress = p
@@ -340,7 +341,7 @@ func (w *World) Tick(now time.Time) {
 
 // Progress is the share of tasks done over the DAGs still running, 1 when
 // none runs (a session waiting for work has nothing left to do).
-func Progress(dags []am.DAGStatus) float32 {
+func Progress(dags []core.DAGStatus) float32 {
 	var done, total int
 	for _, d := range dags {
 		if !d.State.Done() {
@@ -367,7 +368,7 @@ func (w *World) WorkerStopped(_ time.Time, worker string) {
 }
 
 // WorkerMoved: same container, another group.
-func (w *World) WorkerMoved(_ time.Time, worker string, g am.GroupInfo) {
+func (w *World) WorkerMoved(_ time.Time, worker string, g core.GroupInfo) {
 	id, err := ParseContainerID(worker)
 	if err != nil {
 		return
@@ -451,13 +452,13 @@ func tooBig(r, limit Resource) bool {
 // refuse fails the DAGs of a group whose workers no container can hold:
 // the RM would reject the ask (or it would wait forever). They end FAILED
 // with the limit in the diagnostics.
-func (w *World) refuse(g am.GroupInfo, limit Resource) {
+func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	reason := fmt.Sprintf("container group %s needs %d MB / %d vcores workers, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d, yarn.scheduler.maximum-allocation-vcores=%d)",
 		g.Name, g.MemoryMB, max(g.VCores, 1), limit.MemoryMB, limit.VCores)
 	w.o.Log.Error("yarn: " + reason)
 	// WantWorkers runs on the loop's goroutine: post from another one (a
 	// full event queue would otherwise block the goroutine that drains it).
-	go w.o.Post(func(c *am.Core, now time.Time) {
+	go w.o.Post(func(c *core.Core, now time.Time) {
 		for _, d := range c.DAGs() {
 			if d.Group == g.Name && !d.State.Done() {
 				c.FailDAG(now, d.ID, reason)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -112,7 +112,7 @@ func newHarness(t *testing.T) *harness {
 			AMAddress: "amhost:4000", Secret: "s3cret", Env: map[string]string{"HADOOP_USER_NAME": "alice"}},
 		Nodes:       []NodeReport{{Node: "n1:1", MemoryMB: 4096}, {Node: "n2:1", MemoryMB: 8192}},
 		IncludePort: true, Log: log,
-		Post:       func(func(*am.Core, time.Time)) { h.posts.Add(1) },
+		Post:       func(func(*core.Core, time.Time)) { h.posts.Add(1) },
 		OnShutdown: func(r string) { h.shutdown = append(h.shutdown, r) },
 	})
 	if _, err := h.w.Register(context.Background()); err != nil {
@@ -262,7 +262,7 @@ func TestWorldLaunchFailureAsksAgain(t *testing.T) {
 
 func TestWorldRefusesWorkersAboveTheLargestContainer(t *testing.T) {
 	h := newHarness(t)
-	h.w.WantWorkers(time.Unix(1000, 0), am.GroupInfo{Name: "huge", MemoryMB: 4096}, 1, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.GroupInfo{Name: "huge", MemoryMB: 4096}, 1, nil, nil)
 	h.beat(t)
 	if len(h.rm.last().Asks) != 0 {
 		t.Errorf("a 4096 MB group on a 2048 MB cluster is asked for: %+v", h.rm.last().Asks)
@@ -299,10 +299,10 @@ func TestWorldCloseStopsAndReleasesEverything(t *testing.T) {
 }
 
 func TestProgressCountsRunningDAGsOnly(t *testing.T) {
-	dags := []am.DAGStatus{
-		{State: am.DAGRunning, TotalTasks: 6, Succeeded: 3},
-		{State: am.DAGSucceeded, TotalTasks: 10, Succeeded: 10}, // ended: not counted
-		{State: am.DAGRunning, TotalTasks: 2, Succeeded: 1},
+	dags := []core.DAGStatus{
+		{State: core.DAGRunning, TotalTasks: 6, Succeeded: 3},
+		{State: core.DAGSucceeded, TotalTasks: 10, Succeeded: 10}, // ended: not counted
+		{State: core.DAGRunning, TotalTasks: 2, Succeeded: 1},
 	}
 	// (3 + 1) / (6 + 2) = 0.5
 	if p := Progress(dags); p != 0.5 {

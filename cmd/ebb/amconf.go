@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/packing"
 	"github.com/ebb-am/ebb/scheduler"
@@ -65,28 +65,28 @@ func autoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
 
 // coreOptions maps configuration keys to the Core's typed options; the
 // Core itself never sees the configuration.
-func coreOptions(c *conf.Config, idPrefix string) (am.CoreOptions, error) {
+func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 	alloc, err := packing.New(c.String("ebb.packing.scheme"), packingOptions(c))
 	if err != nil {
-		return am.CoreOptions{}, err
+		return core.CoreOptions{}, err
 	}
 	as, err := autoscaleConfig(c)
 	if err != nil {
-		return am.CoreOptions{}, err
+		return core.CoreOptions{}, err
 	}
 	recycle, err := scheduler.ParseRecycleScheme(c.String("mr3.container.scheduler.scheme"))
 	if err != nil {
-		return am.CoreOptions{}, c.ErrorFor("mr3.container.scheduler.scheme", "none, fifo or fair")
+		return core.CoreOptions{}, c.ErrorFor("mr3.container.scheduler.scheme", "none, fifo or fair")
 	}
-	tasks, err := am.ParseTaskScheme(c.String("ebb.scheduler.scheme"))
+	tasks, err := core.ParseTaskScheme(c.String("ebb.scheduler.scheme"))
 	if err != nil {
-		return am.CoreOptions{}, c.ErrorFor("ebb.scheduler.scheme", "fifo, fair or ras")
+		return core.CoreOptions{}, c.ErrorFor("ebb.scheduler.scheme", "fifo, fair or ras")
 	}
-	scaling := am.ScaleOnDemand
+	scaling := core.ScaleOnDemand
 	if c.Bool("mr3.enable.auto.scaling") {
-		scaling = am.ScaleAutoscaler
+		scaling = core.ScaleAutoscaler
 	}
-	return am.CoreOptions{
+	return core.CoreOptions{
 		IDPrefix:          idPrefix,
 		MaxConcurrentDAGs: c.Int("mr3.am.max.num.concurrent.dags"),
 		MaxFailedAttempts: c.Int("mr3.am.task.max.failed.attempts"),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 )
 
 // The local world with autoscaling: a burst of memory-heavy map tasks
@@ -63,18 +64,18 @@ edges:
 	// Watch the nodes while the DAG runs (a condition poll, not a timing
 	// assertion): the most nodes at once, and whether any went away.
 	maxNodes, removedDuringTail := 0, false
-	ended := make(chan am.DAGStatus, 1)
+	ended := make(chan core.DAGStatus, 1)
 	go func() {
 		s, _ := a.WaitDAG(ctx, id)
 		ended <- s
 	}()
-	var st am.DAGStatus
+	var st core.DAGStatus
 	for done := false; !done; {
 		select {
 		case st = <-ended:
 			done = true
 		case <-time.After(100 * time.Millisecond):
-			a.Loop().Do(ctx, func(c *am.Core, _ time.Time) {
+			a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
 				n := len(world.Nodes())
 				maxNodes = max(maxNodes, n)
 				s, _ := c.DAG(id)
@@ -86,11 +87,11 @@ edges:
 			t.Fatal("the DAG did not end in time")
 		}
 	}
-	if st.State != am.DAGSucceeded {
+	if st.State != core.DAGSucceeded {
 		t.Fatalf("DAG %s: %s", st.State, st.Diagnostics)
 	}
 	var states []string
-	a.Loop().Do(ctx, func(c *am.Core, _ time.Time) {
+	a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
 		for _, tr := range c.Transitions() {
 			states = append(states, tr.From+"→"+tr.To)
 			t.Logf("%s %s: %s → %s: %s", tr.At.Format("15:04:05.000"), tr.Group, tr.From, tr.To, tr.Reason)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/local"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
@@ -158,7 +159,7 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output
 	if err != nil {
 		return err
 	}
-	if st.State != am.DAGSucceeded {
+	if st.State != core.DAGSucceeded {
 		return &exitError{code: 2, err: fmt.Errorf("DAG %s (%s) %s: %s", st.ID, st.Name, st.State, st.Diagnostics)}
 	}
 	fmt.Fprintf(out, "DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
@@ -167,9 +168,9 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output
 
 // follow shows a DAG's progress until it ends: a bar on a terminal, a line
 // per change otherwise.
-func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (am.DAGStatus, error) {
+func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (core.DAGStatus, error) {
 	tty := isTerminal(out)
-	endCh := make(chan am.DAGStatus, 1)
+	endCh := make(chan core.DAGStatus, 1)
 	errCh := make(chan error, 1)
 	go func() {
 		s, err := a.WaitDAG(ctx, id)
@@ -190,7 +191,7 @@ func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (am.DAGStat
 			}
 			return s, nil
 		case err := <-errCh:
-			return am.DAGStatus{}, err
+			return core.DAGStatus{}, err
 		case <-t.C:
 			s, ok, err := a.Status(ctx, id)
 			if err != nil || !ok {
@@ -209,7 +210,7 @@ func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (am.DAGStat
 	}
 }
 
-func progressLine(s am.DAGStatus, bar bool) string {
+func progressLine(s core.DAGStatus, bar bool) string {
 	pct := 0
 	if s.TotalTasks > 0 {
 		pct = 100 * s.Succeeded / s.TotalTasks

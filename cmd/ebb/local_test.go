@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/local"
 )
 
@@ -182,12 +183,12 @@ edges:
 }
 
 // waitFor polls cond on the AM loop until it holds or the deadline passes.
-func waitFor(t *testing.T, a *am.AM, what string, d time.Duration, cond func(c *am.Core) bool) {
+func waitFor(t *testing.T, a *am.AM, what string, d time.Duration, cond func(c *core.Core) bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		ok := false
-		a.Loop().Do(context.Background(), func(c *am.Core, _ time.Time) { ok = cond(c) })
+		a.Loop().Do(context.Background(), func(c *core.Core, _ time.Time) { ok = cond(c) })
 		if ok {
 			return
 		}
@@ -221,13 +222,13 @@ edges:
 		t.Fatal(err)
 	}
 	// Wait until the reducers run, so the map outputs are needed.
-	waitFor(t, a, "reduce attempts running", time.Minute, func(c *am.Core) bool {
+	waitFor(t, a, "reduce attempts running", time.Minute, func(c *core.Core) bool {
 		s, _ := c.DAG(id)
 		return len(s.Vertices) == 2 && s.Vertices[1].Running > 0
 	})
 	var victim string
 	var pid int
-	a.Loop().Do(ctx, func(*am.Core, time.Time) {
+	a.Loop().Do(ctx, func(*core.Core, time.Time) {
 		for _, n := range world.Nodes() {
 			for _, w := range n.Workers {
 				if p, ok := world.PID(w); ok && victim == "" {
@@ -247,7 +248,7 @@ edges:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != am.DAGSucceeded {
+	if st.State != core.DAGSucceeded {
 		t.Fatalf("DAG %s: %s", st.State, st.Diagnostics)
 	}
 	sameCounts(t, readCounts(t, out), countWords(t, input))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 )
 
 // nodesUsed runs word count with 8 map tasks on the local world (4 empty
@@ -38,19 +39,19 @@ edges:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ended := make(chan am.DAGStatus, 1)
+	ended := make(chan core.DAGStatus, 1)
 	go func() { s, _ := a.WaitDAG(ctx, id); ended <- s }()
 	most := 0
 	for {
 		select {
 		case st := <-ended:
-			if st.State != am.DAGSucceeded {
+			if st.State != core.DAGSucceeded {
 				t.Fatalf("%s: DAG %s: %s", scheme, st.State, st.Diagnostics)
 			}
 			sameCounts(t, readCounts(t, out), countWords(t, input))
 			return most
 		case <-time.After(50 * time.Millisecond):
-			a.Loop().Do(ctx, func(*am.Core, time.Time) {
+			a.Loop().Do(ctx, func(*core.Core, time.Time) {
 				used := 0
 				for _, n := range world.Nodes() {
 					if len(n.Workers) > 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 )
 
 // runAlternating runs 10 one-task DAGs that alternate between two groups
@@ -44,11 +45,11 @@ vertices: [{name: v, command: "sleep 0.5", parallelism: 2, memoryMB: 512}]
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.State != am.DAGSucceeded {
+		if st.State != core.DAGSucceeded {
 			t.Fatalf("%s: %s %s", id, st.State, st.Diagnostics)
 		}
 	}
-	a.Loop().Do(ctx, func(*am.Core, time.Time) { processes, moved = world.Started() })
+	a.Loop().Do(ctx, func(*core.Core, time.Time) { processes, moved = world.Started() })
 	return processes, moved
 }
 

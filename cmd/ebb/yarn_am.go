@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
@@ -203,7 +204,7 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 		case now := <-t.C:
 			// Idle since the last DAG ended (or is running now): DAGs
 			// shorter than this check's period count too.
-			y.a.Loop().Do(ctx, func(c *am.Core, _ time.Time) {
+			y.a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
 				for _, d := range c.DAGs() {
 					switch {
 					case !d.State.Done():
@@ -244,7 +245,7 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		return yarn.Failed, err.Error(), true
 	}
 	type result struct {
-		s   am.DAGStatus
+		s   core.DAGStatus
 		err error
 	}
 	res := make(chan result, 1)
@@ -261,9 +262,9 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		s := r.s
 		y.log.Infof("ebb am: DAG %s (%s) %s after %s: %s", s.ID, s.Name, s.State, s.Finish.Sub(s.Submit).Round(time.Millisecond), s.Diagnostics)
 		switch s.State {
-		case am.DAGSucceeded:
+		case core.DAGSucceeded:
 			return yarn.Succeeded, fmt.Sprintf("DAG %s (%s) succeeded; output %s", s.ID, s.Name, s.Output), true
-		case am.DAGKilled:
+		case core.DAGKilled:
 			return yarn.Killed, fmt.Sprintf("DAG %s (%s) killed: %s", s.ID, s.Name, s.Diagnostics), true
 		default:
 			return yarn.Failed, fmt.Sprintf("DAG %s (%s) failed: %s", s.ID, s.Name, s.Diagnostics), true

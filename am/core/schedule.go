@@ -1,4 +1,4 @@
-package am
+package core
 
 import (
 	"github.com/ebb-am/ebb/dag"

@@ -1,4 +1,4 @@
-package am
+package core
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package am
+package core
 
 import (
 	"time"
@@ -8,7 +8,10 @@ import (
 
 // Action is something the Core asks its world to do. The world carries it
 // out and reports the outcome back as events.
-type Action interface{ isAction() }
+type Action interface {
+	// carryOut calls the Executor method for this action.
+	carryOut(now time.Time, x Executor)
+}
 
 // WantWorkers says how many workers a ContainerGroup wants in total
 // (running plus requested). The world starts more when it has fewer, and
@@ -64,13 +67,13 @@ type Log struct {
 	Msg  string
 }
 
-func (WantWorkers) isAction() {}
-func (RunAttempt) isAction()  {}
-func (KillAttempt) isAction() {}
-func (StopWorker) isAction()  {}
-func (DAGEnded) isAction()    {}
-func (MoveWorker) isAction()  {}
-func (Log) isAction()         {}
+func (a WantWorkers) carryOut(now time.Time, x Executor) { x.WantWorkers(now, a) }
+func (a RunAttempt) carryOut(now time.Time, x Executor)  { x.RunAttempt(now, a) }
+func (a KillAttempt) carryOut(now time.Time, x Executor) { x.KillAttempt(now, a) }
+func (a StopWorker) carryOut(now time.Time, x Executor)  { x.StopWorker(now, a) }
+func (a MoveWorker) carryOut(now time.Time, x Executor)  { x.MoveWorker(now, a) }
+func (a DAGEnded) carryOut(now time.Time, x Executor)    { x.DAGEnded(now, a) }
+func (a Log) carryOut(now time.Time, x Executor)         { x.Log(now, a) }
 
 // GroupInfo is what a world needs to start a worker of a group.
 type GroupInfo struct {

@@ -1,4 +1,4 @@
-package am
+package core
 
 import (
 	"fmt"
@@ -21,6 +21,7 @@ type fakeWorld struct {
 	wanted  map[string]int
 	ended   []DAGStatus
 	stopped []string
+	moved   []string
 	logs    []string
 }
 
@@ -32,24 +33,18 @@ func newFake(t *testing.T, opts CoreOptions) *fakeWorld {
 	return &fakeWorld{t: t, c: c, now: time.Unix(1000, 0), running: map[string]string{}, wanted: map[string]int{}}
 }
 
-func (f *fakeWorld) drain() {
-	for _, a := range f.c.Actions() {
-		switch a := a.(type) {
-		case RunAttempt:
-			f.running[a.Attempt.ID] = a.Worker
-		case WantWorkers:
-			f.wanted[a.Group.Name] = a.Total
-		case DAGEnded:
-			f.ended = append(f.ended, a.DAG)
-		case StopWorker:
-			f.stopped = append(f.stopped, a.Worker)
-		case KillAttempt:
-			delete(f.running, a.AttemptID)
-		case Log:
-			f.logs = append(f.logs, a.Msg)
-		}
-	}
-}
+// fakeWorld is an Executor: drain carries the Core's actions out into it.
+var _ Executor = (*fakeWorld)(nil)
+
+func (f *fakeWorld) drain() { f.c.Drain(f.now, f) }
+
+func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) { f.wanted[a.Group.Name] = a.Total }
+func (f *fakeWorld) RunAttempt(_ time.Time, a RunAttempt)   { f.running[a.Attempt.ID] = a.Worker }
+func (f *fakeWorld) KillAttempt(_ time.Time, a KillAttempt) { delete(f.running, a.AttemptID) }
+func (f *fakeWorld) StopWorker(_ time.Time, a StopWorker)   { f.stopped = append(f.stopped, a.Worker) }
+func (f *fakeWorld) MoveWorker(_ time.Time, a MoveWorker)   { f.moved = append(f.moved, a.Worker) }
+func (f *fakeWorld) DAGEnded(_ time.Time, a DAGEnded)       { f.ended = append(f.ended, a.DAG) }
+func (f *fakeWorld) Log(_ time.Time, a Log)                 { f.logs = append(f.logs, a.Msg) }
 
 func (f *fakeWorld) tick(d time.Duration) {
 	f.now = f.now.Add(d)
@@ -131,9 +126,6 @@ func TestInputsFollowEdgeTypes(t *testing.T) {
 	f.addWorker("w1", "g", "n1", 4096)
 	f.finishAll() // src
 	specs := map[string]AttemptSpec{}
-	for _, a := range f.c.Actions() {
-		_ = a
-	}
 	for id := range f.running {
 		a := f.c.attempt[id]
 		specs[a.task.vertex.spec.Name+fmt.Sprint(a.task.index)] = f.c.attemptSpec(a)

@@ -1,4 +1,4 @@
-package am
+package core
 
 import (
 	"time"
@@ -124,4 +124,14 @@ type nodeRun struct {
 	workers    map[*workerRun]struct{}
 	draining   bool
 	drain      *drainState
+}
+
+// ParseDAGState is String's inverse (a state read back from the wire).
+func ParseDAGState(name string) (DAGState, bool) {
+	for i, n := range dagStateNames {
+		if n == name {
+			return DAGState(i), true
+		}
+	}
+	return 0, false
 }

@@ -1,4 +1,4 @@
-package am
+package core
 
 import (
 	"fmt"
@@ -126,13 +126,6 @@ func NewCore(opts CoreOptions) (*Core, error) {
 		nodes:     map[string]*nodeRun{},
 		attempt:   map[string]*attemptRun{},
 	}, nil
-}
-
-// Actions returns and clears the actions produced since the last call.
-func (c *Core) Actions() []Action {
-	a := c.actions
-	c.actions = nil
-	return a
 }
 
 func (c *Core) emit(a Action) { c.actions = append(c.actions, a) }

@@ -1,0 +1,46 @@
+package core
+
+import "time"
+
+// Executor carries out the Core's actions in one world: the AM's Loop
+// (local and yarn worlds), the simulator's engine, and the tests' recording
+// fake. It has one method per action, and every action calls its own
+// method (Action.carryOut), so a world that forgets an action, or a new
+// action no world handles yet, is a compile error rather than a silent drop.
+//
+// The methods may feed events back into the Core (an attempt that could not
+// be delivered is reported killed, a virtual worker registers): Drain picks
+// up the actions those events cause in the same call.
+type Executor interface {
+	WantWorkers(now time.Time, a WantWorkers)
+	RunAttempt(now time.Time, a RunAttempt)
+	KillAttempt(now time.Time, a KillAttempt)
+	StopWorker(now time.Time, a StopWorker)
+	MoveWorker(now time.Time, a MoveWorker)
+	DAGEnded(now time.Time, a DAGEnded)
+	Log(now time.Time, a Log)
+}
+
+// maxDrainRounds bounds Drain against a world and a Core that keep causing
+// each other's actions forever; what is left stays pending for the next
+// Drain. No run has needed more than a handful of rounds.
+const maxDrainRounds = 100
+
+// Drain hands every pending action to x in the order the Core emitted
+// them, then the actions that carrying them out caused, until none are
+// left. It is the only way actions leave the Core.
+func (c *Core) Drain(now time.Time, x Executor) {
+	for round := 0; round < maxDrainRounds; round++ {
+		acts := c.actions
+		if len(acts) == 0 {
+			return
+		}
+		c.actions = nil
+		for _, a := range acts {
+			a.carryOut(now, x)
+		}
+	}
+}
+
+// Pending reports whether actions wait to be drained.
+func (c *Core) Pending() bool { return len(c.actions) > 0 }

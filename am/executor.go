@@ -1,0 +1,61 @@
+package am
+
+import (
+	"time"
+
+	"github.com/ebb-am/ebb/am/core"
+)
+
+// executor carries out the Core's actions for the Loop: cluster actions go
+// to the World, attempt and worker actions to the worker connections.
+type executor struct{ l *Loop }
+
+var _ core.Executor = executor{}
+
+func (x executor) WantWorkers(now time.Time, a core.WantWorkers) {
+	x.l.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
+}
+
+// RunAttempt: an attempt that cannot reach its worker is reported killed,
+// so the Core re-queues it without counting a failure.
+func (x executor) RunAttempt(now time.Time, a core.RunAttempt) {
+	if !x.l.send(a.Worker, runMessage(a.Attempt)) {
+		x.l.core.AttemptUpdate(now, core.AttemptUpdate{AttemptID: a.Attempt.ID, Result: core.AttemptKilled, Diagnostics: "worker connection gone"})
+	}
+}
+
+func (x executor) KillAttempt(_ time.Time, a core.KillAttempt) {
+	x.l.send(a.Worker, killMessage(a.AttemptID, a.Reason))
+}
+
+func (x executor) StopWorker(now time.Time, a core.StopWorker) {
+	x.l.log.Infof("stopping worker %s: %s", a.Worker, a.Reason)
+	x.l.send(a.Worker, stopMessage(a.Graceful, a.Reason))
+	x.l.closeConn(a.Worker)
+	x.l.world.WorkerStopped(now, a.Worker)
+}
+
+func (x executor) MoveWorker(now time.Time, a core.MoveWorker) {
+	x.l.send(a.Worker, reinitMessage(a.Group))
+	x.l.world.WorkerMoved(now, a.Worker, a.Group)
+}
+
+func (x executor) DAGEnded(_ time.Time, a core.DAGEnded) {
+	for _, w := range a.Workers {
+		x.l.send(w, dagDoneMessage(a.DAG.ID))
+	}
+	x.l.mu.Lock()
+	fs := append([]func(core.DAGStatus){}, x.l.ended...)
+	x.l.mu.Unlock()
+	for _, f := range fs {
+		f(a.DAG)
+	}
+}
+
+func (x executor) Log(_ time.Time, a core.Log) {
+	if a.Warn {
+		x.l.log.Warn(a.Msg)
+	} else {
+		x.l.log.Info(a.Msg)
+	}
+}

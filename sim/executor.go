@@ -1,0 +1,43 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/ebb-am/ebb/am/core"
+)
+
+// executor carries out the core's actions in the virtual cloud: workers
+// come and go in the world, attempts run for their traced durations.
+type executor struct{ e *engine }
+
+var _ core.Executor = executor{}
+
+func (x executor) WantWorkers(now time.Time, a core.WantWorkers) {
+	x.e.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
+}
+
+func (x executor) RunAttempt(now time.Time, a core.RunAttempt) { x.e.run(now, a) }
+
+func (x executor) KillAttempt(now time.Time, a core.KillAttempt) { x.e.stopRunning(now, a.AttemptID) }
+
+func (x executor) StopWorker(now time.Time, a core.StopWorker) { x.e.world.WorkerStopped(now, a.Worker) }
+
+// MoveWorker: a recycled worker keeps its virtual container; only the group
+// it counts for changes.
+func (x executor) MoveWorker(now time.Time, a core.MoveWorker) {
+	x.e.world.WorkerMoved(now, a.Worker, a.Group)
+}
+
+func (x executor) DAGEnded(now time.Time, a core.DAGEnded) {
+	j := x.e.jobs[a.DAG.ID]
+	if j == nil {
+		return
+	}
+	j.finish = now
+	j.state = a.DAG.State
+	x.e.lastFinish = now
+	x.e.rec.jobEnded(j, x.e.start)
+}
+
+// Log: the sim's report is its output; the core's operator lines are not.
+func (x executor) Log(time.Time, core.Log) {}
