@@ -25,6 +25,7 @@ func (x executor) StopWorker(now time.Time, a core.StopWorker) { x.e.world.Worke
 // MoveWorker: a recycled worker keeps its virtual container; only the group
 // it counts for changes.
 func (x executor) MoveWorker(now time.Time, a core.MoveWorker) {
+	x.e.rec.run.WorkerMoves++
 	x.e.world.WorkerMoved(now, a.Worker, a.Group)
 }
 

@@ -14,6 +14,9 @@ type Run struct {
 	TaskMBSeconds float64
 	// NodeMemoryMB is the memory of one node, for the lower bound.
 	NodeMemoryMB int64
+	// WorkerMoves counts workers recycled from one group to another of
+	// their kind (mr3.container.scheduler.scheme fifo or fair).
+	WorkerMoves int
 }
 
 // Sample is the cluster at one moment.
