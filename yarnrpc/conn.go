@@ -169,6 +169,10 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 	if c.nextID < 0 { // wrapped: Hadoop's ids are non-negative for calls
 		c.nextID = 0
 	}
+	// Registered before the request is written: the server may answer, and
+	// the read loop route the answer, before Write returns here; an id not
+	// yet in pending would have its answer dropped
+	// (TestAnswerBeforeWriteReturns).
 	c.pending[id] = ch
 	c.lastUsed = now
 	c.mu.Unlock()
