@@ -61,10 +61,12 @@ func dialConn(ctx context.Context, dial func(ctx context.Context, network, addr 
 	}
 	// Closing the socket is the only way to interrupt a blocked handshake
 	// read when ctx ends.
-	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	stop := context.AfterFunc(ctx, func() {
+		_ = nc.Close() // the interrupted handshake reports the failure
+	})
 	err = handshake(nc, a)
 	if !stop() || err != nil {
-		nc.Close()
+		_ = nc.Close() // abandoned: the handshake error (or ctx's) is the one to report
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("connect %s: %w", addr, ctx.Err())
 		}
@@ -135,7 +137,7 @@ func (c *conn) shutdown(err error) {
 	c.pending = nil
 	close(c.done)
 	c.mu.Unlock()
-	c.nc.Close()
+	_ = c.nc.Close() // err, recorded above, already says why the connection ended
 	for _, ch := range pending {
 		close(ch)
 	}
@@ -169,6 +171,10 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 	if c.nextID < 0 { // wrapped: Hadoop's ids are non-negative for calls
 		c.nextID = 0
 	}
+	// Registered before the request is written: the server may answer, and
+	// the read loop route the answer, before Write returns here; an id not
+	// yet in pending would have its answer dropped
+	// (TestAnswerBeforeWriteReturns).
 	c.pending[id] = ch
 	c.lastUsed = now
 	c.mu.Unlock()
@@ -179,10 +185,14 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 		return err
 	}
 	c.wmu.Lock()
-	if dl, ok := ctx.Deadline(); ok {
-		c.nc.SetWriteDeadline(dl)
-	} else {
-		c.nc.SetWriteDeadline(time.Time{})
+	dl, _ := ctx.Deadline() // the zero time, no deadline, when ctx has none
+	if err := c.nc.SetWriteDeadline(dl); err != nil {
+		c.wmu.Unlock()
+		// A socket that refuses a deadline is closed or broken: the write
+		// would fail as well, and nothing of this call went out.
+		err = fmt.Errorf("write %s: set deadline: %w", method, err)
+		c.shutdown(err)
+		return &callError{err: err, sent: false}
 	}
 	n, err := c.nc.Write(pkt)
 	c.wmu.Unlock()

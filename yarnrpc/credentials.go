@@ -97,7 +97,8 @@ func ReadCredentialsFile(path string) (*Credentials, error) {
 	if err != nil {
 		return nil, fmt.Errorf("token file: %w", err)
 	}
-	defer f.Close()
+	// Opened read-only: a failing Close loses nothing that was read.
+	defer func() { _ = f.Close() }()
 	c, err := ReadCredentials(bufio.NewReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("token file %s: %w", path, err)

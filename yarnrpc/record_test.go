@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,8 +15,9 @@ import (
 
 // Recorded exchanges: a recording net.Conn captures what a real client
 // and a real server said (integration tests write them to testdata/ when
-// EBB_YARNRPC_CAPTURE=1), and a replaying net.Conn plays the server's bytes
-// back while checking that the client says exactly what it said then.
+// EBB_YARNRPC_CAPTURE=1), and a replaying net.Conn (replayconn_test.go)
+// plays the server's bytes back while checking that the client says
+// exactly what it said then.
 
 // recordingConn tees both directions of a live connection.
 type recordingConn struct {
@@ -133,70 +132,3 @@ func b64(t *testing.T, s string) []byte {
 	}
 	return b
 }
-
-// replayConn plays a recorded server and checks every client write against
-// the recorded client bytes. Once the server's bytes run out, Read blocks
-// until Close (a real server would wait for the next call).
-type replayConn struct {
-	mu       sync.Mutex
-	server   *bytes.Reader
-	want     []byte // client bytes still expected
-	mismatch error
-	closed   chan struct{}
-	once     sync.Once
-}
-
-func newReplayConn(client, server []byte) *replayConn {
-	return &replayConn{server: bytes.NewReader(server), want: client, closed: make(chan struct{})}
-}
-
-func (r *replayConn) Read(p []byte) (int, error) {
-	r.mu.Lock()
-	if r.server.Len() > 0 {
-		defer r.mu.Unlock()
-		return r.server.Read(p)
-	}
-	r.mu.Unlock()
-	<-r.closed
-	return 0, io.EOF
-}
-
-func (r *replayConn) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.mismatch != nil {
-		return 0, r.mismatch
-	}
-	n := len(p)
-	if n > len(r.want) || !bytes.Equal(p, r.want[:n]) {
-		k := min(n, len(r.want))
-		r.mismatch = fmt.Errorf("client wrote % x, recording has % x", p, r.want[:k])
-		return 0, r.mismatch
-	}
-	r.want = r.want[n:]
-	return n, nil
-}
-
-func (r *replayConn) Close() error {
-	r.once.Do(func() { close(r.closed) })
-	return nil
-}
-
-// finish reports a mismatch or recorded client bytes never written.
-func (r *replayConn) finish() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.mismatch != nil {
-		return r.mismatch
-	}
-	if len(r.want) > 0 {
-		return fmt.Errorf("client left %d recorded bytes unsaid", len(r.want))
-	}
-	return nil
-}
-
-func (r *replayConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
-func (r *replayConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
-func (r *replayConn) SetDeadline(time.Time) error      { return nil }
-func (r *replayConn) SetReadDeadline(time.Time) error  { return nil }
-func (r *replayConn) SetWriteDeadline(time.Time) error { return nil }
