@@ -91,7 +91,7 @@ func New(o Options) (*AM, error) {
 	if o.StatusListen != "" {
 		sl, err := net.Listen("tcp", o.StatusListen)
 		if err != nil {
-			lis.Close()
+			_ = lis.Close() // the listen error is the one to report
 			return nil, fmt.Errorf("am: status page listen on %s: %w", o.StatusListen, err)
 		}
 		a.statusLis = sl
@@ -153,7 +153,9 @@ func (a *AM) Run(ctx context.Context) error {
 	case err = <-loopDone:
 	case err = <-serveErr:
 		cancel()
-		<-loopDone
+		if lerr := <-loopDone; lerr != nil {
+			a.log.Warnf("the event loop ended with %v after the server failed", lerr)
+		}
 	}
 	stopped := make(chan struct{})
 	go func() { a.srv.GracefulStop(); close(stopped) }()
@@ -163,7 +165,9 @@ func (a *AM) Run(ctx context.Context) error {
 		a.srv.Stop()
 	}
 	if a.status != nil {
-		a.status.Close()
+		if cerr := a.status.Close(); cerr != nil {
+			a.log.Warnf("closing the status page: %v", cerr)
+		}
 	}
 	return err
 }

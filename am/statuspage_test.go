@@ -26,7 +26,12 @@ func TestStatusPage(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the AM ended with %v", err)
+		}
+	}()
 	if _, err := a.Submit(ctx, SubmitRequest{SpecName: "x.yaml", Spec: []byte(`
 name: shown
 containerGroup: {name: g, workerMemoryMB: 512}

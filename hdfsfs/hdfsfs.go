@@ -95,7 +95,7 @@ func (f *FS) Upload(local, p string, mode os.FileMode) (FileStamp, error) {
 	if err != nil {
 		return FileStamp{}, err
 	}
-	defer in.Close()
+	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
 	return f.write(p, in, mode)
 }
 
@@ -111,7 +111,7 @@ func (f *FS) write(p string, r io.Reader, mode os.FileMode) (FileStamp, error) {
 		return FileStamp{}, fmt.Errorf("hdfsfs: create %s: %w", p, err)
 	}
 	if _, err := io.Copy(w, r); err != nil {
-		w.Close()
+		_ = w.Close() // the copy already failed; that error is the one to report
 		return FileStamp{}, fmt.Errorf("hdfsfs: write %s: %w", p, err)
 	}
 	if err := CloseWriter(w); err != nil {

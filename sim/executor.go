@@ -20,7 +20,9 @@ func (x executor) RunAttempt(now time.Time, a core.RunAttempt) { x.e.run(now, a)
 
 func (x executor) KillAttempt(now time.Time, a core.KillAttempt) { x.e.stopRunning(now, a.AttemptID) }
 
-func (x executor) StopWorker(now time.Time, a core.StopWorker) { x.e.world.WorkerStopped(now, a.Worker) }
+func (x executor) StopWorker(now time.Time, a core.StopWorker) {
+	x.e.world.WorkerStopped(now, a.Worker)
+}
 
 // MoveWorker: a recycled worker keeps its virtual container; only the group
 // it counts for changes.

@@ -77,7 +77,7 @@ func copyFileTo(fsys fileSystem, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
 	out, err := fsys.Create(dst)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", dst, err)

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -159,7 +160,10 @@ func startWorker(t *testing.T, am *fakeAM, id string, mutate func(*Options)) *wo
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-wr.done:
+		case err := <-wr.done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Logf("worker %s ended with %v", id, err)
+			}
 		case <-time.After(10 * time.Second):
 			t.Errorf("worker %s did not exit after cancel", id)
 		}

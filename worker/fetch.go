@@ -47,7 +47,7 @@ func fetchInput(ctx context.Context, client *http.Client, secret, dagID, inputDi
 	if err != nil {
 		return fail(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read to the end or abandoned: nothing to lose
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return fail(fmt.Errorf("%w (HTTP %d)", errUnauthorized, resp.StatusCode))

@@ -53,12 +53,6 @@ func (s *outputStore) dropDAG(dagID string) []string {
 	return ids
 }
 
-func (s *outputStore) count() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return len(s.byAttempt)
-}
-
 func (s *outputStore) lookup(dagID, attemptID string) (string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -112,7 +106,7 @@ func (s *outputStore) serveOutput(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such partition", http.StatusNotFound)
 		return
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a failed close loses nothing
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		http.Error(w, "no such partition", http.StatusNotFound)

@@ -42,13 +42,13 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 	if err != nil {
 		return failed("creating stdout log: %v", err)
 	}
-	defer stdout.Close()
+	defer func() { _ = stdout.Close() }() // the child has exited: its output is written
 	stderrPath := filepath.Join(w.o.LogDir, id+".stderr")
 	stderr, err := os.Create(stderrPath)
 	if err != nil {
 		return failed("creating stderr log: %v", err)
 	}
-	defer stderr.Close()
+	defer func() { _ = stderr.Close() }() // the child has exited: its output is written
 
 	cmd := exec.Command(name, argv[1:]...)
 	cmd.Dir = a.dir
@@ -159,7 +159,7 @@ func tailOf(path string, n int64) string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a failed close loses nothing
 	st, err := f.Stat()
 	if err != nil {
 		return ""

@@ -63,7 +63,7 @@ func Run(ctx context.Context, o Options) error {
 		if err != nil {
 			return err
 		}
-		defer logFile.Close()
+		defer func() { _ = logFile.Close() }() // the process is ending; nothing left to log the error to
 		log = l
 	}
 	if err := os.MkdirAll(o.LogDir, 0o755); err != nil {
@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("dialing AM %s: %w", o.AMAddress, err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }() // the stream has ended: the connection has nothing left to deliver
 	streamCtx := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+o.Secret)
 	stream, err := ebbpb.NewWorkerClient(conn).Connect(streamCtx)
 	if err != nil {

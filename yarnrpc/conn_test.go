@@ -37,7 +37,9 @@ type fakeConn struct {
 func (c *fakeConn) reply(t testing.TB, h *hadooppb.RpcResponseHeaderProto, body proto.Message) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.Write(serverPacket(t, h, body))
+	if _, err := c.Write(serverPacket(t, h, body)); err != nil {
+		t.Errorf("server write: %v", err)
+	}
 }
 
 func newFakeServer(t *testing.T, handle func(c *fakeConn, callID int32, method string, body []byte)) *fakeServer {
@@ -426,7 +428,9 @@ func TestSASLRejected(t *testing.T) {
 			return err
 		}
 		var init hadooppb.RpcSaslProto
-		proto.Unmarshal(parts[0], &init)
+		if err := proto.Unmarshal(parts[0], &init); err != nil {
+			t.Errorf("the SASL initiate does not decode: %v", err)
+		}
 		if init.GetState() != hadooppb.RpcSaslProto_INITIATE || len(init.GetAuths()) != 1 ||
 			init.GetAuths()[0].GetServerId() != "default" || init.GetAuths()[0].Challenge != nil {
 			t.Errorf("INITIATE %v", &init)

@@ -58,7 +58,7 @@ func (c *eagerConn) Write(p []byte) (int, error) {
 	}
 	c.idle = false // a Read that was waiting has not seen the answer yet
 	c.cond.Broadcast()
-	for !(len(c.out) == 0 && c.idle) && !c.closed {
+	for (len(c.out) > 0 || !c.idle) && !c.closed {
 		c.cond.Wait()
 	}
 	return len(p), nil

@@ -132,7 +132,7 @@ func TestReadResponseErrors(t *testing.T) {
 		switch {
 		case err == nil:
 			t.Errorf("%s: no error", c.name)
-		case c.eof && !(errorIs(err, io.EOF) || errorIs(err, io.ErrUnexpectedEOF)):
+		case c.eof && !errorIs(err, io.EOF) && !errorIs(err, io.ErrUnexpectedEOF):
 			t.Errorf("%s: %v, want EOF", c.name, err)
 		case c.proto && !errorIs(err, ErrProtocol):
 			t.Errorf("%s: %v, want ErrProtocol", c.name, err)

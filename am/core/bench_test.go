@@ -34,7 +34,9 @@ func BenchmarkPlace(b *testing.B) {
 			b.Fatal(err)
 		}
 		for w := 0; w < 1000; w++ {
-			c.WorkerRegistered(now, WorkerInfo{ID: fmt.Sprintf("w%04d", w), Group: "g", Node: fmt.Sprintf("n%03d", w/4), NodeMB: 16384, MemoryMB: 4096})
+			if err := c.WorkerRegistered(now, WorkerInfo{ID: fmt.Sprintf("w%04d", w), Group: "g", Node: fmt.Sprintf("n%03d", w/4), NodeMB: 16384, MemoryMB: 4096}); err != nil {
+				b.Fatal(err)
+			}
 		}
 		c.Drain(now, &discard{})
 		b.StartTimer()

@@ -33,8 +33,9 @@ func (w *World) launch(p Placed) {
 // shellQuote makes s one word for the NM's bash.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == ',' ||
-			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		safe := r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '=' || r == ',' ||
+			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		return !safe
 	}) < 0 {
 		return s
 	}

@@ -111,7 +111,7 @@ func (p *NMPort) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for n, c := range p.clients {
-		c.Close()
+		_ = c.Close() // shutting down: a connection that fails to close is gone anyway
 		delete(p.clients, n)
 	}
 	return nil

@@ -461,7 +461,7 @@ func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	go w.o.Post(func(c *core.Core, now time.Time) {
 		for _, d := range c.DAGs() {
 			if d.Group == g.Name && !d.State.Done() {
-				c.FailDAG(now, d.ID, reason)
+				_ = c.FailDAG(now, d.ID, reason) // it was listed as running a moment ago: it exists
 			}
 		}
 	})

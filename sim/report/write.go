@@ -75,13 +75,14 @@ func (r Report) WriteJSON(w io.Writer) error {
 // WriteTable writes the report as aligned columns for people.
 func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tjobs done\tmakespan s\tnode-h\tcost\tmean JCT s\tp95 JCT s\tp95 slowdown\tgoals met\tmean util\tLB node-h\tx LB\t")
+	// tabwriter buffers every row; Flush reports a write error.
+	_, _ = fmt.Fprintln(tw, "policy\tjobs done\tmakespan s\tnode-h\tcost\tmean JCT s\tp95 JCT s\tp95 slowdown\tgoals met\tmean util\tLB node-h\tx LB\t")
 	for _, s := range r.Policies {
 		goals := "-"
 		if s.JobsWithGoals > 0 {
 			goals = fmt.Sprintf("%s of %d", percent(s.GoalAttainment), s.JobsWithGoals)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Policy, s.JobsCompleted, s.Jobs,
+		_, _ = fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Policy, s.JobsCompleted, s.Jobs,
 			num(s.Makespan, 0), num(s.NodeHours, 2), num(s.Cost, 2), num(s.MeanJCT, 1), num(s.P95JCT, 1), num(s.P95Slowdown, 2),
 			goals, percent(s.MeanUtilisation), num(s.LowerBoundNodeHours, 2), num(s.RatioToLowerBound, 2))
 	}

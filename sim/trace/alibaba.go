@@ -36,7 +36,7 @@ func readCSV(path string) (*csvTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a failed close loses nothing
 	r := csv.NewReader(f)
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true

@@ -22,7 +22,7 @@ func readSWIM(path string, m ModelOptions) ([]Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a failed close loses nothing
 	var jobs []Job
 	sc := bufio.NewScanner(f)
 	line := 0
