@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/internal/traces"
 	"github.com/ebb-am/ebb/sim/cloud"
 	"github.com/ebb-am/ebb/sim/report"
 	"github.com/ebb-am/ebb/sim/trace"
@@ -128,9 +129,9 @@ func TestWorkerBiggerThanNode(t *testing.T) {
 
 // Two runs with the same seed give byte-identical JSON.
 func TestDeterministicJSON(t *testing.T) {
-	jobs, err := trace.Read("/work/shared/traces/swim_facebook/FB-2009_samples_24_times_1hr_0.tsv", "", trace.Options{WindowLength: 2 * time.Hour, Seed: 7})
+	jobs, err := trace.Read(traces.Path(t, "swim_facebook/FB-2009_samples_24_times_1hr_0.tsv"), "", trace.Options{WindowLength: 2 * time.Hour, Seed: 7})
 	if err != nil {
-		t.Skipf("real trace unavailable: %v", err)
+		t.Fatal(err)
 	}
 	out := func() []byte {
 		var runs []report.Run
@@ -171,9 +172,9 @@ func TestContentionSlowsOverpackedNodes(t *testing.T) {
 // BenchmarkFBDay runs the whole FB-2009 day (file 0) under the five
 // policies of the issue, as `ebb sim` does.
 func BenchmarkFBDay(b *testing.B) {
-	jobs, err := trace.Read("/work/shared/traces/swim_facebook/FB-2009_samples_24_times_1hr_0.tsv", "", trace.Options{})
+	jobs, err := trace.Read(traces.Path(b, "swim_facebook/FB-2009_samples_24_times_1hr_0.tsv"), "", trace.Options{})
 	if err != nil {
-		b.Skipf("real trace unavailable: %v", err)
+		b.Fatal(err)
 	}
 	for i := 0; i < b.N; i++ {
 		for _, name := range []string{"static-40", "mr3", "spark-da", "k8s-ca", "ebb"} {

@@ -1,24 +1,17 @@
 package trace
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ebb-am/ebb/internal/traces"
 )
 
-// tracesDir holds the real traces shared by all of ebb's work trees.
-const tracesDir = "../../../shared/traces"
-
-// realTrace returns the path of a shared trace, skipping the test when
-// this checkout has none beside it.
+// realTrace returns the path of a shared trace (internal/traces: beside
+// the repository root; missing is a failure under CI=true).
 func realTrace(tb testing.TB, rel string) string {
 	tb.Helper()
-	p := filepath.Join(tracesDir, rel)
-	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("no shared trace %s: %v", p, err)
-	}
-	return p
+	return traces.Path(tb, rel)
 }
 
 // traceStats summarises jobs for the count checks below.
