@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Runs every test: static checks, the protobuf staleness check, then
-# `go test ./...` with a real Hadoop minicluster (ResourceManager, three
-# NodeManagers, NameNode, DataNode) started once for the whole run.
+# Runs every test: static checks (go vet, gofmt, golangci-lint), the
+# protobuf staleness check, then `go test ./...` with a real Hadoop
+# minicluster (ResourceManager, three NodeManagers, NameNode, DataNode)
+# started once for the whole run.
 #
 # With CI=true a cluster that cannot start is a failure; elsewhere the
 # integration tests skip with a loud reason (set EBB_NO_MINICLUSTER=1 to
 # skip starting it on purpose).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The linter is built from the Go module proxy at a pinned version (no
+# download script, no committed binary, nothing added to go.mod). The first
+# run builds it; the Go build cache and golangci-lint's own analysis cache
+# make later runs take seconds.
+GOLANGCI_LINT=github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 
 echo "== go vet"
 go vet ./...
@@ -16,6 +23,20 @@ unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '\.pb\.go$') 2>/dev/null 
 if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
   exit 1
+fi
+
+echo "== golangci-lint (.golangci.yml)"
+go run "$GOLANGCI_LINT" run ./...
+# TODO(issue 10): remove this report with the exclusion in .golangci.yml.
+# The findings in the directories that .golangci.yml temporarily excludes are
+# printed here, without failing, so they stay visible until they are fixed.
+if grep -q 'TODO(issue 10)' .golangci.yml; then
+  fullcfg=$(mktemp /tmp/ebb-golangci.XXXXXX.yml)
+  sed '/TODO(issue 10)/,/^$/d' .golangci.yml >"$fullcfg"
+  deferred=$(go run "$GOLANGCI_LINT" run -c "$fullcfg" --output.text.print-issued-lines=false ./... 2>&1 || true)
+  rm -f "$fullcfg"
+  echo "WARNING: deferred lint findings (issue 10), not failing the run:"
+  echo "$deferred" | sed 's/^/  /'
 fi
 
 echo "== generated protobuf code is current"
