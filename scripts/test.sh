@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: static checks (go vet, gofmt, golangci-lint), the
-# protobuf staleness check, then `go test ./...` with a real Hadoop
+# Runs every test: static checks (go vet, gofmt, go mod tidy, golangci-lint),
+# the protobuf staleness check, then `go test ./...` with a real Hadoop
 # minicluster (ResourceManager, three NodeManagers, NameNode, DataNode)
 # started once for the whole run.
 #
@@ -22,6 +22,13 @@ echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '\.pb\.go$') 2>/dev/null || true)
 if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+
+echo "== go mod tidy"
+# -diff prints what tidy would change and exits non-zero, without writing.
+if ! go mod tidy -diff; then
+  echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result" >&2
   exit 1
 fi
 
