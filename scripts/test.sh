@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: static checks (go vet, gofmt, go mod tidy, golangci-lint),
-# the protobuf staleness check, then `go test ./...` with a real Hadoop
-# minicluster (ResourceManager, three NodeManagers, NameNode, DataNode)
-# started once for the whole run.
+# the protobuf staleness check, then `go test` (with -race for the packages in
+# race_patterns) with a real Hadoop minicluster (ResourceManager, three
+# NodeManagers, NameNode, DataNode) started once for the whole run.
 #
 # With CI=true a cluster that cannot start is a failure; elsewhere the
 # integration tests skip with a loud reason (set EBB_NO_MINICLUSTER=1 to
@@ -15,6 +15,11 @@ cd "$(dirname "$0")/.."
 # run builds it; the Go build cache and golangci-lint's own analysis cache
 # make later runs take seconds.
 GOLANGCI_LINT=github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
+# Packages whose tests run under the race detector: the pure packages and the
+# ones that start goroutines. Everything else is tested without -race; each
+# package is tested exactly once.
+race_patterns=(./dag/... ./scheduler/... ./packing/... ./conf/... ./yarnrpc/... ./worker/... ./am/... ./sim/...)
 
 echo "== go vet"
 go vet ./...
@@ -83,5 +88,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== go test"
-go test -count=1 -timeout 25m ./...
+race_pkgs=$(go list "${race_patterns[@]}")
+other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)
+# Both sets always run, so a failure in one does not hide failures in the
+# other; the script fails if either did.
+failed=
+echo "== go test -race (${race_patterns[*]})"
+go test -count=1 -race -timeout 25m $race_pkgs || failed=1
+echo "== go test (the other packages)"
+if [ -n "$other_pkgs" ]; then
+  go test -count=1 -timeout 25m $other_pkgs || failed=1
+fi
+if [ -n "$failed" ]; then
+  exit 1
+fi
