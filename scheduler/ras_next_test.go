@@ -88,7 +88,7 @@ func TestNextDAGFillsWithoutOverload(t *testing.T) {
 		if !ok {
 			break
 		}
-		node.Running = append(node.Running, RASAttempt{c.DAG, c.Kind, c.Profile})
+		node.Running = append(node.Running, RASAttempt(c))
 	}
 	// Equal utilities, A first by order each time: A until CPU 0.9 (3 × 0.3),
 	// then B (CPU 1.0, I/O 0.3 + 0.4 = 0.7); then nothing fits.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: static checks, the protobuf staleness check, then
-# `go test ./...` with a real Hadoop minicluster (ResourceManager, three
+# Runs every test: static checks (go vet, gofmt, go mod tidy, golangci-lint),
+# the protobuf staleness check, then `go test` (with -race for the packages in
+# race_patterns) with a real Hadoop minicluster (ResourceManager, three
 # NodeManagers, NameNode, DataNode) started once for the whole run.
 #
 # With CI=true a cluster that cannot start is a failure; elsewhere the
@@ -9,6 +10,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The linter is built from the Go module proxy at a pinned version (no
+# download script, no committed binary, nothing added to go.mod). The first
+# run builds it; the Go build cache and golangci-lint's own analysis cache
+# make later runs take seconds.
+GOLANGCI_LINT=github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+
+# Packages whose tests run under the race detector: the pure packages and the
+# ones that start goroutines. Everything else is tested without -race; each
+# package is tested exactly once.
+race_patterns=(./dag/... ./scheduler/... ./packing/... ./conf/... ./yarnrpc/... ./worker/... ./am/... ./sim/...)
+
 echo "== go vet"
 go vet ./...
 echo "== gofmt"
@@ -16,6 +28,27 @@ unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '\.pb\.go$') 2>/dev/null 
 if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
   exit 1
+fi
+
+echo "== go mod tidy"
+# -diff prints what tidy would change and exits non-zero, without writing.
+if ! go mod tidy -diff; then
+  echo "go.mod/go.sum are not tidy: run go mod tidy and commit the result" >&2
+  exit 1
+fi
+
+echo "== golangci-lint (.golangci.yml)"
+go run "$GOLANGCI_LINT" run ./...
+# TODO(issue 10): remove this report with the exclusion in .golangci.yml.
+# The findings in the directories that .golangci.yml temporarily excludes are
+# printed here, without failing, so they stay visible until they are fixed.
+if grep -q 'TODO(issue 10)' .golangci.yml; then
+  fullcfg=$(mktemp /tmp/ebb-golangci.XXXXXX.yml)
+  sed '/TODO(issue 10)/,/^$/d' .golangci.yml >"$fullcfg"
+  deferred=$(go run "$GOLANGCI_LINT" run -c "$fullcfg" --output.text.print-issued-lines=false ./... 2>&1 || true)
+  rm -f "$fullcfg"
+  echo "WARNING: deferred lint findings (issue 10), not failing the run:"
+  echo "$deferred" | sed 's/^/  /'
 fi
 
 echo "== generated protobuf code is current"
@@ -55,5 +88,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== go test"
-go test -count=1 -timeout 25m ./...
+race_pkgs=$(go list "${race_patterns[@]}")
+other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)
+# Both sets always run, so a failure in one does not hide failures in the
+# other; the script fails if either did.
+failed=
+echo "== go test -race (${race_patterns[*]})"
+go test -count=1 -race -timeout 25m $race_pkgs || failed=1
+echo "== go test (the other packages)"
+if [ -n "$other_pkgs" ]; then
+  go test -count=1 -timeout 25m $other_pkgs || failed=1
+fi
+if [ -n "$failed" ]; then
+  exit 1
+fi

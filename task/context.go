@@ -143,7 +143,9 @@ func readFileLines(path string, fn func([]byte) error) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	// Opened read-only: Close cannot lose data, and a read error is already
+	// returned by the loop below.
+	defer func() { _ = f.Close() }()
 	br := bufio.NewReaderSize(f, 64<<10)
 	var n int64
 	var long []byte
