@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Config is a loaded configuration: every table key (with its default when
@@ -272,4 +273,22 @@ func (c *Config) ErrorFor(key, allowed string) error {
 	}
 	file, line := e.origin.fileLine()
 	return &ValueError{File: file, Line: line, Key: key, Value: e.value, Allowed: allowed}
+}
+
+// Duration returns a duration key: its name ends in .ms (milliseconds) or
+// .secs (seconds). The key table bounds every such key so the product
+// cannot overflow (types.go).
+func (c *Config) Duration(key string) time.Duration {
+	return durationOf(key, c.Int64(key))
+}
+
+// durationOf converts a duration key's value by the unit its name gives.
+func durationOf(key string, v int64) time.Duration {
+	if strings.HasSuffix(key, ".ms") {
+		return time.Duration(v) * time.Millisecond
+	}
+	if strings.HasSuffix(key, ".secs") {
+		return time.Duration(v) * time.Second
+	}
+	panic("conf: " + key + " is not a duration key (its name ends in neither .ms nor .secs)")
 }

@@ -70,7 +70,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "negative int64",
 			site: site(prop("mr3.container.idle.timeout.ms", "-5")),
-			want: `$F:3: mr3.container.idle.timeout.ms = "-5": want an integer >= 0`,
+			want: `$F:3: mr3.container.idle.timeout.ms = "-5": want an integer from 0 to 3153600000000`,
 			as:   new(*ValueError),
 		},
 		{

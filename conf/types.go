@@ -48,6 +48,16 @@ type Bounds struct {
 
 func from(lo float64) Bounds { return Bounds{Min: lo, HasMin: true} }
 
+// maxDurationMillis caps every millisecond key at 100 years: far beyond any
+// timeout an admin means ("never" in practice), and far below the 292 years
+// a time.Duration holds, so the conversion can never overflow (an unbounded
+// 18446744073710 ms once became 448 µs). Second keys are Int, so int32
+// caps them at 68 years.
+const maxDurationMillis = 100 * 365 * 24 * 3600 * 1000
+
+// millis bounds a duration key in milliseconds.
+func millis(lo float64) Bounds { return between(lo, maxDurationMillis) }
+
 func between(lo, hi float64) Bounds {
 	return Bounds{Min: lo, Max: hi, HasMin: true, HasMax: true}
 }
