@@ -97,6 +97,9 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 			Diagnostics: fmt.Sprintf("%s exited: %v; stderr tail:\n%s", argv[0], waitErr, tailOf(stderrPath, stderrTail)),
 		}
 	}
+	if missing := missingPartitions(a.outputDir(), req.GetOutputs()); len(missing) > 0 {
+		return failed("%s", missingDiagnostic(missing, partitionCount(req.GetOutputs())))
+	}
 	bytes, err := dirSize(a.outputDir())
 	if err != nil {
 		return failed("measuring outputs: %v", err)

@@ -174,7 +174,19 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		t.current = nil
 		t.state = taskWaiting
 		if p, ok := c.findOutput(d, u.FetchFailedAttempt); ok {
-			c.warnf("attempt %s could not read the output of %s; re-running %s task %d", a.id, u.FetchFailedAttempt, p.vertex.spec.Name, p.index)
+			// An output its consumers cannot read counts as a failure of the
+			// producer, as MapReduce counts a map whose output reducers
+			// cannot fetch: a producer that never writes what it should
+			// ends the DAG instead of being re-run for ever.
+			p.failures++
+			d.failed++
+			if p.failures >= c.opts.MaxFailedAttempts {
+				c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d: its output could not be read %d times (last by attempt %s: %s)",
+					p.vertex.spec.Name, p.index, p.failures, a.id, u.Diagnostics))
+				break
+			}
+			c.warnf("attempt %s could not read the output of %s (%d of %d allowed); re-running %s task %d",
+				a.id, u.FetchFailedAttempt, p.failures, c.opts.MaxFailedAttempts, p.vertex.spec.Name, p.index)
 			c.loseOutput(p)
 		}
 		c.maybeQueue(t)
