@@ -26,6 +26,8 @@ type world struct {
 // them.
 type cloudNodes struct{ e *engine }
 
+var _ cluster.Provider = cloudNodes{}
+
 func (c cloudNodes) Provision(now time.Time) (string, time.Time, error) {
 	id, readyAt, err := c.e.cloud.Provision(now, "")
 	if err == nil {

@@ -56,6 +56,11 @@ type World struct {
 	starts struct{ processes, moved int }
 }
 
+var (
+	_ am.World         = (*World)(nil)
+	_ cluster.Provider = (*localNodes)(nil)
+)
+
 // localNodes names the virtual nodes local-node-01, -02, ... and makes
 // them wait the provisioning delay; giving one back costs nothing.
 type localNodes struct {
