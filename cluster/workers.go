@@ -61,7 +61,9 @@ func (m *Model) count(group string) (live int, waiting []*worker) {
 func (m *Model) placeQueued(now time.Time, ev *[]Event) {
 	for _, w := range m.workers {
 		if w.node == nil && !w.stopped {
-			m.place(now, w, ev) // a too-big worker is never queued
+			// Not placed: it stays queued. No error: a too-big worker is
+			// never queued.
+			_, _ = m.place(now, w, ev)
 		}
 	}
 }

@@ -54,8 +54,13 @@ func newWorld(e *engine, alloc packing.Allocator) *world {
 
 func (w *world) NodeMB(string) int64 { return w.e.cfg.nodeMB() }
 
-// addNode adds a node that is up at once (a static cluster's).
-func (w *world) addNode(now time.Time) { w.m.AddReadyNode(now) }
+// addNode adds a node that is up at once (a static cluster's). The cap is
+// the static size, so a failure is a bug: the run stops with it.
+func (w *world) addNode(now time.Time) {
+	if _, err := w.m.AddReadyNode(now); err != nil && w.e.err == nil {
+		w.e.err = fmt.Errorf("policy %s: a static node: %w", w.e.policy.Name, err)
+	}
+}
 
 func (w *world) liveNodes() int { return w.m.Live() }
 

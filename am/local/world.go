@@ -9,6 +9,7 @@
 package local
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -170,7 +171,7 @@ func (w *World) start(now time.Time, id string) {
 	if err := cmd.Start(); err != nil {
 		w.o.Log.Errorf("local world: starting worker %s: %v", id, err)
 		if out != nil {
-			out.Close()
+			_ = out.Close() // nothing was written to it
 		}
 		// Its memory is free again; the core never saw it, and will
 		// ask for it again when its total changes.
@@ -184,7 +185,7 @@ func (w *World) start(now time.Time, id string) {
 	go func() {
 		err := cmd.Wait()
 		if out != nil {
-			out.Close()
+			_ = out.Close() // the worker has exited: its log is what it wrote
 		}
 		reason := "exited"
 		if err != nil {
@@ -237,14 +238,19 @@ func (w *World) Tick(now time.Time) {
 	w.apply(now, evs)
 }
 
-// Close kills every worker process (their process groups).
+// Close kills every worker process (their process groups). A worker
+// already gone is not an error.
 func (w *World) Close() error {
-	for _, cmd := range w.procs {
-		if cmd.Process != nil {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	var errs []error
+	for id, cmd := range w.procs {
+		if cmd.Process == nil {
+			continue
+		}
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("local world: stopping worker %s: %w", id, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // NodeInfo describes a node for tests and the CLI.

@@ -28,7 +28,9 @@ func TestMain(m *testing.M) {
 	default:
 		for i, a := range os.Args {
 			if a == "--work-dir" && i+1 < len(os.Args) {
-				os.WriteFile(filepath.Join(os.Args[i+1], "args"), []byte(strings.Join(os.Args[1:], " ")), 0o644)
+				if err := os.WriteFile(filepath.Join(os.Args[i+1], "args"), []byte(strings.Join(os.Args[1:], " ")), 0o644); err != nil {
+					os.Exit(2) // the test waiting for the file says so
+				}
 			}
 		}
 		time.Sleep(2 * time.Minute) // the test's Close kills it long before
@@ -73,7 +75,11 @@ func newHarness(t *testing.T, o Options) *harness {
 		t.Fatal(err)
 	}
 	h.w = w
-	t.Cleanup(func() { w.Close() })
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return h
 }
 
@@ -95,7 +101,9 @@ func (h *harness) kill(worker string) {
 	if !ok {
 		h.t.Fatalf("worker %s has no process", worker)
 	}
-	syscall.Kill(-pid, syscall.SIGKILL)
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		h.t.Fatalf("killing worker %s (pid %d): %v", worker, pid, err)
+	}
 }
 
 // layout is each node as "id:ready:workers", e.g. "local-node-01:up:worker-0001,worker-0002".
