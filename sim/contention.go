@@ -26,10 +26,7 @@ type running struct {
 
 // start begins an attempt on a node and reschedules the node's attempts.
 func (e *engine) startRunning(now time.Time, a core.RunAttempt, d time.Duration) {
-	node := ""
-	if x, ok := e.world.work[a.Worker]; ok && x.node != nil {
-		node = x.node.id
-	}
+	node := e.world.nodeOf(a.Worker)
 	r := &running{id: a.Attempt.ID, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now}
 	e.running[r.id] = r
 	e.byNode[node] = append(e.byNode[node], r)

@@ -6,6 +6,8 @@
 // come up after a node's provisioning delay, attempts that end after their
 // traced duration (slowed by contention when a node's CPU or I/O is
 // oversubscribed), and samples of nodes in use and memory utilisation.
-// Sub-packages read traces (trace), model the cloud's nodes and bills
-// (cloud) and summarise runs (report).
+// Placement, provisioning and reclaim are package cluster's model, the same
+// one the local world uses; this package schedules its events on the
+// virtual clock. Sub-packages read traces (trace), rent and bill the
+// cloud's nodes (cloud) and summarise runs (report).
 package sim

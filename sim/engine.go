@@ -100,7 +100,7 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	e.clk.now = start
 	e.world = newWorld(e, alloc)
 	for i := 0; i < p.Static; i++ {
-		e.world.provision(start, true)
+		e.world.addNode(start)
 	}
 	for _, j := range jobs {
 		j := j

@@ -24,30 +24,34 @@ func (w *world) k8sScaleDown(now time.Time) {
 	for _, s := range w.e.core.Nodes() {
 		idle[s.ID] = s.Idle
 	}
-	for _, n := range w.nodes {
-		if n.removed || !n.ready {
+	for _, n := range w.m.Nodes() {
+		if !n.Ready {
 			continue
 		}
-		if float64(n.reservedMB)/float64(w.e.cfg.nodeMB()) >= k8sUtilThreshold {
-			n.unneeded = time.Time{}
+		if float64(n.UsedMB)/float64(n.MemoryMB) >= k8sUtilThreshold {
+			delete(w.unneeded, n.ID)
 			continue
 		}
-		if n.unneeded.IsZero() {
-			n.unneeded = now
+		since, ok := w.unneeded[n.ID]
+		if !ok {
+			since = now
+			w.unneeded[n.ID] = now
 		}
-		if now.Sub(n.unneeded) < k8sUnneededTime {
+		if now.Sub(since) < k8sUnneededTime {
 			continue
 		}
-		if len(n.workers) == 0 {
-			w.remove(now, n)
+		if len(n.Workers) == 0 {
+			evs, _ := w.m.Remove(now, n.ID) // empty and known: it cannot fail
+			w.apply(now, evs)
+			delete(w.unneeded, n.ID)
 			continue
 		}
-		if isIdle, known := idle[n.id]; known && !isIdle {
+		if isIdle, known := idle[n.ID]; known && !isIdle {
 			continue // a worker there runs an attempt or holds an output
 		}
-		if !n.draining {
-			n.draining = true
-			w.e.core.DrainNode(now, n.id, "k8s-ca: under 50% requested for 10 min", false)
+		if !n.Draining {
+			w.m.Drain(n.ID)
+			w.e.core.DrainNode(now, n.ID, "k8s-ca: under 50% requested for 10 min", false)
 		}
 	}
 }

@@ -1,279 +1,139 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/cluster"
 	"github.com/ebb-am/ebb/packing"
 )
 
-// vnode is a node of the virtual cloud.
-type vnode struct {
-	id         string
-	readyAt    time.Time
-	ready      bool
-	workers    map[string]*vworker
-	reservedMB int64 // memory of the workers placed here
-	emptySince time.Time
-	lastUp     time.Time // when a worker was last placed here (k8s-ca's scale-up cool-down)
-	unneeded   time.Time // k8s-ca: since when the node has been under-requested
-	draining   bool
-	removed    bool
-}
-
-type vworker struct {
-	id      string
-	group   core.GroupInfo
-	node    *vnode
-	started bool // registered with the core
-	stopped bool
-}
-
-// world is the virtual cloud as the AM core's World: it provisions nodes
-// with a delay, starts workers on them, and gives empty nodes back.
+// world is the virtual cloud as the AM core's World: the cluster model
+// (placement, provisioning, reclaiming empty nodes) with the sim's clock
+// on top. Every event the model returns is scheduled on the virtual clock
+// at the moment the model returns it, so runs replay exactly.
 type world struct {
 	e      *engine
-	nodes  []*vnode
-	byID   map[string]*vnode
-	work   map[string]*vworker
-	want   map[string]int
+	m      *cluster.Model
 	groups map[string]core.GroupInfo
-	avoid  map[string]bool
-	nextN  int
-	nextW  int
-	alloc  packing.Allocator
+	// unneeded: since when a node has been under-requested (k8s-ca).
+	unneeded map[string]time.Time
 }
 
+// cloudNodes rents the model's nodes from the virtual cloud, which bills
+// them.
+type cloudNodes struct{ e *engine }
+
+var _ cluster.Provider = cloudNodes{}
+
+func (c cloudNodes) Provision(now time.Time) (string, time.Time, error) {
+	id, readyAt, err := c.e.cloud.Provision(now, "")
+	if err == nil {
+		c.e.lastProvision = now
+	}
+	return id, readyAt, err
+}
+
+func (c cloudNodes) Release(now time.Time, id string) error { return c.e.cloud.Release(now, id) }
+
 func newWorld(e *engine, alloc packing.Allocator) *world {
-	return &world{e: e, byID: map[string]*vnode{}, work: map[string]*vworker{}, want: map[string]int{},
-		groups: map[string]core.GroupInfo{}, avoid: map[string]bool{}, alloc: alloc}
+	m, err := cluster.New(cluster.Options{
+		NodeMB: e.cfg.nodeMB(), NodeVCores: e.cfg.Cloud.Types[0].VCores, MaxNodes: e.cfg.Cloud.MaxNodes,
+		ReclaimDelay: e.cfg.Cloud.ReclaimDelay,
+		// A static cluster keeps its nodes; k8s-ca removes nodes itself.
+		KeepNodes: e.policy.Static > 0 || e.policy.NodeScaler == "k8s-ca",
+		Allocator: alloc, WorkerID: func(seq int) string { return fmt.Sprintf("vw%06d", seq) },
+	}, cloudNodes{e})
+	if err != nil {
+		panic(err) // the cloud config was validated by cloud.New
+	}
+	return &world{e: e, m: m, groups: map[string]core.GroupInfo{}, unneeded: map[string]time.Time{}}
 }
 
 func (w *world) NodeMB(string) int64 { return w.e.cfg.nodeMB() }
 
-func (w *world) provision(now time.Time, ready bool) *vnode {
-	id, readyAt, err := w.e.cloud.Provision(now, "")
-	if err != nil {
-		return nil // at the cap: the core will ask again
+// addNode adds a node that is up at once (a static cluster's). The cap is
+// the static size, so a failure is a bug: the run stops with it.
+func (w *world) addNode(now time.Time) {
+	if _, err := w.m.AddReadyNode(now); err != nil && w.e.err == nil {
+		w.e.err = fmt.Errorf("policy %s: a static node: %w", w.e.policy.Name, err)
 	}
-	w.e.lastProvision = now
-	n := &vnode{id: id, readyAt: readyAt, workers: map[string]*vworker{}, emptySince: now}
-	w.nodes = append(w.nodes, n)
-	w.byID[id] = n
-	if ready || !readyAt.After(now) {
-		n.ready = true
-		n.readyAt = now
-	} else {
-		w.e.clk.at(readyAt, func(t time.Time) { w.nodeReady(t, n) })
-	}
-	return n
 }
 
-func (w *world) nodeReady(now time.Time, n *vnode) {
-	if n.removed {
-		return
-	}
-	n.ready = true
-	n.emptySince = now
-	for _, id := range sortedIDs(n.workers) {
-		w.startWorker(now, n.workers[id])
-	}
-	w.maybeRelease(now, n)
+func (w *world) liveNodes() int { return w.m.Live() }
+
+// nodeOf is the node a worker is placed on ("" if none).
+func (w *world) nodeOf(worker string) string {
+	x, _ := w.m.Worker(worker)
+	return x.Node
 }
 
-func sortedIDs[V any](m map[string]V) []string {
-	ids := make([]string, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
+// apply schedules what the model asks for on the virtual clock.
+func (w *world) apply(now time.Time, evs []cluster.Event) {
+	for _, ev := range evs {
+		id := ev.Node
+		switch ev.Kind {
+		case cluster.NodeRequested:
+			if ev.At.After(now) {
+				w.e.clk.at(ev.At, func(t time.Time) { w.apply(t, w.m.NodeReady(t, id)) })
+			}
+		case cluster.StartWorker:
+			w.startWorker(ev.Worker)
+		case cluster.NodeEmpty:
+			w.e.clk.at(ev.At, func(t time.Time) {
+				evs, _ := w.m.Reclaim(t, id) // the cloud knows every node the model has
+				w.apply(t, evs)
+			})
+		}
 	}
-	sort.Strings(ids)
-	return ids
 }
 
 // WantWorkers moves a group toward total workers.
 func (w *world) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []string, avoid []string) {
 	w.groups[g.Name] = g
-	w.want[g.Name] = total
-	w.avoid = map[string]bool{}
-	for _, a := range avoid {
-		w.avoid[a] = true
+	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores}, total, avoid)
+	w.apply(now, evs)
+	var big *cluster.TooBigError
+	if errors.As(err, &big) && w.e.err == nil {
+		w.e.err = fmt.Errorf("policy %s: group %s asks for %d MB workers, more than a %d MB node holds (raise --node-memory-mb or lower --worker-memory-mb)",
+			w.e.policy.Name, big.Group, big.WorkerMB, big.NodeMB)
 	}
-	w.reconcile(now, g.Name)
-}
-
-func (w *world) reconcile(now time.Time, group string) {
-	live, waiting := 0, []*vworker{}
-	for _, id := range sortedIDs(w.work) {
-		x := w.work[id]
-		if x.group.Name != group || x.stopped {
-			continue
-		}
-		if x.started {
-			live++
-		} else {
-			waiting = append(waiting, x)
-		}
-	}
-	// Cancel workers not yet started beyond the total, newest first.
-	for extra := live + len(waiting) - w.want[group]; extra > 0 && len(waiting) > 0; extra-- {
-		x := waiting[len(waiting)-1]
-		waiting = waiting[:len(waiting)-1]
-		w.unplace(now, x)
-		delete(w.work, x.id)
-	}
-	for need := w.want[group] - live - len(waiting); need > 0; need-- {
-		w.nextW++
-		x := &vworker{id: fmt.Sprintf("vw%06d", w.nextW), group: w.groups[group]}
-		if !w.place(now, x) {
-			break // the cloud is at its cap: the core will ask again
-		}
-		w.work[x.id] = x
-	}
-}
-
-// place puts a new worker on a node with room (the policy's allocator
-// chooses among ready nodes first, then nodes being provisioned), or on a
-// new node when none has room.
-func (w *world) place(now time.Time, x *vworker) bool {
-	mb := x.group.MemoryMB
-	if mb > w.e.cfg.nodeMB() {
-		if w.e.err == nil {
-			w.e.err = fmt.Errorf("policy %s: group %s asks for %d MB workers, more than a %d MB node holds (raise --node-memory-mb or lower --worker-memory-mb)",
-				w.e.policy.Name, x.group.Name, mb, w.e.cfg.nodeMB())
-		}
-		return false
-	}
-	pick := func(ready bool) *vnode {
-		var cands []packing.Node
-		var idx []*vnode
-		for _, n := range w.nodes {
-			if n.ready != ready || n.draining || n.removed || w.avoid[n.id] {
-				continue
-			}
-			free := w.e.cfg.nodeMB() - n.reservedMB
-			if free < mb {
-				continue
-			}
-			cands = append(cands, packing.Node{ID: n.id, CapacityMB: w.e.cfg.nodeMB(), UsedMB: n.reservedMB, FitsMB: free})
-			idx = append(idx, n)
-		}
-		if len(cands) == 0 {
-			return nil
-		}
-		if i, ok := w.alloc.Choose(cands, packing.Request{MemoryMB: mb, Seed: uint64(w.nextW)}); ok {
-			return idx[i]
-		}
-		return nil
-	}
-	n := pick(true)
-	if n == nil {
-		n = pick(false)
-	}
-	if n == nil {
-		if limit := w.e.cfg.Cloud.MaxNodes; limit > 0 && w.liveNodes() >= limit {
-			return false
-		}
-		n = w.provision(now, false)
-		if n == nil {
-			return false
-		}
-	}
-	x.node = n
-	n.workers[x.id] = x
-	n.reservedMB += mb
-	n.lastUp = now
-	if n.ready {
-		w.startWorker(now, x)
-	}
-	return true
-}
-
-func (w *world) liveNodes() int {
-	k := 0
-	for _, n := range w.nodes {
-		if !n.removed {
-			k++
-		}
-	}
-	return k
 }
 
 // startWorker registers a worker with the core after the container start
 // delay.
-func (w *world) startWorker(now time.Time, x *vworker) {
-	if x.started {
-		return
-	}
-	x.started = true
+func (w *world) startWorker(id string) {
 	w.e.clk.after(w.e.cfg.WorkerStartDelay, func(t time.Time) {
-		if x.stopped || w.work[x.id] != x {
+		x, ok := w.m.Worker(id)
+		if !ok || x.Stopped {
 			return
 		}
-		err := w.e.core.WorkerRegistered(t, core.WorkerInfo{ID: x.id, Group: x.group.Name, Node: x.node.id,
-			NodeMB: w.e.cfg.nodeMB(), MemoryMB: x.group.MemoryMB, VCores: x.group.VCores, Address: x.id})
+		err := w.e.core.WorkerRegistered(t, core.WorkerInfo{ID: id, Group: x.Group, Node: x.Node,
+			NodeMB: w.e.cfg.nodeMB(), MemoryMB: x.MemoryMB, VCores: x.VCores, Address: id})
 		if err != nil {
-			x.stopped = true
-			w.unplace(t, x)
-			delete(w.work, x.id)
+			w.m.Stop(id)
+			w.apply(t, w.m.Gone(t, id))
 		}
 		w.e.dispatch(t)
 	})
-}
-
-func (w *world) unplace(now time.Time, x *vworker) {
-	n := x.node
-	if n == nil {
-		return
-	}
-	delete(n.workers, x.id)
-	n.reservedMB -= x.group.MemoryMB
-	x.node = nil
-	if len(n.workers) == 0 {
-		n.emptySince = now
-		w.maybeRelease(now, n)
-	}
 }
 
 // WorkerStopped: the core stopped a worker; in the virtual cloud it exits at once.
 func (w *world) WorkerStopped(now time.Time, id string) {
-	x, ok := w.work[id]
-	if !ok {
+	if !w.m.Stop(id) {
 		return
 	}
-	x.stopped = true
-	delete(w.work, id)
 	w.e.clk.at(now, func(t time.Time) {
 		w.e.core.WorkerLost(t, id, "stopped")
-		w.unplace(t, x)
+		w.apply(t, w.m.Gone(t, id))
 		w.e.dispatch(t)
 	})
 }
 
-// maybeRelease gives an empty node back after the reclamation delay, unless
-// the policy keeps nodes (static) or removes them itself (k8s-ca).
-func (w *world) maybeRelease(now time.Time, n *vnode) {
-	if w.e.policy.Static > 0 || w.e.policy.NodeScaler == "k8s-ca" || !n.ready || n.removed {
-		return
-	}
-	since := n.emptySince
-	w.e.clk.at(w.e.cloud.ReclaimAt(now), func(t time.Time) {
-		if n.removed || len(n.workers) > 0 || !n.emptySince.Equal(since) {
-			return
-		}
-		w.remove(t, n)
-	})
-}
-
-func (w *world) remove(now time.Time, n *vnode) {
-	n.removed = true
-	w.e.cloud.Release(now, n.id)
-}
-
 func (w *world) WorkerMoved(now time.Time, id string, g core.GroupInfo) {
-	if x, ok := w.work[id]; ok {
-		x.group = g
+	if w.m.Move(id, g.Name) {
 		w.groups[g.Name] = g
 	}
 }

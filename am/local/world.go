@@ -3,14 +3,17 @@
 // workers are real `ebb worker` processes. Nodes are added when a group
 // wants workers and no node has room, and removed when they have been empty
 // for a while, so autoscaling and packing can be watched without Hadoop.
+// The bookkeeping of nodes and placement is package cluster's model, the
+// same one the sim's virtual cloud uses; this package turns its events into
+// processes and log lines.
 package local
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"syscall"
 	"time"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/cluster"
 	"github.com/ebb-am/ebb/packing"
 )
 
@@ -43,39 +47,34 @@ type Options struct {
 	Post      am.Poster
 }
 
-type node struct {
-	id         string
-	readyAt    time.Time
-	ready      bool
-	emptySince time.Time
-	workers    map[string]*proc
-	usedMB     int64
-}
-
-type proc struct {
-	id    string
-	group string
-	mb    int64
-	node  *node
-	cmd   *exec.Cmd
-	// started: the process runs; false while it waits for a node.
-	started bool
-	stopped bool
-}
-
-// World is the local cluster. Its methods run on the AM loop's goroutine.
+// World is the local cluster: the cluster model, whose StartWorker events
+// become `ebb worker` processes. Its methods run on the AM loop's goroutine.
 type World struct {
 	o      Options
-	nodes  []*node
-	nextN  int
-	nextW  int
-	procs  map[string]*proc
+	m      *cluster.Model
 	groups map[string]core.GroupInfo
-	want   map[string]int
-	now    time.Time
-	avoid  map[string]bool // draining nodes: no new workers there
+	procs  map[string]*exec.Cmd // started worker processes
 	starts struct{ processes, moved int }
 }
+
+var (
+	_ am.World         = (*World)(nil)
+	_ cluster.Provider = (*localNodes)(nil)
+)
+
+// localNodes names the virtual nodes local-node-01, -02, ... and makes
+// them wait the provisioning delay; giving one back costs nothing.
+type localNodes struct {
+	delay time.Duration
+	n     int
+}
+
+func (l *localNodes) Provision(now time.Time) (string, time.Time, error) {
+	l.n++
+	return fmt.Sprintf("local-node-%02d", l.n), now.Add(l.delay), nil
+}
+
+func (l *localNodes) Release(time.Time, string) error { return nil }
 
 // New creates the world with its initial nodes, ready at once.
 func New(o Options, now time.Time) (*World, error) {
@@ -88,25 +87,23 @@ func New(o Options, now time.Time) (*World, error) {
 	if o.Log == nil {
 		o.Log = logrus.StandardLogger()
 	}
-	w := &World{o: o, procs: map[string]*proc{}, groups: map[string]core.GroupInfo{}, want: map[string]int{}, now: now}
+	m, err := cluster.New(cluster.Options{
+		NodeMB: o.NodeMB, NodeVCores: o.NodeVCores, MaxNodes: o.MaxNodes, ReclaimDelay: o.IdleNodeTime,
+		// The core asks for workers only when its total changes, so a
+		// worker with no room waits here for one.
+		QueueUnplaced: true,
+		Allocator:     o.Allocator, WorkerID: func(seq int) string { return fmt.Sprintf("worker-%04d", seq) },
+	}, &localNodes{delay: o.ProvisionDelay})
+	if err != nil {
+		return nil, fmt.Errorf("local world: %w", err)
+	}
+	w := &World{o: o, m: m, groups: map[string]core.GroupInfo{}, procs: map[string]*exec.Cmd{}}
 	for i := 0; i < o.Nodes; i++ {
-		w.addNode(now, true)
+		if _, err := m.AddReadyNode(now); err != nil {
+			return nil, fmt.Errorf("local world: %w", err)
+		}
 	}
 	return w, nil
-}
-
-func (w *World) addNode(now time.Time, ready bool) *node {
-	w.nextN++
-	n := &node{id: fmt.Sprintf("local-node-%02d", w.nextN), workers: map[string]*proc{}, emptySince: now}
-	if ready {
-		n.ready = true
-		n.readyAt = now
-	} else {
-		n.readyAt = now.Add(w.o.ProvisionDelay)
-		w.o.Log.Infof("local world: provisioning node %s (ready in %s)", n.id, w.o.ProvisionDelay)
-	}
-	w.nodes = append(w.nodes, n)
-	return n
 }
 
 // NodeMB reports a node's memory.
@@ -114,153 +111,53 @@ func (w *World) NodeMB(string) int64 { return w.o.NodeMB }
 
 // WantWorkers starts or cancels workers of a group to reach total.
 func (w *World) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []string, avoid []string) {
-	w.now = now
-	w.avoid = map[string]bool{}
-	for _, n := range avoid {
-		w.avoid[n] = true
-	}
 	w.groups[g.Name] = g
-	w.want[g.Name] = total
-	w.reconcile(now, g.Name)
+	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores}, total, avoid)
+	if err != nil {
+		w.o.Log.Errorf("local world: %v (raise ebb.local.node.memory.mb)", err)
+	}
+	w.apply(now, evs)
 }
 
-func (w *World) count(group string) (live, waiting int) {
-	for _, p := range w.procs {
-		if p.group != group || p.stopped {
-			continue
-		}
-		if p.started {
-			live++
-		} else {
-			waiting++
-		}
-	}
-	return
-}
-
-// reconcile moves one group toward its wanted total: cancel waiting
-// workers beyond it, place new ones on nodes with room, provision nodes
-// when none has room and the cap allows. Only the group whose total
-// changed is touched: another group's total may be about to change in the
-// same batch of actions (a recycled worker moving between them).
-func (w *World) reconcile(now time.Time, name string) {
-	g := w.groups[name]
-	live, waiting := w.count(name)
-	for extra := live + waiting - w.want[name]; extra > 0 && waiting > 0; extra-- {
-		w.cancelWaiting(name)
-		waiting--
-	}
-	for need := w.want[name] - live - waiting; need > 0; need-- {
-		w.nextW++
-		p := &proc{id: fmt.Sprintf("worker-%04d", w.nextW), group: name, mb: g.MemoryMB}
-		w.procs[p.id] = p
-	}
-	w.placeWaiting(now)
-}
-
-func (w *World) cancelWaiting(group string) {
-	ids := w.sortedProcs()
-	for i := len(ids) - 1; i >= 0; i-- {
-		p := w.procs[ids[i]]
-		if p.group == group && !p.started && !p.stopped {
-			if p.node != nil {
-				delete(p.node.workers, p.id)
-				p.node.usedMB -= p.mb
+// apply carries out what the model decided: start processes, and log
+// the nodes coming and going.
+func (w *World) apply(now time.Time, evs []cluster.Event) {
+	for _, ev := range evs {
+		switch ev.Kind {
+		case cluster.StartWorker:
+			w.start(now, ev.Worker)
+		case cluster.NodeRequested:
+			if ev.At.After(now) {
+				w.o.Log.Infof("local world: provisioning node %s (ready in %s)", ev.Node, ev.At.Sub(now))
 			}
-			delete(w.procs, p.id)
-			return
+		case cluster.NodeReady:
+			w.o.Log.Infof("local world: node %s is ready", ev.Node)
+		case cluster.NodeRemoved:
+			w.o.Log.Infof("local world: removed node %s, empty for %s", ev.Node, w.o.IdleNodeTime)
 		}
 	}
 }
 
-func (w *World) sortedProcs() []string {
-	ids := make([]string, 0, len(w.procs))
-	for id := range w.procs {
-		ids = append(ids, id)
+func (w *World) start(now time.Time, id string) {
+	p, ok := w.m.Worker(id)
+	if !ok {
+		return
 	}
-	sort.Strings(ids)
-	return ids
-}
-
-// placeWaiting gives waiting workers a node: a ready node with room chosen
-// by the allocator; else a node being provisioned with room; else a new
-// node if the cap allows. Workers on ready nodes start at once.
-func (w *World) placeWaiting(now time.Time) {
-	for _, id := range w.sortedProcs() {
-		p := w.procs[id]
-		if p.started || p.stopped {
-			continue
-		}
-		if p.node == nil {
-			n := w.chooseNode(p)
-			if n == nil && len(w.nodes) < w.o.MaxNodes {
-				n = w.addNode(now, w.o.ProvisionDelay == 0)
-			}
-			if n == nil {
-				continue // the cap is reached: it waits for room
-			}
-			p.node = n
-			n.workers[p.id] = p
-			n.usedMB += p.mb
-		}
-		if p.node.ready {
-			w.start(p)
-		}
-	}
-}
-
-func (w *World) chooseNode(p *proc) *node {
-	var cands []packing.Node
-	var idx []*node
-	for _, n := range w.nodes {
-		free := w.o.NodeMB - n.usedMB
-		if free < p.mb || w.avoid[n.id] {
-			continue
-		}
-		cands = append(cands, packing.Node{ID: n.id, CapacityMB: w.o.NodeMB, UsedMB: n.usedMB, FitsMB: free})
-		idx = append(idx, n)
-	}
-	if len(cands) == 0 {
-		return nil
-	}
-	// Ready nodes first: a worker should not wait for a node being
-	// provisioned when one is up.
-	var ready []packing.Node
-	var readyIdx []*node
-	for i, n := range idx {
-		if n.ready {
-			ready = append(ready, cands[i])
-			readyIdx = append(readyIdx, n)
-		}
-	}
-	if len(ready) > 0 {
-		cands, idx = ready, readyIdx
-	}
-	if w.o.Allocator != nil {
-		if i, ok := w.o.Allocator.Choose(cands, packing.Request{MemoryMB: p.mb, Seed: uint64(w.nextW)}); ok {
-			return idx[i]
-		}
-		return nil
-	}
-	return idx[0]
-}
-
-func (w *World) start(p *proc) {
-	g := w.groups[p.group]
-	dir := filepath.Join(w.o.Root, "workers", p.id)
-	logDir := filepath.Join(w.o.Root, "logs", p.id)
+	g := w.groups[p.Group]
+	dir := filepath.Join(w.o.Root, "workers", id)
+	logDir := filepath.Join(w.o.Root, "logs", id)
 	for _, d := range []string{dir, logDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			w.o.Log.Errorf("local world: %v", err)
 		}
 	}
-	vcores := g.VCores
+	vcores := p.VCores
 	if vcores <= 0 {
 		vcores = 1
 	}
-	args := []string{"worker", "--am", w.o.AMAddress, "--worker-id", p.id, "--group", p.group, "--node", p.node.id,
-		"--memory-mb", strconv.FormatInt(p.mb, 10), "--vcores", strconv.Itoa(vcores),
-		"--work-dir", dir, "--log-dir", logDir, "--container-id", p.id}
+	args := []string{"worker", "--am", w.o.AMAddress, "--worker-id", id, "--group", p.Group, "--node", p.Node,
+		"--memory-mb", strconv.FormatInt(p.MemoryMB, 10), "--vcores", strconv.Itoa(vcores),
+		"--work-dir", dir, "--log-dir", logDir, "--container-id", id}
 	cmd := exec.Command(w.o.Executable, args...)
 	cmd.Env = append(os.Environ(), "EBB_SECRET="+w.o.Secret)
 	for k, v := range g.Env {
@@ -272,70 +169,57 @@ func (w *World) start(p *proc) {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		w.o.Log.Errorf("local world: starting worker %s: %v", p.id, err)
+		w.o.Log.Errorf("local world: starting worker %s: %v", id, err)
 		if out != nil {
-			out.Close()
+			_ = out.Close() // nothing was written to it
 		}
-		delete(p.node.workers, p.id)
-		p.node.usedMB -= p.mb
-		delete(w.procs, p.id)
+		// Its memory is free again; the core never saw it, and will
+		// ask for it again when its total changes.
+		w.m.Stop(id)
+		w.apply(now, w.m.Gone(now, id))
 		return
 	}
-	p.cmd = cmd
-	p.started = true
+	w.procs[id] = cmd
 	w.starts.processes++
-	w.o.Log.Infof("local world: started worker %s (group %s, %d MB) on %s, pid %d", p.id, p.group, p.mb, p.node.id, cmd.Process.Pid)
-	id := p.id
+	w.o.Log.Infof("local world: started worker %s (group %s, %d MB) on %s, pid %d", id, p.Group, p.MemoryMB, p.Node, cmd.Process.Pid)
 	go func() {
 		err := cmd.Wait()
 		if out != nil {
-			out.Close()
+			_ = out.Close() // the worker has exited: its log is what it wrote
 		}
 		reason := "exited"
 		if err != nil {
 			reason = fmt.Sprintf("exited: %v", err)
 		}
 		w.o.Post(func(c *core.Core, now time.Time) {
-			w.exitedProc(now, id)
+			w.exited(now, id)
 			c.WorkerLost(now, id, reason)
 		})
 	}()
 }
 
-func (w *World) exitedProc(now time.Time, id string) {
-	p, ok := w.procs[id]
-	if !ok {
-		return
-	}
+// exited: a worker process is gone; its memory goes to waiting workers.
+func (w *World) exited(now time.Time, id string) {
 	delete(w.procs, id)
-	if p.node != nil {
-		delete(p.node.workers, id)
-		p.node.usedMB -= p.mb
-		if len(p.node.workers) == 0 {
-			p.node.emptySince = now
-		}
-	}
-	if !p.stopped {
+	if p, ok := w.m.Worker(id); ok && !p.Stopped {
 		// A worker died on its own: the Core will ask again if it still
 		// wants it, through WantWorkers; count it as gone now.
 		w.o.Log.Warnf("local world: worker %s exited unexpectedly", id)
 	}
-	w.placeWaiting(now)
+	w.apply(now, w.m.Gone(now, id))
 }
 
 // WorkerStopped: the AM told the worker to exit; it is no longer wanted.
+// Its memory stays taken until the process has exited.
 func (w *World) WorkerStopped(now time.Time, id string) {
 	// The Core follows every stop with a new WantWorkers total, so the
 	// count of wanted workers is not changed here.
-	if p, ok := w.procs[id]; ok {
-		p.stopped = true
-	}
+	w.m.Stop(id)
 }
 
 // WorkerMoved: the worker process now serves another group.
 func (w *World) WorkerMoved(now time.Time, id string, g core.GroupInfo) {
-	if p, ok := w.procs[id]; ok {
-		p.group = g.Name
+	if w.m.Move(id, g.Name) {
 		w.groups[g.Name] = g
 	}
 	w.starts.moved++
@@ -344,64 +228,58 @@ func (w *World) WorkerMoved(now time.Time, id string, g core.GroupInfo) {
 // Started counts worker processes started and workers moved between groups.
 func (w *World) Started() (processes, moved int) { return w.starts.processes, w.starts.moved }
 
-// Tick brings provisioned nodes up and removes nodes empty for too long.
+// Tick brings provisioned nodes up, removes nodes empty for too long, and
+// places waiting workers.
 func (w *World) Tick(now time.Time) {
-	w.now = now
-	for _, n := range w.nodes {
-		if !n.ready && !now.Before(n.readyAt) {
-			n.ready = true
-			n.emptySince = now
-			w.o.Log.Infof("local world: node %s is ready", n.id)
-		}
+	evs, err := w.m.Tick(now)
+	if err != nil {
+		w.o.Log.Warnf("local world: %v", err)
 	}
-	kept := w.nodes[:0]
-	for _, n := range w.nodes {
-		if n.ready && len(n.workers) == 0 && now.Sub(n.emptySince) >= w.o.IdleNodeTime {
-			w.o.Log.Infof("local world: removing node %s, empty for %s", n.id, now.Sub(n.emptySince).Round(time.Millisecond))
-			continue
-		}
-		kept = append(kept, n)
-	}
-	w.nodes = kept
-	w.placeWaiting(now)
+	w.apply(now, evs)
 }
 
-// Close kills every worker process and waits for them to go.
+// Close kills every worker process (their process groups). A worker
+// already gone is not an error.
 func (w *World) Close() error {
-	for _, p := range w.procs {
-		if p.cmd != nil && p.cmd.Process != nil {
-			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	var errs []error
+	for id, cmd := range w.procs {
+		if cmd.Process == nil {
+			continue
+		}
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("local world: stopping worker %s: %w", id, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // NodeInfo describes a node for tests and the CLI.
 type NodeInfo struct {
-	ID      string
-	Ready   bool
-	Workers []string
+	ID       string
+	Ready    bool
+	Draining bool
+	UsedMB   int64
+	Workers  []string
 }
 
 // Nodes lists the nodes (call on the loop goroutine, e.g. inside Loop.Do).
 func (w *World) Nodes() []NodeInfo {
 	var out []NodeInfo
-	for _, n := range w.nodes {
-		ni := NodeInfo{ID: n.id, Ready: n.ready}
-		for id := range n.workers {
-			ni.Workers = append(ni.Workers, id)
-		}
-		sort.Strings(ni.Workers)
-		out = append(out, ni)
+	for _, n := range w.m.Nodes() {
+		out = append(out, NodeInfo{ID: n.ID, Ready: n.Ready, Draining: n.Draining, UsedMB: n.UsedMB, Workers: n.Workers})
 	}
 	return out
 }
 
+// Wake is when the world next has something to do on time alone (a node
+// comes up, an empty node goes); false when nothing is pending.
+func (w *World) Wake() (time.Time, bool) { return w.m.Wake() }
+
 // PID returns a started worker's process id (for tests that kill one).
 func (w *World) PID(worker string) (int, bool) {
-	p, ok := w.procs[worker]
-	if !ok || p.cmd == nil || p.cmd.Process == nil {
+	cmd, ok := w.procs[worker]
+	if !ok || cmd.Process == nil {
 		return 0, false
 	}
-	return p.cmd.Process.Pid, true
+	return cmd.Process.Pid, true
 }
