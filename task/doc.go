@@ -41,7 +41,9 @@
 //	  output/<consumer>/<partition>             what this task writes for each
 //	                                            outgoing edge, partitions
 //	                                            0..n-1 (write every one, even
-//	                                            empty: consumers fetch them all)
+//	                                            empty: consumers fetch them all;
+//	                                            an attempt that exits 0 with one
+//	                                            missing fails, naming it)
 //	  output/<any file>                         a sink vertex's results
 //	  progress                                  EBB_PROGRESS_FILE
 //
