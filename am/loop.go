@@ -117,11 +117,22 @@ func (l *Loop) dispatch() { l.core.Drain(l.clock(), executor{l}) }
 func (l *Loop) shutdown() {
 	l.mu.Lock()
 	l.stopped = true
-	for id, c := range l.conns {
-		c.close()
-		delete(l.conns, id)
-	}
+	conns := l.conns
+	l.conns = map[string]*workerConn{}
 	l.mu.Unlock()
+	// Each worker is told why its stream ends, after what is already queued
+	// for it; a worker too far behind to take the message is cut off.
+	for _, c := range conns {
+		select {
+		case c.out <- stopMessage(false, "the AM is shutting down"):
+		default:
+		}
+		select {
+		case c.out <- nil:
+		default:
+			c.close()
+		}
+	}
 	if l.world != nil {
 		if err := l.world.Close(); err != nil {
 			l.log.Warnf("closing the world: %v", err)
