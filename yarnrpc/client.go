@@ -25,6 +25,14 @@ type Options struct {
 	// call, rather than finding out mid-call that the server dropped it
 	// (default 10s, Hadoop's ipc.client.connection.maxidletime).
 	IdleTimeout time.Duration
+	// ConnectTimeout bounds opening a connection, handshake included
+	// (default 20s, Hadoop's ipc.client.connect.timeout).
+	ConnectTimeout time.Duration
+	// CallTimeout bounds each try of a call, from sending the request to
+	// its answer (default 60s; Hadoop's ipc.client.rpc-timeout.ms). A
+	// server that accepts and never answers fails the call with a
+	// *TimeoutError instead of hanging it.
+	CallTimeout time.Duration
 	// Now is the clock (default time.Now); tests pass their own.
 	Now func() time.Time
 
@@ -49,6 +57,18 @@ func WithRetry(attempts int, base, max time.Duration) Option {
 // WithIdleTimeout sets how long an unused connection is kept.
 func WithIdleTimeout(d time.Duration) Option { return func(o *Options) { o.IdleTimeout = d } }
 
+// WithTimeouts sets the connect and call timeouts (0 keeps a default).
+func WithTimeouts(connect, call time.Duration) Option {
+	return func(o *Options) { o.ConnectTimeout, o.CallTimeout = connect, call }
+}
+
+// Default timeouts, as Hadoop's ipc.client.connect.timeout and a call
+// timeout short enough that a hung server is reported within a minute.
+const (
+	DefaultConnectTimeout = 20 * time.Second
+	DefaultCallTimeout    = 60 * time.Second
+)
+
 func (o *Options) fill() {
 	if o.Dial == nil {
 		var d net.Dialer
@@ -65,6 +85,12 @@ func (o *Options) fill() {
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 10 * time.Second
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -173,8 +199,13 @@ func (c *Client) getConn(ctx context.Context) (*conn, error) {
 	}
 	// Holding mu while dialing makes concurrent callers share one dial
 	// instead of racing to open several connections.
-	cn, err := dialConn(ctx, c.opts.Dial, c.addr, a)
+	dctx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
+	defer cancel()
+	cn, err := dialConn(dctx, c.opts.Dial, c.addr, a)
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
+			return nil, &TimeoutError{Addr: c.addr, Op: "connect", After: c.opts.ConnectTimeout, Key: "ipc.client.connect.timeout", Err: err}
+		}
 		return nil, err
 	}
 	cn.lastUsed = c.opts.Now() // a fresh connection is not idle
@@ -199,7 +230,7 @@ func (c *Client) call(ctx context.Context, method string, policy retryPolicy, re
 		}
 		cn, err := c.getConn(ctx)
 		if err == nil {
-			err = cn.call(ctx, method, int32(attempt), req, resp, c.opts.Now())
+			err = c.callOnce(ctx, cn, method, int32(attempt), req, resp)
 			if err == nil {
 				return nil
 			}
@@ -214,8 +245,35 @@ func (c *Client) call(ctx context.Context, method string, policy retryPolicy, re
 	return fmt.Errorf("%s: giving up after %d attempts: %w", method, c.opts.MaxAttempts, last)
 }
 
+// callOnce is one try of a call, bounded by CallTimeout.
+func (c *Client) callOnce(ctx context.Context, cn *conn, method string, attempt int32, req, resp proto.Message) error {
+	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	err := cn.call(cctx, method, attempt, req, resp, c.opts.Now())
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		// The connection may be wedged: the next call dials afresh.
+		c.dropConn(cn)
+		return &TimeoutError{Addr: c.addr, Op: "call " + method, After: c.opts.CallTimeout, Key: "ipc.client.rpc-timeout.ms", Err: err}
+	}
+	return err
+}
+
+// dropConn forgets cn if it is still the client's connection.
+func (c *Client) dropConn(cn *conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == cn {
+		c.conn.close()
+		c.conn = nil
+	}
+}
+
 // retriable decides whether err allows another try under policy.
 func retriable(err error, policy retryPolicy) bool {
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return false // a server that did not answer in time gets no second wait
+	}
 	var re *RemoteError
 	if errors.As(err, &re) {
 		return re.Retriable() // the server did not run the call

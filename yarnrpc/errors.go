@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinels, grouped by what the caller should do next. A *RemoteError
@@ -84,3 +85,20 @@ func (e *RemoteError) Is(target error) bool {
 
 // Retriable reports whether the server asked us to try again later.
 func (e *RemoteError) Retriable() bool { return retriableClasses[e.Class] }
+
+// TimeoutError is a server that did not answer in time: the connection (or
+// its handshake) or one try of a call took longer than its timeout. It
+// names the address and the key that sets the limit.
+type TimeoutError struct {
+	Addr  string
+	Op    string // "connect" or "call <method>"
+	After time.Duration
+	Key   string // the Hadoop key for the limit
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s: no answer from %s within %s (raise %s if the server is just slow): %v", e.Op, e.Addr, e.After, e.Key, e.Err)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
