@@ -10,8 +10,9 @@ import (
 
 // `ebb autoscale` retunes a running AM's autoscaler, as MR3's MasterControl
 // does: the thresholds and minimum hosts, for one group or all.
-func newAutoscaleCmd() *cobra.Command {
-	var f amFlags
+// newAutoscaleCmd is `ebb autoscale`; resolve finds AMs on YARN.
+func newAutoscaleCmd(resolve amResolver) *cobra.Command {
+	f := amFlags{resolve: resolve}
 	var group string
 	var out, in, minHosts int
 	cmd := &cobra.Command{
@@ -19,7 +20,7 @@ func newAutoscaleCmd() *cobra.Command {
 		Short: "Change the autoscaling thresholds of a running AM",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, closeFn, err := f.dial(cmd.Context())
+			c, closeFn, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -43,5 +44,3 @@ func newAutoscaleCmd() *cobra.Command {
 	cmd.Flags().IntVar(&minHosts, "min-hosts", 1, "mr3.auto.scale.in.min.hosts")
 	return cmd
 }
-
-func init() { extraCommands = append(extraCommands, newAutoscaleCmd) }

@@ -20,17 +20,27 @@ import (
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
-// amFlags find a running AM: --am and a secret, or a local session file.
+// amResolver finds a YARN application's AM (see yarnAMs): app is an
+// application id, or empty (or "session") for the user's running session,
+// started (telling errOut) when there is none and start is true.
+type amResolver interface {
+	findAM(ctx context.Context, app string, start bool, errOut io.Writer) (addr, secret string, err error)
+}
+
+// amFlags find a running AM: --am and a secret, a local session file, or
+// a YARN application through resolve.
 type amFlags struct {
 	addr       string
 	secretFile string
 	session    string
-	// app names a YARN application whose AM to use (resolved by the yarn
-	// file through findAMByApp).
+	// app names a YARN application whose AM to use.
 	app string
 	// mayStart: with no AM named, a session may be started (dag submit
 	// only: following or killing must not start anything).
 	mayStart bool
+	// resolve finds --app, or the user's session when no AM is named;
+	// nil in a build without YARN.
+	resolve amResolver
 }
 
 func (f *amFlags) register(cmd *cobra.Command) {
@@ -40,12 +50,9 @@ func (f *amFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.app, "app", "", "a YARN application id: find its AM through the ResourceManager")
 }
 
-// findAMByApp is set by the yarn file: it resolves --app (or, with an
-// empty id, the user's running session, started when start is true and
-// there is none) to an address and secret.
-var findAMByApp func(ctx context.Context, app string, start bool) (addr, secret string, err error)
-
-func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) {
+// dial connects to the AM the flags name; close the connection with the
+// returned function.
+func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (ebbpb.ClientClient, func(), error) {
 	addr, secret := f.addr, os.Getenv("EBB_SECRET")
 	if f.session != "" {
 		b, err := os.ReadFile(f.session)
@@ -63,11 +70,11 @@ func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) 
 	}
 	// No AM named at all: the user's running ebb session on YARN (found
 	// through the ResourceManager, or started).
-	if f.app != "" || (f.addr == "" && f.session == "" && findAMByApp != nil) {
-		if findAMByApp == nil {
+	if f.app != "" || (f.addr == "" && f.session == "" && f.resolve != nil) {
+		if f.resolve == nil {
 			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
 		}
-		a, s, err := findAMByApp(ctx, f.app, f.mayStart)
+		a, s, err := f.resolve.findAM(ctx, f.app, f.mayStart, errOut)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -101,9 +108,10 @@ func rpcErr(err error) error {
 	return err
 }
 
-func newDAGCmd() *cobra.Command {
+// newDAGCmd is `ebb dag`; resolve finds AMs on YARN.
+func newDAGCmd(resolve amResolver) *cobra.Command {
 	cmd := &cobra.Command{Use: "dag", Short: "Submit, follow and kill DAGs on a running AM"}
-	f := amFlags{mayStart: true}
+	f := amFlags{mayStart: true, resolve: resolve}
 	var wait bool
 	var output string
 	submit := &cobra.Command{
@@ -115,7 +123,7 @@ func newDAGCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, closeFn, err := f.dial(cmd.Context())
+			c, closeFn, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -136,13 +144,13 @@ func newDAGCmd() *cobra.Command {
 	submit.Flags().BoolVar(&wait, "wait", false, "follow the DAG to its end; exit non-zero unless it succeeds")
 	submit.Flags().StringVar(&output, "output", "", "override the spec's output")
 
-	var sf amFlags
+	sf := amFlags{resolve: resolve}
 	statusCmd := &cobra.Command{
 		Use:   "status [DAG_ID]",
 		Short: "Show one DAG, or every DAG and the ContainerGroups",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, closeFn, err := sf.dial(cmd.Context())
+			c, closeFn, err := sf.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -183,13 +191,13 @@ func newDAGCmd() *cobra.Command {
 	}
 	sf.register(statusCmd)
 
-	var kf amFlags
+	kf := amFlags{resolve: resolve}
 	kill := &cobra.Command{
 		Use:   "kill DAG_ID",
 		Short: "Kill a DAG",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, closeFn, err := kf.dial(cmd.Context())
+			c, closeFn, err := kf.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -90,8 +90,6 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	return cmd
 }
 
-func init() { extraCommands = append(extraCommands, newSimCmd) }
-
 func runSim(out, errOut io.Writer, f simFlags) error {
 	if (f.trace == "") == (f.scenario == "") {
 		return fmt.Errorf("sim: give exactly one of --trace FILE and --scenario FILE")

@@ -21,6 +21,7 @@ import (
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -38,7 +39,7 @@ func newYarnAMCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.confPath, "conf", stagedConf, "the configuration shipped by ebb submit")
+	f.StringVar(&o.confPath, "conf", yarnclient.StagedConf, "the configuration shipped by ebb submit")
 	f.StringVar(&o.dagPath, "dag", "", "a DAG to run (the AM ends with it unless it is a session)")
 	f.StringVar(&o.output, "output", "", "override the DAG's output")
 	return cmd
@@ -93,14 +94,14 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if !ok {
 		return nil, errors.New("no AMRMToken (kind YARN_AM_RM_TOKEN) in $HADOOP_TOKEN_FILE_LOCATION")
 	}
-	user := yarnUser()
+	user := yarnclient.User()
 	fs, err := hdfsfs.Dial(c.DefaultFS(), user)
 	if err != nil {
 		return nil, err
 	}
 	staging, err := fs.Path(os.Getenv("EBB_STAGING"))
 	if err != nil || staging == "" {
-		staging = stagingDir(user, app)
+		staging = yarnclient.StagingDir(user, app)
 	}
 	secret, err := am.NewSecret()
 	if err != nil {
@@ -124,11 +125,11 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	port, statusPort := portOf(a.Addr()), portOf(a.StatusAddr())
 	tracking := "http://" + net.JoinHostPort(host, strconv.Itoa(statusPort)) + "/"
-	secretStamp, err := fs.WriteFile(staging+"/"+stagedSecret, []byte(secret), 0o600)
+	secretStamp, err := fs.WriteFile(staging+"/"+yarnclient.StagedSecret, []byte(secret), 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("writing the secret for clients and workers: %w", err)
 	}
-	binary, err := fs.Stamp(staging + "/" + stagedBinary)
+	binary, err := fs.Stamp(staging + "/" + yarnclient.StagedBinary)
 	if err != nil {
 		return nil, err
 	}

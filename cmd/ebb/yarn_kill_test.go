@@ -13,6 +13,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // TestYarnKill: ebb kill of a running application ends it KILLED within a
@@ -59,8 +60,8 @@ vertices:
 		t.Errorf("ebb kill took %s, more than a few heartbeats", took)
 	}
 	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
-	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
-		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	if ok, err := y.fs.Exists(yarnclient.StagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", yarnclient.StagingDir(y.user, id), err)
 	}
 }
 
@@ -113,7 +114,7 @@ vertices:
 		t.Errorf("after SIGTERM the application is %s %s (%s), want FINISHED KILLED by the AM", r.State, r.Final, r.Diagnostics)
 	}
 	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
-	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
-		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	if ok, err := y.fs.Exists(yarnclient.StagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", yarnclient.StagingDir(y.user, id), err)
 	}
 }
