@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/proto/ebbpb"
@@ -33,8 +31,9 @@ func newAutoscaleCmd(resolve amResolver) *cobra.Command {
 			if group != "" {
 				target = "group " + group
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: scale out at %d%%, scale in at %d%%, keep %d hosts\n", target, out, in, minHosts)
-			return nil
+			p := &printer{w: cmd.OutOrStdout()}
+			p.printf("%s: scale out at %d%%, scale in at %d%%, keep %d hosts\n", target, out, in, minHosts)
+			return p.done(nil)
 		},
 	}
 	f.register(cmd)

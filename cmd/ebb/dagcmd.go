@@ -98,7 +98,8 @@ func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (ebbpb.ClientClien
 	if err != nil {
 		return nil, nil, err
 	}
-	return ebbpb.NewClientClient(conn), func() { conn.Close() }, nil
+	// The command has its answers by the time it closes the connection.
+	return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, nil
 }
 
 func rpcErr(err error) error {
@@ -133,11 +134,12 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 			if err != nil {
 				return rpcErr(err)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), resp.DagId)
+			out := &printer{w: cmd.OutOrStdout()}
+			out.println(resp.DagId)
 			if !wait {
-				return nil
+				return out.done(nil)
 			}
-			return waitDAG(cmd.Context(), cmd.OutOrStdout(), c, resp.DagId)
+			return out.done(waitDAG(cmd.Context(), out, c, resp.DagId))
 		},
 	}
 	f.register(submit)
@@ -155,14 +157,14 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 				return err
 			}
 			defer closeFn()
-			out := cmd.OutOrStdout()
+			out := &printer{w: cmd.OutOrStdout()}
 			if len(args) == 1 {
 				r, err := c.DAGStatus(cmd.Context(), &ebbpb.DAGStatusRequest{DagId: args[0]})
 				if err != nil {
 					return rpcErr(err)
 				}
 				printDAG(out, r.Dag)
-				return nil
+				return out.done(nil)
 			}
 			l, err := c.ListDAGs(cmd.Context(), &ebbpb.ListDAGsRequest{})
 			if err != nil {
@@ -176,7 +178,7 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 				return rpcErr(err)
 			}
 			for _, g := range cs.Groups {
-				fmt.Fprintf(out, "group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
+				out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
 					g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
 			}
 			trs := cs.Transitions
@@ -184,9 +186,9 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 				trs = trs[len(trs)-10:]
 			}
 			for _, tr := range trs {
-				fmt.Fprintf(out, "  %s group %s: %s → %s: %s\n", time.UnixMilli(tr.UnixMs).Format("15:04:05"), tr.Group, tr.From, tr.To, tr.Reason)
+				out.printf("  %s group %s: %s → %s: %s\n", time.UnixMilli(tr.UnixMs).Format("15:04:05"), tr.Group, tr.From, tr.To, tr.Reason)
 			}
-			return nil
+			return out.done(nil)
 		},
 	}
 	sf.register(statusCmd)
@@ -213,23 +215,23 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 	return cmd
 }
 
-func printDAG(out io.Writer, d *ebbpb.DAGStatus) {
-	fmt.Fprintf(out, "%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
+func printDAG(out *printer, d *ebbpb.DAGStatus) {
+	out.printf("%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
 		d.SucceededTasks, d.TotalTasks, d.RunningAttempts, d.FailedAttempts)
 	if d.SReq != 0 || d.Slots != 0 {
-		fmt.Fprintf(out, ", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
+		out.printf(", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
 	}
 	if d.Output != "" {
-		fmt.Fprintf(out, ", output %s", d.Output)
+		out.printf(", output %s", d.Output)
 	}
 	if d.Diagnostics != "" {
-		fmt.Fprintf(out, ": %s", d.Diagnostics)
+		out.printf(": %s", d.Diagnostics)
 	}
-	fmt.Fprintln(out)
+	out.println()
 }
 
 // waitDAG polls a remote DAG until it ends.
-func waitDAG(ctx context.Context, out io.Writer, c ebbpb.ClientClient, id string) error {
+func waitDAG(ctx context.Context, out *printer, c ebbpb.ClientClient, id string) error {
 	last := ""
 	for {
 		r, err := c.DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: id})
@@ -239,7 +241,7 @@ func waitDAG(ctx context.Context, out io.Writer, c ebbpb.ClientClient, id string
 		d := r.Dag
 		line := fmt.Sprintf("%s %s: %d/%d tasks", d.DagId, d.State, d.SucceededTasks, d.TotalTasks)
 		if line != last {
-			fmt.Fprintln(out, line)
+			out.println(line)
 			last = line
 		}
 		switch d.State {

@@ -73,8 +73,10 @@ func newVersionCmd() *cobra.Command {
 		Use:   "version",
 		Short: "Print ebb's version",
 		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "ebb", Version)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p := &printer{w: cmd.OutOrStdout()}
+			p.println("ebb", Version)
+			return p.done(nil)
 		},
 	}
 }

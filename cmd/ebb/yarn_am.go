@@ -135,7 +135,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	rmc := yarn.NewClient(c.RMAddress(), user)
 	nodes, err := rmc.Nodes(ctx)
-	rmc.Close()
+	_ = rmc.Close() // the node list is in; nothing else went over it
 	if err != nil {
 		return nil, fmt.Errorf("listing the cluster's nodes: %w", err)
 	}
@@ -177,7 +177,10 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 	go func() { done <- y.a.Run(runCtx) }()
 	stop := func(s yarn.FinalStatus, diag string) (yarn.FinalStatus, string) {
 		y.a.Stop(diag)
-		<-done // the loop closed the world: workers stopped, containers released
+		// The loop closed the world: workers stopped, containers released.
+		if err := <-done; err != nil {
+			y.log.Warnf("ebb am: %v", err)
+		}
 		return s, diag
 	}
 	session := y.c.Bool("mr3.am.session.mode")
@@ -205,7 +208,7 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 		case now := <-t.C:
 			// Idle since the last DAG ended (or is running now): DAGs
 			// shorter than this check's period count too.
-			y.a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
+			err := y.a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
 				for _, d := range c.DAGs() {
 					switch {
 					case !d.State.Done():
@@ -215,6 +218,9 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 					}
 				}
 			})
+			if err != nil {
+				continue // the loop ended or a signal came: the next select says which
+			}
 			if idleMax > 0 && now.Sub(lastBusy) >= idleMax {
 				return stop(yarn.Succeeded, fmt.Sprintf("session idle for %s (ebb.session.idle.timeout.secs)", now.Sub(lastBusy).Round(time.Second)))
 			}
@@ -307,7 +313,9 @@ func checkFits(name string, data []byte, max yarn.Resource) error {
 func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	defer y.fs.Close()
+	// Every file was closed by the call that wrote it; the connection
+	// holds nothing more.
+	defer func() { _ = y.fs.Close() }()
 	if err := y.world.Finish(ctx, status, diag); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return err
