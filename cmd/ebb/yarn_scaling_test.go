@@ -169,7 +169,9 @@ edges:
 	}
 }
 
-// newestApp finds the newest application of this user with the given name.
+// newestApp finds the newest running application of this user with the
+// given name: an ended one is an earlier run's, on a minicluster that
+// served more than one go test.
 func (y *yarnTest) newestApp(name string) (yarn.AppID, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -179,7 +181,7 @@ func (y *yarnTest) newestApp(name string) (yarn.AppID, bool) {
 	}
 	var best *yarn.AppReport
 	for i, a := range apps {
-		if a.Name == name && (best == nil || a.StartMs > best.StartMs) {
+		if a.Name == name && !a.State.Done() && (best == nil || a.StartMs > best.StartMs) {
 			best = &apps[i]
 		}
 	}
