@@ -215,7 +215,8 @@ func (y *yarnTest) runAlternatingOnYarn(scheme string) (containers []string, mov
 		t.Fatalf("starting the session: %v\n%s", err, out)
 	}
 	id := y.appID(out)
-	defer y.ebb(context.Background(), "kill", id.String())
+	// Cleanup: the test has its verdict, and an ended application cannot be killed.
+	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 	var last string
 	for i := 0; i < 10; i++ {
 		group := []string{"etl-a", "etl-b"}[i%2]
