@@ -23,8 +23,9 @@ type SubmitOptions struct {
 	Name string
 	// Output overrides the DAG's output.
 	Output string
-	// Session starts the AM as a session (mr3.am.session.mode=true,
-	// tagged SessionTag so discovery finds it).
+	// Session starts the AM as a session (tagged SessionTag so discovery
+	// finds it): Submit sets mr3.am.session.mode=true in the Client's
+	// configuration, which is what the AM is given.
 	Session bool
 	// Warn hears about a DAG that will not work well on a cluster (see
 	// ClusterPathWarnings); nil ignores them.
