@@ -75,7 +75,7 @@ edges:
 		case st = <-ended:
 			done = true
 		case <-time.After(100 * time.Millisecond):
-			a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
+			err := a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
 				n := len(world.Nodes())
 				maxNodes = max(maxNodes, n)
 				s, _ := c.DAG(id)
@@ -83,6 +83,9 @@ edges:
 					removedDuringTail = true
 				}
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 		case <-ctx.Done():
 			t.Fatal("the DAG did not end in time")
 		}
@@ -91,12 +94,15 @@ edges:
 		t.Fatalf("DAG %s: %s", st.State, st.Diagnostics)
 	}
 	var states []string
-	a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
+	err = a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
 		for _, tr := range c.Transitions() {
 			states = append(states, tr.From+"→"+tr.To)
 			t.Logf("%s %s: %s → %s: %s", tr.At.Format("15:04:05.000"), tr.Group, tr.From, tr.To, tr.Reason)
 		}
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	seq := strings.Join(states, " ")
 	out1 := strings.Index(seq, "STABLE→SCALE_OUT")
 	in1 := strings.LastIndex(seq, "STABLE→SCALE_IN")

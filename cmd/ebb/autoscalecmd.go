@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/proto/ebbpb"
@@ -10,8 +8,9 @@ import (
 
 // `ebb autoscale` retunes a running AM's autoscaler, as MR3's MasterControl
 // does: the thresholds and minimum hosts, for one group or all.
-func newAutoscaleCmd() *cobra.Command {
-	var f amFlags
+// newAutoscaleCmd is `ebb autoscale`; resolve finds AMs on YARN.
+func newAutoscaleCmd(resolve amResolver) *cobra.Command {
+	f := amFlags{resolve: resolve}
 	var group string
 	var out, in, minHosts int
 	cmd := &cobra.Command{
@@ -19,7 +18,7 @@ func newAutoscaleCmd() *cobra.Command {
 		Short: "Change the autoscaling thresholds of a running AM",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, closeFn, err := f.dial(cmd.Context())
+			c, closeFn, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -32,8 +31,9 @@ func newAutoscaleCmd() *cobra.Command {
 			if group != "" {
 				target = "group " + group
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: scale out at %d%%, scale in at %d%%, keep %d hosts\n", target, out, in, minHosts)
-			return nil
+			p := &printer{w: cmd.OutOrStdout()}
+			p.printf("%s: scale out at %d%%, scale in at %d%%, keep %d hosts\n", target, out, in, minHosts)
+			return p.done(nil)
 		},
 	}
 	f.register(cmd)
@@ -43,5 +43,3 @@ func newAutoscaleCmd() *cobra.Command {
 	cmd.Flags().IntVar(&minHosts, "min-hosts", 1, "mr3.auto.scale.in.min.hosts")
 	return cmd
 }
-
-func init() { extraCommands = append(extraCommands, newAutoscaleCmd) }

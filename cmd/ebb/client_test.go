@@ -46,7 +46,9 @@ func TestClientCommands(t *testing.T) {
 		t.Fatalf("killing an unknown DAG succeeded:\n%s", log)
 	}
 	bad := filepath.Join(root, "bad-secret")
-	os.WriteFile(bad, []byte("not-the-secret"), 0o600)
+	if err := os.WriteFile(bad, []byte("not-the-secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	log, err = run("dag", "status", "--session", session, "--secret-file", bad)
 	if err == nil || !strings.Contains(log, "secret") {
 		t.Fatalf("a wrong secret was not rejected: %v\n%s", err, log)

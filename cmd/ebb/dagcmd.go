@@ -20,17 +20,27 @@ import (
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
-// amFlags find a running AM: --am and a secret, or a local session file.
+// amResolver finds a YARN application's AM (see yarnAMs): app is an
+// application id, or empty (or "session") for the user's running session,
+// started (telling errOut) when there is none and start is true.
+type amResolver interface {
+	findAM(ctx context.Context, app string, start bool, errOut io.Writer) (addr, secret string, err error)
+}
+
+// amFlags find a running AM: --am and a secret, a local session file, or
+// a YARN application through resolve.
 type amFlags struct {
 	addr       string
 	secretFile string
 	session    string
-	// app names a YARN application whose AM to use (resolved by the yarn
-	// file through findAMByApp).
+	// app names a YARN application whose AM to use.
 	app string
 	// mayStart: with no AM named, a session may be started (dag submit
 	// only: following or killing must not start anything).
 	mayStart bool
+	// resolve finds --app, or the user's session when no AM is named;
+	// nil in a build without YARN.
+	resolve amResolver
 }
 
 func (f *amFlags) register(cmd *cobra.Command) {
@@ -40,12 +50,9 @@ func (f *amFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.app, "app", "", "a YARN application id: find its AM through the ResourceManager")
 }
 
-// findAMByApp is set by the yarn file: it resolves --app (or, with an
-// empty id, the user's running session, started when start is true and
-// there is none) to an address and secret.
-var findAMByApp func(ctx context.Context, app string, start bool) (addr, secret string, err error)
-
-func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) {
+// dial connects to the AM the flags name; close the connection with the
+// returned function.
+func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (ebbpb.ClientClient, func(), error) {
 	addr, secret := f.addr, os.Getenv("EBB_SECRET")
 	if f.session != "" {
 		b, err := os.ReadFile(f.session)
@@ -63,11 +70,11 @@ func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) 
 	}
 	// No AM named at all: the user's running ebb session on YARN (found
 	// through the ResourceManager, or started).
-	if f.app != "" || (f.addr == "" && f.session == "" && findAMByApp != nil) {
-		if findAMByApp == nil {
+	if f.app != "" || (f.addr == "" && f.session == "" && f.resolve != nil) {
+		if f.resolve == nil {
 			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
 		}
-		a, s, err := findAMByApp(ctx, f.app, f.mayStart)
+		a, s, err := f.resolve.findAM(ctx, f.app, f.mayStart, errOut)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -91,7 +98,8 @@ func (f *amFlags) dial(ctx context.Context) (ebbpb.ClientClient, func(), error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return ebbpb.NewClientClient(conn), func() { conn.Close() }, nil
+	// The command has its answers by the time it closes the connection.
+	return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, nil
 }
 
 func rpcErr(err error) error {
@@ -101,9 +109,10 @@ func rpcErr(err error) error {
 	return err
 }
 
-func newDAGCmd() *cobra.Command {
+// newDAGCmd is `ebb dag`; resolve finds AMs on YARN.
+func newDAGCmd(resolve amResolver) *cobra.Command {
 	cmd := &cobra.Command{Use: "dag", Short: "Submit, follow and kill DAGs on a running AM"}
-	f := amFlags{mayStart: true}
+	f := amFlags{mayStart: true, resolve: resolve}
 	var wait bool
 	var output string
 	submit := &cobra.Command{
@@ -115,7 +124,7 @@ func newDAGCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, closeFn, err := f.dial(cmd.Context())
+			c, closeFn, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -125,36 +134,37 @@ func newDAGCmd() *cobra.Command {
 			if err != nil {
 				return rpcErr(err)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), resp.DagId)
+			out := &printer{w: cmd.OutOrStdout()}
+			out.println(resp.DagId)
 			if !wait {
-				return nil
+				return out.done(nil)
 			}
-			return waitDAG(cmd.Context(), cmd.OutOrStdout(), c, resp.DagId)
+			return out.done(waitDAG(cmd.Context(), out, c, resp.DagId))
 		},
 	}
 	f.register(submit)
 	submit.Flags().BoolVar(&wait, "wait", false, "follow the DAG to its end; exit non-zero unless it succeeds")
 	submit.Flags().StringVar(&output, "output", "", "override the spec's output")
 
-	var sf amFlags
+	sf := amFlags{resolve: resolve}
 	statusCmd := &cobra.Command{
 		Use:   "status [DAG_ID]",
 		Short: "Show one DAG, or every DAG and the ContainerGroups",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, closeFn, err := sf.dial(cmd.Context())
+			c, closeFn, err := sf.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			defer closeFn()
-			out := cmd.OutOrStdout()
+			out := &printer{w: cmd.OutOrStdout()}
 			if len(args) == 1 {
 				r, err := c.DAGStatus(cmd.Context(), &ebbpb.DAGStatusRequest{DagId: args[0]})
 				if err != nil {
 					return rpcErr(err)
 				}
 				printDAG(out, r.Dag)
-				return nil
+				return out.done(nil)
 			}
 			l, err := c.ListDAGs(cmd.Context(), &ebbpb.ListDAGsRequest{})
 			if err != nil {
@@ -168,7 +178,7 @@ func newDAGCmd() *cobra.Command {
 				return rpcErr(err)
 			}
 			for _, g := range cs.Groups {
-				fmt.Fprintf(out, "group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
+				out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
 					g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
 			}
 			trs := cs.Transitions
@@ -176,20 +186,20 @@ func newDAGCmd() *cobra.Command {
 				trs = trs[len(trs)-10:]
 			}
 			for _, tr := range trs {
-				fmt.Fprintf(out, "  %s group %s: %s → %s: %s\n", time.UnixMilli(tr.UnixMs).Format("15:04:05"), tr.Group, tr.From, tr.To, tr.Reason)
+				out.printf("  %s group %s: %s → %s: %s\n", time.UnixMilli(tr.UnixMs).Format("15:04:05"), tr.Group, tr.From, tr.To, tr.Reason)
 			}
-			return nil
+			return out.done(nil)
 		},
 	}
 	sf.register(statusCmd)
 
-	var kf amFlags
+	kf := amFlags{resolve: resolve}
 	kill := &cobra.Command{
 		Use:   "kill DAG_ID",
 		Short: "Kill a DAG",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, closeFn, err := kf.dial(cmd.Context())
+			c, closeFn, err := kf.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -205,23 +215,23 @@ func newDAGCmd() *cobra.Command {
 	return cmd
 }
 
-func printDAG(out io.Writer, d *ebbpb.DAGStatus) {
-	fmt.Fprintf(out, "%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
+func printDAG(out *printer, d *ebbpb.DAGStatus) {
+	out.printf("%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
 		d.SucceededTasks, d.TotalTasks, d.RunningAttempts, d.FailedAttempts)
 	if d.SReq != 0 || d.Slots != 0 {
-		fmt.Fprintf(out, ", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
+		out.printf(", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
 	}
 	if d.Output != "" {
-		fmt.Fprintf(out, ", output %s", d.Output)
+		out.printf(", output %s", d.Output)
 	}
 	if d.Diagnostics != "" {
-		fmt.Fprintf(out, ": %s", d.Diagnostics)
+		out.printf(": %s", d.Diagnostics)
 	}
-	fmt.Fprintln(out)
+	out.println()
 }
 
 // waitDAG polls a remote DAG until it ends.
-func waitDAG(ctx context.Context, out io.Writer, c ebbpb.ClientClient, id string) error {
+func waitDAG(ctx context.Context, out *printer, c ebbpb.ClientClient, id string) error {
 	last := ""
 	for {
 		r, err := c.DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: id})
@@ -231,7 +241,7 @@ func waitDAG(ctx context.Context, out io.Writer, c ebbpb.ClientClient, id string
 		d := r.Dag
 		line := fmt.Sprintf("%s %s: %d/%d tasks", d.DagId, d.State, d.SucceededTasks, d.TotalTasks)
 		if line != last {
-			fmt.Fprintln(out, line)
+			out.println(line)
 			last = line
 		}
 		switch d.State {

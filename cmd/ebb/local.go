@@ -144,9 +144,12 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output
 	go func() { done <- a.Run(runCtx) }()
 	defer func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			log.Warnf("ebb local: %v", err)
+		}
 	}()
-	fmt.Fprintf(out, "ebb local AM at %s (status page http://%s/, logs in %s)\n", a.Addr(), a.StatusAddr(), filepath.Join(root, "logs"))
+	p := &printer{w: out}
+	p.printf("ebb local AM at %s (status page http://%s/, logs in %s)\n", a.Addr(), a.StatusAddr(), filepath.Join(root, "logs"))
 	base, _ := filepath.Abs(filepath.Dir(specPath))
 	if output != "" {
 		output, _ = filepath.Abs(output)
@@ -155,21 +158,21 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output
 	if err != nil {
 		return err
 	}
-	st, err := follow(ctx, out, a, id)
+	st, err := follow(ctx, p, a, id)
 	if err != nil {
 		return err
 	}
 	if st.State != core.DAGSucceeded {
 		return &exitError{code: 2, err: fmt.Errorf("DAG %s (%s) %s: %s", st.ID, st.Name, st.State, st.Diagnostics)}
 	}
-	fmt.Fprintf(out, "DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
-	return nil
+	p.printf("DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
+	return p.done(nil)
 }
 
 // follow shows a DAG's progress until it ends: a bar on a terminal, a line
 // per change otherwise.
-func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (core.DAGStatus, error) {
-	tty := isTerminal(out)
+func follow(ctx context.Context, out *printer, a *am.AM, id string) (core.DAGStatus, error) {
+	tty := isTerminal(out.w)
 	endCh := make(chan core.DAGStatus, 1)
 	errCh := make(chan error, 1)
 	go func() {
@@ -187,7 +190,7 @@ func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (core.DAGSt
 		select {
 		case s := <-endCh:
 			if tty {
-				fmt.Fprintln(out)
+				out.println()
 			}
 			return s, nil
 		case err := <-errCh:
@@ -200,9 +203,9 @@ func follow(ctx context.Context, out io.Writer, a *am.AM, id string) (core.DAGSt
 			line := progressLine(s, tty)
 			if line != last {
 				if tty {
-					fmt.Fprint(out, "\r"+line)
+					out.print("\r" + line)
 				} else {
-					fmt.Fprintln(out, line)
+					out.println(line)
 				}
 				last = line
 			}

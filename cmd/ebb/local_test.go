@@ -164,7 +164,7 @@ func TestLocalDiamond(t *testing.T) {
 
 func TestLocalBadDAGExitsNonZero(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "cycle.yaml")
-	os.WriteFile(bad, []byte(`name: c
+	err := os.WriteFile(bad, []byte(`name: c
 containerGroup: {name: g, workerMemoryMB: 512}
 vertices:
   - {name: a, command: "true", parallelism: 1, memoryMB: 128}
@@ -173,6 +173,9 @@ edges:
   - {from: a, to: b, type: one-to-one}
   - {from: b, to: a, type: one-to-one}
 `), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
 	log, err := runEbb(t, "local", "run", bad)
 	if err == nil {
 		t.Fatalf("a DAG with a cycle succeeded:\n%s", log)
@@ -188,7 +191,9 @@ func waitFor(t *testing.T, a *am.AM, what string, d time.Duration, cond func(c *
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		ok := false
-		a.Loop().Do(context.Background(), func(c *core.Core, _ time.Time) { ok = cond(c) })
+		if err := a.Loop().Do(context.Background(), func(c *core.Core, _ time.Time) { ok = cond(c) }); err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
 		if ok {
 			return
 		}
@@ -228,7 +233,7 @@ edges:
 	})
 	var victim string
 	var pid int
-	a.Loop().Do(ctx, func(*core.Core, time.Time) {
+	err = a.Loop().Do(ctx, func(*core.Core, time.Time) {
 		for _, n := range world.Nodes() {
 			for _, w := range n.Workers {
 				if p, ok := world.PID(w); ok && victim == "" {
@@ -237,6 +242,9 @@ edges:
 			}
 		}
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if victim == "" {
 		t.Fatal("no worker process to kill")
 	}
@@ -284,6 +292,11 @@ func startTestAM(t *testing.T, timeout time.Duration, sets ...string) *testAM {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Logf("the AM after the test: %v", err) // no verdict on the test
+		}
+	})
 	return &testAM{AM: a, world: world, root: root, ctx: ctx}
 }

@@ -54,8 +54,9 @@ func (stderrHook) Levels() []logrus.Level {
 
 func (stderrHook) Fire(e *logrus.Entry) error {
 	line, err := e.String()
-	if err == nil {
-		os.Stderr.WriteString(line)
+	if err != nil {
+		return err
 	}
+	_, err = os.Stderr.WriteString(line)
 	return err
 }

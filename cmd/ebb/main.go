@@ -47,16 +47,23 @@ Run a DAG on the embedded local cluster (no Hadoop needed):
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newLocalCmd(), newWorkerCmd(), newTaskCmd(), newDAGCmd(), newVersionCmd())
-	for _, extra := range extraCommands {
-		root.AddCommand(extra())
-	}
+	// ebb dag and ebb autoscale find AMs on YARN through the
+	// ResourceManager (--app, or the user's session).
+	yarnAMs := yarnAMs{}
+	root.AddCommand(
+		newLocalCmd(),
+		newWorkerCmd(),
+		newTaskCmd(),
+		newDAGCmd(yarnAMs),
+		newAutoscaleCmd(yarnAMs),
+		newSubmitCmd(),
+		newYarnAMCmd(),
+		newKillCmd(),
+		newSimCmd(),
+		newVersionCmd(),
+	)
 	return root
 }
-
-// extraCommands are subcommands registered by other files of this package
-// (yarn, sim), so each lives in its own file.
-var extraCommands []func() *cobra.Command
 
 // Version is set at build time with -ldflags "-X main.Version=...".
 var Version = "dev"
@@ -66,8 +73,10 @@ func newVersionCmd() *cobra.Command {
 		Use:   "version",
 		Short: "Print ebb's version",
 		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), "ebb", Version)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p := &printer{w: cmd.OutOrStdout()}
+			p.println("ebb", Version)
+			return p.done(nil)
 		},
 	}
 }

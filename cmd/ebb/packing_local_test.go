@@ -51,7 +51,7 @@ edges:
 			sameCounts(t, readCounts(t, out), countWords(t, input))
 			return most
 		case <-time.After(50 * time.Millisecond):
-			a.Loop().Do(ctx, func(*core.Core, time.Time) {
+			err := a.Loop().Do(ctx, func(*core.Core, time.Time) {
 				used := 0
 				for _, n := range world.Nodes() {
 					if len(n.Workers) > 0 {
@@ -60,6 +60,9 @@ edges:
 				}
 				most = max(most, used)
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 		case <-ctx.Done():
 			t.Fatalf("%s: the DAG did not end", scheme)
 		}

@@ -49,7 +49,9 @@ vertices: [{name: v, command: "sleep 0.5", parallelism: 2, memoryMB: 512}]
 			t.Fatalf("%s: %s %s", id, st.State, st.Diagnostics)
 		}
 	}
-	a.Loop().Do(ctx, func(*core.Core, time.Time) { processes, moved = world.Started() })
+	if err := a.Loop().Do(ctx, func(*core.Core, time.Time) { processes, moved = world.Started() }); err != nil {
+		t.Fatal(err)
+	}
 	return processes, moved
 }
 

@@ -90,9 +90,8 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	return cmd
 }
 
-func init() { extraCommands = append(extraCommands, newSimCmd) }
-
 func runSim(out, errOut io.Writer, f simFlags) error {
+	progress := &printer{w: errOut}
 	if (f.trace == "") == (f.scenario == "") {
 		return fmt.Errorf("sim: give exactly one of --trace FILE and --scenario FILE")
 	}
@@ -145,7 +144,7 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(errOut, "sim: %s: %d jobs in %s\n", name, len(jobs), time.Since(start).Round(time.Millisecond))
+		progress.printf("sim: %s: %d jobs in %s\n", name, len(jobs), time.Since(start).Round(time.Millisecond))
 		runs = append(runs, rec.Run())
 	}
 	rep := report.Summarize(runs, f.reference)
@@ -169,9 +168,9 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(errOut, "sim: plots: %s\n", strings.Join(files, ", "))
+		progress.printf("sim: plots: %s\n", strings.Join(files, ", "))
 	}
-	return nil
+	return progress.done(nil)
 }
 
 // writePerJob writes one row per policy and one column per job: its
@@ -183,13 +182,14 @@ func writePerJob(w io.Writer, runs []report.Run) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\npolicy\t")
+	p := &printer{w: tw}
+	p.print("\npolicy\t")
 	for _, j := range runs[0].Jobs {
-		fmt.Fprintf(tw, "%s\t", j.ID)
+		p.printf("%s\t", j.ID)
 	}
-	fmt.Fprintln(tw)
+	p.println()
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t", r.Policy)
+		p.printf("%s\t", r.Policy)
 		for _, j := range r.Jobs {
 			cell := "-*" // did not complete
 			if j.Completed {
@@ -201,11 +201,11 @@ func writePerJob(w io.Writer, runs []report.Run) error {
 					cell += "*"
 				}
 			}
-			fmt.Fprintf(tw, "%s\t", cell)
+			p.printf("%s\t", cell)
 		}
-		fmt.Fprintln(tw)
+		p.println()
 	}
-	if err := tw.Flush(); err != nil {
+	if err := p.done(tw.Flush()); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "per job: completion time after submission / goal, in seconds; * = goal missed or job not completed")

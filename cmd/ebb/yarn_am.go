@@ -21,6 +21,7 @@ import (
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -38,7 +39,7 @@ func newYarnAMCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.confPath, "conf", stagedConf, "the configuration shipped by ebb submit")
+	f.StringVar(&o.confPath, "conf", yarnclient.StagedConf, "the configuration shipped by ebb submit")
 	f.StringVar(&o.dagPath, "dag", "", "a DAG to run (the AM ends with it unless it is a session)")
 	f.StringVar(&o.output, "output", "", "override the DAG's output")
 	return cmd
@@ -93,14 +94,14 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if !ok {
 		return nil, errors.New("no AMRMToken (kind YARN_AM_RM_TOKEN) in $HADOOP_TOKEN_FILE_LOCATION")
 	}
-	user := yarnUser()
+	user := yarnclient.User()
 	fs, err := hdfsfs.Dial(c.DefaultFS(), user)
 	if err != nil {
 		return nil, err
 	}
 	staging, err := fs.Path(os.Getenv("EBB_STAGING"))
 	if err != nil || staging == "" {
-		staging = stagingDir(user, app)
+		staging = yarnclient.StagingDir(user, app)
 	}
 	secret, err := am.NewSecret()
 	if err != nil {
@@ -124,17 +125,17 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	port, statusPort := portOf(a.Addr()), portOf(a.StatusAddr())
 	tracking := "http://" + net.JoinHostPort(host, strconv.Itoa(statusPort)) + "/"
-	secretStamp, err := fs.WriteFile(staging+"/"+stagedSecret, []byte(secret), 0o600)
+	secretStamp, err := fs.WriteFile(staging+"/"+yarnclient.StagedSecret, []byte(secret), 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("writing the secret for clients and workers: %w", err)
 	}
-	binary, err := fs.Stamp(staging + "/" + stagedBinary)
+	binary, err := fs.Stamp(staging + "/" + yarnclient.StagedBinary)
 	if err != nil {
 		return nil, err
 	}
 	rmc := yarn.NewClient(c.RMAddress(), user)
 	nodes, err := rmc.Nodes(ctx)
-	rmc.Close()
+	_ = rmc.Close() // the node list is in; nothing else went over it
 	if err != nil {
 		return nil, fmt.Errorf("listing the cluster's nodes: %w", err)
 	}
@@ -176,7 +177,10 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 	go func() { done <- y.a.Run(runCtx) }()
 	stop := func(s yarn.FinalStatus, diag string) (yarn.FinalStatus, string) {
 		y.a.Stop(diag)
-		<-done // the loop closed the world: workers stopped, containers released
+		// The loop closed the world: workers stopped, containers released.
+		if err := <-done; err != nil {
+			y.log.Warnf("ebb am: %v", err)
+		}
 		return s, diag
 	}
 	session := y.c.Bool("mr3.am.session.mode")
@@ -204,7 +208,7 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 		case now := <-t.C:
 			// Idle since the last DAG ended (or is running now): DAGs
 			// shorter than this check's period count too.
-			y.a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
+			err := y.a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
 				for _, d := range c.DAGs() {
 					switch {
 					case !d.State.Done():
@@ -214,6 +218,9 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 					}
 				}
 			})
+			if err != nil {
+				continue // the loop ended or a signal came: the next select says which
+			}
 			if idleMax > 0 && now.Sub(lastBusy) >= idleMax {
 				return stop(yarn.Succeeded, fmt.Sprintf("session idle for %s (ebb.session.idle.timeout.secs)", now.Sub(lastBusy).Round(time.Second)))
 			}
@@ -306,7 +313,9 @@ func checkFits(name string, data []byte, max yarn.Resource) error {
 func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	defer y.fs.Close()
+	// Every file was closed by the call that wrote it; the connection
+	// holds nothing more.
+	defer func() { _ = y.fs.Close() }()
 	if err := y.world.Finish(ctx, status, diag); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return err

@@ -17,8 +17,10 @@ import (
 	"unicode"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // Helpers of the YARN integration tests: they run the ebb binary built in
@@ -39,7 +41,7 @@ type yarnTest struct {
 func newYarnTest(t *testing.T) *yarnTest {
 	t.Helper()
 	confDir := testcluster.ConfDir(t)
-	user := yarnUser()
+	user := yarnclient.User()
 	fs, err := hdfsfs.Dial(testcluster.DefaultFS(t), user)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +55,27 @@ func newYarnTest(t *testing.T) *yarnTest {
 		rm.Close()
 	})
 	return y
+}
+
+// client is a yarnclient.Client of the cluster, configured as ebb's
+// commands are on a gateway: from HADOOP_CONF_DIR alone.
+func (y *yarnTest) client() *yarnclient.Client {
+	y.t.Helper()
+	c, _, err := conf.Load(conf.LoadOptions{Getenv: func(k string) string {
+		if k == "HADOOP_CONF_DIR" {
+			return y.confDir
+		}
+		return ""
+	}})
+	if err != nil {
+		y.t.Fatal(err)
+	}
+	yc, err := yarnclient.New(yarnclient.Options{Conf: c, User: y.user, Binary: ebbBin})
+	if err != nil {
+		y.t.Fatal(err)
+	}
+	y.t.Cleanup(func() { _ = yc.Close() })
+	return yc
 }
 
 // ebb runs the ebb binary with the cluster's HADOOP_CONF_DIR and small

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // TestYarnKill: ebb kill of a running application ends it KILLED within a
@@ -59,8 +60,8 @@ vertices:
 		t.Errorf("ebb kill took %s, more than a few heartbeats", took)
 	}
 	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
-	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
-		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	if ok, err := y.fs.Exists(yarnclient.StagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", yarnclient.StagingDir(y.user, id), err)
 	}
 }
 
@@ -82,7 +83,8 @@ vertices:
 		t.Fatalf("ebb submit --detach: %v\n%s", err, out)
 	}
 	id := y.appID(out)
-	defer y.ebb(context.Background(), "kill", id.String())
+	// Cleanup: the test has its verdict, and an ended application cannot be killed.
+	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 	running := regexp.MustCompile(`: 0/1 tasks, 1 running`)
 	y.waitFor("the task to run", 60*time.Second, func() bool {
 		out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
@@ -113,7 +115,7 @@ vertices:
 		t.Errorf("after SIGTERM the application is %s %s (%s), want FINISHED KILLED by the AM", r.State, r.Final, r.Diagnostics)
 	}
 	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
-	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
-		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	if ok, err := y.fs.Exists(yarnclient.StagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", yarnclient.StagingDir(y.user, id), err)
 	}
 }

@@ -169,7 +169,9 @@ edges:
 	}
 }
 
-// newestApp finds the newest application of this user with the given name.
+// newestApp finds the newest running application of this user with the
+// given name: an ended one is an earlier run's, on a minicluster that
+// served more than one go test.
 func (y *yarnTest) newestApp(name string) (yarn.AppID, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -179,7 +181,7 @@ func (y *yarnTest) newestApp(name string) (yarn.AppID, bool) {
 	}
 	var best *yarn.AppReport
 	for i, a := range apps {
-		if a.Name == name && (best == nil || a.StartMs > best.StartMs) {
+		if a.Name == name && !a.State.Done() && (best == nil || a.StartMs > best.StartMs) {
 			best = &apps[i]
 		}
 	}
@@ -213,7 +215,8 @@ func (y *yarnTest) runAlternatingOnYarn(scheme string) (containers []string, mov
 		t.Fatalf("starting the session: %v\n%s", err, out)
 	}
 	id := y.appID(out)
-	defer y.ebb(context.Background(), "kill", id.String())
+	// Cleanup: the test has its verdict, and an ended application cannot be killed.
+	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 	var last string
 	for i := 0; i < 10; i++ {
 		group := []string{"etl-a", "etl-b"}[i%2]

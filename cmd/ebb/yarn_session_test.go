@@ -11,6 +11,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // TestYarnSession: ebb submit without a DAG starts a session; DAGs reach
@@ -28,9 +29,10 @@ func TestYarnSession(t *testing.T) {
 		"EBB_MR3_AM_RM_HEARTBEAT_INTERVAL_MS=250", "EBB_EBB_AM_WORKER_HEARTBEAT_INTERVAL_MS=250", "EBB_MR3_AM_MAX_APP_ATTEMPTS=1"}
 	// Sessions of earlier tests on this cluster idle out within seconds;
 	// discovery must start a new one here.
+	yc := y.client()
 	y.waitFor("no running ebb session of "+y.user, 30*time.Second, func() bool {
-		_, err := findSession(ctx, y.rm, y.user)
-		return errors.Is(err, errNoSession)
+		_, err := yc.FindSession(ctx)
+		return errors.Is(err, yarnclient.ErrNoSession)
 	})
 	spec := y.writeDAG(`
 name: short
@@ -88,7 +90,7 @@ vertices:
 		t.Errorf("the session ended %s after its last DAG, before the idle timeout %s", gone, idle)
 	}
 	y.waitFor("every container released", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
-	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
-		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	if ok, err := y.fs.Exists(yarnclient.StagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", yarnclient.StagingDir(y.user, id), err)
 	}
 }

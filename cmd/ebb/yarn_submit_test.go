@@ -11,6 +11,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/internal/testcluster"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // TestYarnWordCount is the acceptance run: ebb submit of word count with
@@ -108,8 +109,8 @@ edges:
 		t.Errorf("no worker container has logs")
 	}
 	y.waitFor("the RM to show no running containers", 30*time.Second, func() bool { return y.runningContainers(id) == 0 })
-	if ok, err := y.fs.Exists(stagingDir(y.user, id)); err != nil || ok {
-		t.Errorf("staging dir %s still exists (%v)", stagingDir(y.user, id), err)
+	if ok, err := y.fs.Exists(yarnclient.StagingDir(y.user, id)); err != nil || ok {
+		t.Errorf("staging dir %s still exists (%v)", yarnclient.StagingDir(y.user, id), err)
 	}
 }
 

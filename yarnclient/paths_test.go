@@ -1,4 +1,4 @@
-package main
+package yarnclient
 
 import (
 	"strings"
@@ -12,12 +12,12 @@ func TestClusterPathWarnings(t *testing.T) {
 		{Name: "map", Inputs: []string{"hdfs://nn:8020/in", "local.txt"}},
 		{Name: "reduce"},
 	}}
-	w := clusterPathWarnings(d, "")
+	w := ClusterPathWarnings(d, "")
 	if len(w) != 2 || !strings.Contains(w[0], `"local.txt"`) || !strings.Contains(w[1], `output "out"`) {
 		t.Errorf("warnings %q: want local.txt and out", w)
 	}
 	// --output overrides the spec's output.
-	if w := clusterPathWarnings(d, "hdfs://nn:8020/out"); len(w) != 1 {
+	if w := ClusterPathWarnings(d, "hdfs://nn:8020/out"); len(w) != 1 {
 		t.Errorf("with an hdfs:// --output: %q", w)
 	}
 }

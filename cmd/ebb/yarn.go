@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/yarnclient"
+)
+
+// The yarn commands (submit, kill) and `ebb dag --app` call into
+// yarnclient; this file holds what they share: the client's configuration
+// and a yarnclient.Client built from it. `ebb am` is the AM's side, in
+// yarn_am.go.
+
+// loadClientConf reads the configuration the way `ebb submit` does, for
+// commands that only talk to the RM and HDFS.
+func loadClientConf() (*conf.Config, error) {
+	var cf confFlags
+	return cf.load(newLogger("warn", "", ""))
+}
+
+// newYarnClient is a gateway client of the cluster in c, staging this
+// process's binary.
+func newYarnClient(c *conf.Config) (*yarnclient.Client, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return yarnclient.New(yarnclient.Options{Conf: c, Binary: exe})
+}
+
+// yarnAMs resolves --app (and no AM named at all) through the
+// ResourceManager: it is `ebb dag`'s and `ebb autoscale`'s amResolver.
+type yarnAMs struct{}
+
+var _ amResolver = yarnAMs{}
+
+func (yarnAMs) findAM(ctx context.Context, app string, start bool, errOut io.Writer) (addr, secret string, err error) {
+	c, err := loadClientConf()
+	if err != nil {
+		return "", "", err
+	}
+	yc, err := newYarnClient(c)
+	if err != nil {
+		return "", "", err
+	}
+	// Only reports and listings went over this connection.
+	defer func() { _ = yc.Close() }()
+	p := &printer{w: errOut}
+	found, err := yc.FindAM(ctx, app, start, func(line string) { p.println(line) })
+	if err != nil {
+		return "", "", err
+	}
+	return found.Addr, found.Secret, nil
+}
+
+// exitCode2 marks an application that did not succeed: the command exits 2.
+func exitCode2(err error) error {
+	var ae *yarnclient.AppError
+	if errors.As(err, &ae) {
+		return &exitError{code: 2, err: err}
+	}
+	return err
+}

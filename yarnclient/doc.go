@@ -1,0 +1,18 @@
+// Package yarnclient is the gateway side of ebb on YARN: what a user's
+// machine does to run ebb on a cluster it knows through HADOOP_CONF_DIR.
+//
+// It owns the staging directory and its layout in HDFS
+// (/user/<user>/.ebb/staging/<application id>: the ebb binary, the
+// effective configuration, the DAG, and the secret the AM writes back),
+// submitting the application (type EBB, whose AM container runs `ebb am`),
+// following it to its end, killing it, and finding a user's AM: by
+// application id, or the running session (tagged ebb-session) found
+// through the ResourceManager, or started.
+//
+// It prints nothing itself: progress goes to a callback the caller passes
+// in. Errors a caller decides on are typed: ErrNoResourceManager,
+// ErrNoSession, and *AppError for an application that did not succeed.
+//
+// The AM's side (`ebb am`) reads the same layout through StagingDir and
+// the Staged* names.
+package yarnclient

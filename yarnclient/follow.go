@@ -1,0 +1,122 @@
+package yarnclient
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/proto/ebbpb"
+)
+
+// Follow waits for the application's end, telling progress one line at a
+// time: its YARN state as it changes, where its AM is, and its DAGs'
+// progress read through the AM's client API. Times are since t0 (when
+// the user asked). It removes the staging directory at the end and
+// returns the final report, with an *AppError unless it succeeded.
+func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progress func(string)) (yarn.AppReport, error) {
+	say := func(format string, a ...any) { progress(fmt.Sprintf(format, a...)) }
+	since := func() time.Duration { return time.Since(t0).Round(time.Millisecond) }
+	var dags *dagWatch
+	defer func() {
+		if dags != nil {
+			// Only status reads went over this connection.
+			_ = dags.close()
+		}
+	}()
+	lastState := yarn.AppState(0)
+	var rep yarn.AppReport
+	for {
+		var err error
+		if rep, err = c.Report(ctx, id); err != nil {
+			return rep, err
+		}
+		if rep.State != lastState {
+			say("%s %s after %s (tracking URL %s)", id, rep.State, since(), rep.TrackingURL)
+			if rep.State == yarn.StateRunning && rep.AMURL != "" && rep.AMURL != rep.TrackingURL {
+				say("AM at %s, status page %s", AMAddress(rep), rep.AMURL)
+			}
+			lastState = rep.State
+		}
+		if rep.State.Done() {
+			break
+		}
+		if rep.State == yarn.StateRunning && dags == nil && rep.RPCPort > 0 {
+			if secret, err := c.ReadSecret(ctx, rep, 0); err == nil {
+				dags, _ = dialDAGs(AMAddress(rep), secret) // tried again at the next poll
+			}
+		}
+		if dags != nil {
+			dags.poll(ctx, progress, func() { say("first attempt running after %s", since()) })
+		}
+		poll := 250 * time.Millisecond
+		if rep.State != yarn.StateRunning {
+			poll = 100 * time.Millisecond // see the AM register promptly
+		}
+		select {
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+	// The AM removes its staging directory when it unregisters; an AM
+	// that died or was killed cannot, so the client cleans up too.
+	if err := c.RemoveStaging(rep); err != nil {
+		say("removing the staging directory: %v", err)
+	}
+	say("application %s %s, final status %s after %s: %s", id, rep.State, rep.Final, since(), rep.Diagnostics)
+	if rep.Final != yarn.Succeeded {
+		return rep, appError(rep)
+	}
+	return rep, nil
+}
+
+// dagWatch reads a running AM's DAGs and tells each change once.
+type dagWatch struct {
+	client       ebbpb.ClientClient
+	close        func() error
+	firstRunning bool
+	lastLine     string
+}
+
+func dialDAGs(addr, secret string) (*dagWatch, error) {
+	conn, err := DialAM(addr, secret)
+	if err != nil {
+		return nil, err
+	}
+	return &dagWatch{client: ebbpb.NewClientClient(conn), close: conn.Close}, nil
+}
+
+// poll reads the DAGs once; a failed read waits for the next poll.
+func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning func()) {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	l, err := w.client.ListDAGs(cctx, &ebbpb.ListDAGsRequest{})
+	cancel()
+	if err != nil {
+		return
+	}
+	for _, d := range l.Dags {
+		if d.RunningAttempts > 0 && !w.firstRunning {
+			w.firstRunning = true
+			firstRunning()
+		}
+		s := fmt.Sprintf("%s %s %s: %d/%d tasks, %d running", d.DagId, d.Name, d.State, d.SucceededTasks, d.TotalTasks, d.RunningAttempts)
+		if d.Diagnostics != "" {
+			s += ": " + d.Diagnostics
+		}
+		if s != w.lastLine {
+			line(s)
+			w.lastLine = s
+		}
+	}
+}
+
+// DialAM connects to an AM's client API with the application's secret.
+func DialAM(addr, secret string) (*grpc.ClientConn, error) {
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(am.BearerCreds(secret)))
+}

@@ -1,0 +1,192 @@
+package yarnclient
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/hdfsfs"
+)
+
+// SubmitOptions say what to submit.
+type SubmitOptions struct {
+	// DAGPath is a DAG for the AM to run; empty for a session.
+	DAGPath string
+	Queue   string
+	// Name is the application's name; empty means the DAG's name, or
+	// ebb-session.
+	Name string
+	// Output overrides the DAG's output.
+	Output string
+	// Session starts the AM as a session (tagged SessionTag so discovery
+	// finds it): Submit sets mr3.am.session.mode=true in the Client's
+	// configuration, which is what the AM is given.
+	Session bool
+	// Warn hears about a DAG that will not work well on a cluster (see
+	// ClusterPathWarnings); nil ignores them.
+	Warn func(string)
+}
+
+// Submit stages the files and submits the application, whose AM is `ebb
+// am` on the staged binary and configuration. Nothing is staged when the
+// AM's container is larger than the cluster allows.
+func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error) {
+	if _, ok := c.conf.Raw("yarn.resourcemanager.address"); !ok && os.Getenv("HADOOP_CONF_DIR") == "" {
+		return yarn.AppID{}, ErrNoResourceManager
+	}
+	var spec []byte
+	name := o.Name
+	if o.DAGPath != "" {
+		var err error
+		if spec, err = os.ReadFile(o.DAGPath); err != nil {
+			return yarn.AppID{}, err
+		}
+		d, err := dag.Parse(o.DAGPath, spec)
+		if err != nil {
+			return yarn.AppID{}, err
+		}
+		if name == "" {
+			name = d.Name
+		}
+		if o.Warn != nil {
+			for _, w := range ClusterPathWarnings(d, o.Output) {
+				o.Warn(w)
+			}
+		}
+	}
+	if o.Session {
+		if err := c.conf.Set("mr3.am.session.mode", "true"); err != nil {
+			return yarn.AppID{}, err
+		}
+	}
+	if name == "" {
+		name = "ebb-session"
+	}
+	id, max, err := c.rm.NewApp(ctx)
+	if err != nil {
+		return id, fmt.Errorf("asking the ResourceManager at %s for an application id: %w", c.conf.RMAddress(), err)
+	}
+	amMB := c.conf.Int64("mr3.am.resource.memory.mb")
+	if amMB > max.MemoryMB {
+		return id, c.conf.ErrorFor("mr3.am.resource.memory.mb", fmt.Sprintf("at most the cluster's largest container, yarn.scheduler.maximum-allocation-mb=%d", max.MemoryMB))
+	}
+	err = c.withFS(func(fs Store) error {
+		app, err := c.stage(fs, id, spec, o)
+		if err != nil {
+			return err
+		}
+		app.Name = name
+		if err := c.rm.Submit(ctx, app); err != nil {
+			err = fmt.Errorf("submitting %s: %w", id, err)
+			if rerr := fs.RemoveAll(StagingDir(c.user, id)); rerr != nil {
+				err = fmt.Errorf("%w (and removing its staging directory: %v)", err, rerr)
+			}
+			return err
+		}
+		return nil
+	})
+	return id, err
+}
+
+// stage writes the binary, the effective configuration and the DAG to the
+// application's staging directory and returns the application to submit.
+func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (yarn.AppSpec, error) {
+	staging := StagingDir(c.user, id)
+	if err := fs.MkdirPrivate(staging); err != nil {
+		return yarn.AppSpec{}, err
+	}
+	binary := c.binary
+	if binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return yarn.AppSpec{}, err
+		}
+		binary = exe
+	}
+	res := map[string]yarn.LocalResource{}
+	put := func(name string, mode os.FileMode, data []byte) error {
+		p := staging + "/" + name
+		var err error
+		var st hdfsfs.FileStamp
+		if data == nil {
+			st, err = fs.Upload(binary, p, mode)
+		} else {
+			st, err = fs.WriteFile(p, data, mode)
+		}
+		if err != nil {
+			return fmt.Errorf("staging %s: %w", name, err)
+		}
+		res[name] = yarn.LocalResource{URL: st.URL, Size: st.Size, Timestamp: st.ModTime}
+		return nil
+	}
+	if err := put(StagedBinary, 0o700, nil); err != nil {
+		return yarn.AppSpec{}, err
+	}
+	var xml bytes.Buffer
+	if err := conf.WriteXML(&xml, c.conf.Effective()); err != nil {
+		return yarn.AppSpec{}, err
+	}
+	if err := put(StagedConf, 0o600, xml.Bytes()); err != nil {
+		return yarn.AppSpec{}, err
+	}
+	if spec != nil {
+		if err := put(StagedDAG, 0o600, spec); err != nil {
+			return yarn.AppSpec{}, err
+		}
+	}
+	app := yarn.AppSpec{
+		ID: id, Queue: o.Queue, Type: AppType,
+		Resource:    yarn.Resource{MemoryMB: c.conf.Int64("mr3.am.resource.memory.mb"), VCores: int32(c.conf.Int("mr3.am.resource.cpu.cores"))},
+		MaxAttempts: c.conf.Int("mr3.am.max.app.attempts"),
+		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.Output)},
+			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging)}},
+	}
+	if o.Session {
+		app.Tags = []string{SessionTag}
+	}
+	return app, nil
+}
+
+// amCommand is the AM container's command line. exec: the container's
+// process is ebb itself, so a SIGTERM (from the NM, or an operator)
+// reaches the AM, which unregisters, rather than a bash whose exit would
+// end the attempt first.
+func amCommand(withDAG bool, output string) string {
+	cmd := []string{"exec", "./ebb", "am", "--conf", StagedConf}
+	if withDAG {
+		cmd = append(cmd, "--dag", StagedDAG)
+	}
+	if output != "" {
+		cmd = append(cmd, "--output", shellWord(output))
+	}
+	cmd = append(cmd, "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
+	return strings.Join(cmd, " ")
+}
+
+// ClusterPathWarnings names the DAG's inputs and output that are not
+// hdfs:// URLs: the AM and its workers run on the cluster's nodes, where a
+// path on this machine means nothing (a relative one least of all).
+func ClusterPathWarnings(d *dag.Spec, output string) []string {
+	var out []string
+	for _, v := range d.Vertices {
+		for _, in := range v.Inputs {
+			if !strings.HasPrefix(in, "hdfs://") {
+				out = append(out, fmt.Sprintf("vertex %s input %q is not an hdfs:// URL: the AM lists it on a cluster node", v.Name, in))
+			}
+		}
+	}
+	if output == "" {
+		output = d.Output
+	}
+	if output != "" && !strings.HasPrefix(output, "hdfs://") {
+		out = append(out, fmt.Sprintf("output %q is not an hdfs:// URL: workers write it on the cluster nodes they run on", output))
+	}
+	return out
+}
+
+func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

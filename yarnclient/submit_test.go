@@ -1,0 +1,146 @@
+package yarnclient
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ebb-am/ebb/conf"
+)
+
+const testDAG = `
+name: wordcount
+containerGroup: {name: wc, workerMemoryMB: 1024}
+vertices:
+  - {name: map, command: [ebb, task, wc-map], parallelism: 2, memoryMB: 512, inputs: ["local.txt"]}
+`
+
+func writeDAG(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "wc.yaml")
+	if err := os.WriteFile(p, []byte(testDAG), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A DAG's application: the binary, configuration and DAG in the staging
+// directory, the AM's command line naming them, and YARN told who and what.
+func TestSubmitStagesAndLaunches(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	yc := testClient(t, testConf(t, "mr3.am.resource.memory.mb", "512", "mr3.am.max.app.attempts", "3"), rm, fs)
+	var warned []string
+	id, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Queue: "q", Output: "hdfs://nn:8020/it's",
+		Warn: func(w string) { warned = append(warned, w) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staging := "/user/alice/.ebb/staging/application_1700000000000_0007"
+	if id != rm.id || StagingDir("alice", id) != staging {
+		t.Fatalf("id %s, staging %s", id, StagingDir("alice", id))
+	}
+	if !fs.dirs[staging] {
+		t.Errorf("staging directory %s not made", staging)
+	}
+	if string(fs.files[staging+"/ebb"]) != "#!ebb" || !strings.Contains(string(fs.files[staging+"/dag.yaml"]), "wordcount") {
+		t.Errorf("staged binary or DAG wrong: %q", fs.files)
+	}
+	if !strings.Contains(string(fs.files[staging+"/mr3-site.xml"]), "mr3.am.max.app.attempts") {
+		t.Errorf("staged configuration lacks the effective keys:\n%s", fs.files[staging+"/mr3-site.xml"])
+	}
+	if len(rm.submitted) != 1 {
+		t.Fatalf("%d submissions", len(rm.submitted))
+	}
+	app := rm.submitted[0]
+	if app.Name != "wordcount" || app.Queue != "q" || app.Type != "EBB" || app.Resource.MemoryMB != 512 || app.MaxAttempts != 3 || len(app.Tags) != 0 {
+		t.Errorf("application %+v", app)
+	}
+	wantCmd := `exec ./ebb am --conf mr3-site.xml --dag dag.yaml --output 'hdfs://nn:8020/it'\''s' 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr`
+	if len(app.AM.Command) != 1 || app.AM.Command[0] != wantCmd {
+		t.Errorf("AM command %q, want %q", app.AM.Command, wantCmd)
+	}
+	if app.AM.Env["HADOOP_USER_NAME"] != "alice" || app.AM.Env["EBB_STAGING"] != "hdfs://nn:8020"+staging {
+		t.Errorf("AM env %v", app.AM.Env)
+	}
+	for _, f := range []string{StagedBinary, StagedConf, StagedDAG} {
+		if r, ok := app.AM.Resources[f]; !ok || r.URL != "hdfs://nn:8020"+staging+"/"+f {
+			t.Errorf("AM resource %s: %+v", f, r)
+		}
+	}
+	// The input is a local path; the hdfs:// --output is fine.
+	if len(warned) != 1 || !strings.Contains(warned[0], `"local.txt"`) {
+		t.Errorf("warnings %q", warned)
+	}
+}
+
+// A session: no DAG, tagged for discovery, session mode in the staged
+// configuration.
+func TestSubmitSession(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	yc := testClient(t, testConf(t), rm, fs)
+	id, err := yc.Submit(context.Background(), SubmitOptions{Session: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := rm.submitted[0]
+	if app.Name != "ebb-session" || len(app.Tags) != 1 || app.Tags[0] != SessionTag {
+		t.Errorf("session application %+v", app)
+	}
+	if strings.Contains(app.AM.Command[0], "--dag") {
+		t.Errorf("a session's AM was given a DAG: %s", app.AM.Command[0])
+	}
+	staged := string(fs.files[StagingDir("alice", id)+"/"+StagedConf])
+	if !regexp.MustCompile(`<name>mr3.am.session.mode</name>\s*<value>true</value>`).MatchString(staged) {
+		t.Errorf("staged configuration is not a session's:\n%s", staged)
+	}
+}
+
+// An AM container above the cluster's largest is refused before anything
+// is staged, naming the key.
+func TestSubmitAMTooBigStagesNothing(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	rm.max.MemoryMB = 1024
+	yc := testClient(t, testConf(t, "mr3.am.resource.memory.mb", "2048"), rm, fs)
+	_, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t)})
+	if err == nil || !strings.Contains(err.Error(), "mr3.am.resource.memory.mb") || !strings.Contains(err.Error(), "maximum-allocation-mb=1024") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(fs.files) != 0 || len(fs.dirs) != 0 || len(rm.submitted) != 0 {
+		t.Errorf("staged %d files, %d dirs, submitted %d", len(fs.files), len(fs.dirs), len(rm.submitted))
+	}
+}
+
+// A refused submission leaves no staging directory behind.
+func TestSubmitRefusedRemovesStaging(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	rm.submitErr = errors.New("queue q is stopped")
+	yc := testClient(t, testConf(t), rm, fs)
+	id, err := yc.Submit(context.Background(), SubmitOptions{Session: true})
+	if err == nil || !errors.Is(err, rm.submitErr) {
+		t.Fatalf("err = %v, want it to wrap the RM's", err)
+	}
+	if len(fs.removed) != 1 || fs.removed[0] != StagingDir("alice", id) || len(fs.files) != 0 {
+		t.Errorf("removed %v, left %d files", fs.removed, len(fs.files))
+	}
+	if fs.closes != 1 {
+		t.Errorf("the staging file system was closed %d times, want 1", fs.closes)
+	}
+}
+
+// Without HADOOP_CONF_DIR or an RM address there is nothing to submit to.
+func TestSubmitNeedsResourceManager(t *testing.T) {
+	t.Setenv("HADOOP_CONF_DIR", "")
+	c, _, err := conf.Load(conf.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm := newFakeRM()
+	yc := testClient(t, c, rm, newMemStore())
+	if _, err := yc.Submit(context.Background(), SubmitOptions{Session: true}); !errors.Is(err, ErrNoResourceManager) {
+		t.Errorf("err = %v, want ErrNoResourceManager", err)
+	}
+}
