@@ -9,6 +9,25 @@
 // clock, sleeps or does IO, and nothing imports the config library; the AM
 // passes plain, typed values and carries out what comes back.
 //
+// # Task order
+//
+// A TaskOrder (ebb.scheduler.scheme) decides which DAG's queued attempt
+// starts next in a ContainerGroup: fifo (priority, then submission), fair
+// (fewest running attempts first) or ras (resource-aware with completion-
+// time goals, enforcing the RASPlan made every control cycle). The orders
+// are looked up by name in one literal registry (NewTaskOrder), which
+// refuses an unknown name with the key and the names it knows. An order
+// chooses the attempt, never the node: the AM gives the attempt to the
+// packing allocator, which picks among the nodes where it fits (for ras,
+// those where its profile fits too, the plan's nodes ranked first), so
+// ebb.packing.scheme holds under every order.
+//
+// # ContainerGroups and kinds
+//
+// MergeGroup is the one rule for a DAG naming a group already in use:
+// identical properties share the group, anything else is a
+// *GroupConflictError. KindKey says which groups may swap workers.
+//
 // # Autoscaler
 //
 // One Autoscaler per ContainerGroup. Every sampling interval the AM calls

@@ -48,8 +48,3 @@ func (p GroupProps) Diff(q GroupProps) []string {
 func KindKey(p GroupProps) string {
 	return "memoryMB=" + strconv.FormatInt(p.WorkerMemoryMB, 10) + ",vcores=" + strconv.Itoa(p.WorkerVCores)
 }
-
-// SameKind reports whether workers may be recycled between p and q.
-func SameKind(p, q GroupProps) bool {
-	return p.WorkerMemoryMB == q.WorkerMemoryMB && p.WorkerVCores == q.WorkerVCores
-}

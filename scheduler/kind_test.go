@@ -46,55 +46,30 @@ func TestGroupPropsDiff(t *testing.T) {
 }
 
 func TestMergeGroup(t *testing.T) {
-	groups := map[string]GroupProps{}
-	env := map[string]string{"LANG": "C"}
-	etl := GroupProps{Name: "etl", WorkerMemoryMB: 4096, WorkerVCores: 1, Env: env}
-
-	merged, err := MergeGroup(groups, etl)
-	if err != nil || merged {
-		t.Fatalf("first etl: merged=%v err=%v, want a new group", merged, err)
-	}
-	// The registry keeps its own Env: a later change by the caller does
-	// not alter the group.
-	env["LANG"] = "en_US"
-	if groups["etl"].Env["LANG"] != "C" {
-		t.Errorf("stored env aliased the caller's map: %v", groups["etl"].Env)
-	}
+	etl := GroupProps{Name: "etl", WorkerMemoryMB: 4096, WorkerVCores: 1, Env: map[string]string{"LANG": "C"}}
 
 	// Same name, identical properties (an equal, distinct env map): one
 	// shared group.
 	same := etl
 	same.Env = map[string]string{"LANG": "C"}
-	merged, err = MergeGroup(groups, same)
-	if err != nil || !merged {
-		t.Fatalf("second etl: merged=%v err=%v, want merged", merged, err)
+	if err := MergeGroup(etl, same); err != nil {
+		t.Fatalf("identical etl: %v, want merged", err)
 	}
 
-	// Same name, other worker size: rejected, and the existing group is
-	// left as it was.
+	// Same name, other worker size and env: rejected, naming both.
 	big := same
 	big.WorkerMemoryMB = 8192
 	big.Env = map[string]string{"LANG": "fr"}
-	merged, err = MergeGroup(groups, big)
+	err := MergeGroup(etl, big)
 	var conflict *GroupConflictError
-	if merged || !errors.As(err, &conflict) {
-		t.Fatalf("conflicting etl: merged=%v err=%v, want *GroupConflictError", merged, err)
+	if !errors.As(err, &conflict) {
+		t.Fatalf("conflicting etl: err=%v, want *GroupConflictError", err)
 	}
 	if conflict.Name != "etl" || !slices.Equal(conflict.Differs, []string{"workerMemoryMB", "env"}) {
 		t.Errorf("conflict = %+v", conflict)
 	}
 	if msg := err.Error(); !strings.Contains(msg, `"etl"`) || !strings.Contains(msg, "workerMemoryMB, env") {
 		t.Errorf("message %q does not name the group and the properties", msg)
-	}
-	if groups["etl"].WorkerMemoryMB != 4096 || len(groups) != 1 {
-		t.Errorf("registry changed by a rejected merge: %v", groups)
-	}
-
-	// Another name with the same properties is a second group (of the
-	// same kind).
-	merged, err = MergeGroup(groups, GroupProps{Name: "adhoc", WorkerMemoryMB: 4096, WorkerVCores: 1})
-	if err != nil || merged || len(groups) != 2 {
-		t.Errorf("adhoc: merged=%v err=%v groups=%d", merged, err, len(groups))
 	}
 }
 
@@ -114,9 +89,6 @@ func TestKindCompatibility(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := SameKind(base, tt.q); got != tt.same {
-				t.Errorf("SameKind = %v, want %v", got, tt.same)
-			}
 			if got := KindKey(base) == KindKey(tt.q); got != tt.same {
 				t.Errorf("KindKey %q vs %q: equal = %v, want %v", KindKey(base), KindKey(tt.q), got, tt.same)
 			}

@@ -87,7 +87,11 @@ func ParsePolicy(name string) (Policy, error) {
 	case name == "ras":
 		// Resource-aware scheduling with completion-time goals on a fixed
 		// cluster: the profiles decide how many tasks share a node.
-		base.Core.Tasks = core.TaskRAS
+		o, err := scheduler.NewTaskOrder("ras")
+		if err != nil {
+			return Policy{}, err
+		}
+		base.Core.Tasks = o
 		base.Core.RASCycle = 30 * time.Second
 		base.FixedCluster, base.NodeWorkers = true, true
 		return base, nil
@@ -97,7 +101,11 @@ func ParsePolicy(name string) (Policy, error) {
 			return Policy{}, fmt.Errorf("policy %q: want fair-slots-K with K a positive number of slots per node", name)
 		}
 		// Hadoop's Fair Scheduler with K static slots per node.
-		base.Core.Tasks = core.TaskFair
+		o, err := scheduler.NewTaskOrder("fair")
+		if err != nil {
+			return Policy{}, err
+		}
+		base.Core.Tasks = o
 		base.FixedCluster, base.NodeWorkers, base.SlotsPerNode = true, true, k
 		return base, nil
 	case name == "k8s-ca":

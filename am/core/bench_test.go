@@ -23,7 +23,10 @@ func BenchmarkPlace(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		c, _ := NewCore(CoreOptions{})
+		c, err := NewCore(CoreOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
 		now := time.Unix(0, 0)
 		// The group exists once a DAG names it; a tiny DAG creates it so
 		// the workers can register before the big one arrives.

@@ -31,8 +31,9 @@ type CoreOptions struct {
 	Allocator packing.Allocator
 	// Scaling chooses how groups grow and shrink.
 	Scaling ScalingMode
-	// Tasks chooses which DAG's attempt runs next (ebb.scheduler.scheme).
-	Tasks TaskScheme
+	// Tasks chooses which DAG's attempt runs next (ebb.scheduler.scheme;
+	// nil: fifo).
+	Tasks scheduler.TaskOrder
 	// RASCycle is the resource-aware scheduler's control cycle
 	// (ebb.ras.control.cycle.secs).
 	RASCycle time.Duration
@@ -105,6 +106,13 @@ type Core struct {
 // NewCore returns an empty Core.
 func NewCore(opts CoreOptions) (*Core, error) {
 	opts.fill()
+	if opts.Tasks == nil {
+		o, err := scheduler.NewTaskOrder("fifo")
+		if err != nil {
+			return nil, err
+		}
+		opts.Tasks = o
+	}
 	if opts.Allocator == nil {
 		a, err := packing.New("uniform", packing.Options{})
 		if err != nil {

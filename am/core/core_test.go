@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // fakeWorld is a recording fake for the Core's world: it keeps the
@@ -205,8 +207,14 @@ containerGroup: {name: g, workerMemoryMB: 2048}
 vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
 `))
 	_, err := f.c.SubmitDAG(f.now, Submission{Spec: s})
-	if err == nil || !strings.Contains(err.Error(), "workerMemoryMB") {
-		t.Fatalf("err = %v", err)
+	// The one conflict type, scheduler's, through the SubmitError that
+	// names the DAG.
+	var conflict *scheduler.GroupConflictError
+	if !errors.As(err, &conflict) || conflict.Name != "g" || fmt.Sprint(conflict.Differs) != "[workerMemoryMB]" {
+		t.Fatalf("err = %v, want a *scheduler.GroupConflictError for g's workerMemoryMB", err)
+	}
+	if want := `DAG other rejected: containerGroup "g" is already in use with a different workerMemoryMB`; !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q, want it to contain %q", err, want)
 	}
 }
 

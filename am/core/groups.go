@@ -1,18 +1,18 @@
 package core
 
 import (
-	"fmt"
 	"maps"
 
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // group is a ContainerGroup: workers of one size shared by every DAG that
 // names it with identical properties.
 type group struct {
 	info     GroupInfo
-	spec     dag.GroupSpec
+	props    scheduler.GroupProps
 	seq      int
 	owners   map[*dagRun]struct{}
 	workers  map[*workerRun]struct{}
@@ -34,52 +34,28 @@ type group struct {
 	as       *autoscaled // ScaleAutoscaler state
 }
 
-// GroupConflictError: a DAG names a group already in use with other properties.
-type GroupConflictError struct {
-	Name    string
-	Differs []string
-}
-
-func (e *GroupConflictError) Error() string {
-	return fmt.Sprintf("containerGroup %q is already in use with a different %v; use another name or the same properties", e.Name, e.Differs)
-}
-
 // groupFor finds or creates the group a spec names. Same name and same
-// properties: one shared group. Same name, other properties: an error, so
-// that no DAG silently runs in workers sized for another.
+// properties: one shared group. Same name, other properties: a
+// *scheduler.GroupConflictError, so that no DAG silently runs in workers
+// sized for another (scheduler.MergeGroup is the rule).
 func (c *Core) groupFor(gs dag.GroupSpec) (*group, error) {
-	if gs.WorkerVCores == 0 {
-		gs.WorkerVCores = 1
-	}
+	p := groupProps(gs)
 	if g, ok := c.groups[gs.Name]; ok {
-		var differs []string
-		if g.spec.WorkerMemoryMB != gs.WorkerMemoryMB {
-			differs = append(differs, "workerMemoryMB")
-		}
-		if g.spec.WorkerVCores != gs.WorkerVCores {
-			differs = append(differs, "workerVCores")
-		}
-		if !maps.Equal(g.spec.Env, gs.Env) {
-			differs = append(differs, "env")
-		}
-		if g.spec.MaxWorkers != gs.MaxWorkers {
-			differs = append(differs, "maxWorkers")
-		}
-		if len(differs) > 0 {
-			return nil, &GroupConflictError{Name: gs.Name, Differs: differs}
+		if err := scheduler.MergeGroup(g.props, p); err != nil {
+			return nil, err
 		}
 		return g, nil
 	}
 	c.seq++
 	g := &group{
-		info:    GroupInfo{Name: gs.Name, MemoryMB: gs.WorkerMemoryMB, VCores: gs.WorkerVCores, Env: gs.Env},
-		spec:    gs,
+		info:    GroupInfo{Name: p.Name, MemoryMB: p.WorkerMemoryMB, VCores: p.WorkerVCores, Env: p.Env},
+		props:   p,
 		seq:     c.seq,
 		owners:  map[*dagRun]struct{}{},
 		workers: map[*workerRun]struct{}{},
 		pindex:  map[string]int{},
 		byNode:  map[string][]*workerRun{},
-		maxW:    gs.MaxWorkers,
+		maxW:    p.MaxWorkers,
 	}
 	if g.maxW == 0 {
 		g.maxW = c.opts.MaxWorkers
@@ -87,6 +63,18 @@ func (c *Core) groupFor(gs dag.GroupSpec) (*group, error) {
 	c.groups[gs.Name] = g
 	c.gorder = append(c.gorder, g)
 	return g, nil
+}
+
+// groupProps are the properties a spec gives its group, with the defaults
+// filled in (vcores 1) and an Env of the group's own, so that a later
+// change to the caller's map cannot alter the group.
+func groupProps(gs dag.GroupSpec) scheduler.GroupProps {
+	p := scheduler.GroupProps{Name: gs.Name, WorkerMemoryMB: gs.WorkerMemoryMB, WorkerVCores: gs.WorkerVCores,
+		Env: maps.Clone(gs.Env), MaxWorkers: gs.MaxWorkers}
+	if p.WorkerVCores == 0 {
+		p.WorkerVCores = 1
+	}
+	return p
 }
 
 func (g *group) push(a *attemptRun) {

@@ -6,7 +6,8 @@ import (
 )
 
 // dagQueues holds a group's queued attempts, one heap per DAG, so the
-// task scheme can choose which DAG's attempt goes next (fifo, fair, ras).
+// task order (scheduler.TaskOrder: fifo, fair, ras) can choose which DAG's
+// attempt goes next.
 type dagQueues struct {
 	byDAG map[*dagRun]*attemptQueue
 	dags  []*dagRun // DAGs with queued attempts, by priority then submission

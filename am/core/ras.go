@@ -11,11 +11,13 @@ import (
 // Resource-aware scheduling (ebb.scheduler.scheme=ras): every control
 // cycle the core plans how many concurrent tasks each DAG should run from
 // its completion-time goal, observed task times and the resource profiles
-// (scheduler.Plan); between cycles, free room on a node goes to the DAG
-// furthest below its plan (scheduler.NextDAG). The plan only changes what
-// starts next: nothing is killed, and no node is planned past its CPU,
-// memory or I/O under the profiles, so the number of concurrent tasks per
-// worker ("job slots") follows from the profiles.
+// (scheduler.Plan); between cycles the ras task order gives free room to
+// the DAG furthest below its plan, and the packing allocator chooses the
+// node among those where the attempt's profile fits, ranking first the
+// nodes the plan named. The plan only changes what starts next: nothing is
+// killed, and no node is loaded past its CPU, memory or I/O under the
+// profiles, so the number of concurrent tasks per worker ("job slots")
+// follows from the profiles.
 
 // rasKind: tasks reading a scatter-gather edge are consumers (the reduce
 // side); all others are producers.
@@ -37,7 +39,7 @@ func toProfile(p *dag.Profile) scheduler.Profile {
 
 // rasCycle re-plans when the control cycle has passed (or no plan exists).
 func (c *Core) rasCycle() {
-	if c.opts.Tasks != TaskRAS {
+	if !c.opts.Tasks.ResourceAware() {
 		return
 	}
 	cycle := c.opts.RASCycle
@@ -51,13 +53,26 @@ func (c *Core) rasCycle() {
 	c.rasPlan = &p
 }
 
-func (c *Core) rasNode(n *nodeRun) scheduler.RASNode {
-	rn := scheduler.RASNode{ID: n.id}
+// rasAttempt is a running attempt as the ras planner and order see it.
+func rasAttempt(a *attemptRun) scheduler.RASAttempt {
+	return scheduler.RASAttempt{DAG: a.task.vertex.dag.id, Kind: a.task.vertex.rasKind(), Profile: toProfile(a.profile)}
+}
+
+// runningOn lists the attempts running on n, in no particular order.
+func runningOn(n *nodeRun) []scheduler.RASAttempt {
+	var out []scheduler.RASAttempt
 	for w := range n.workers {
 		for a := range w.running {
-			rn.Running = append(rn.Running, scheduler.RASAttempt{DAG: a.task.vertex.dag.id, Kind: a.task.vertex.rasKind(), Profile: toProfile(a.profile)})
+			out = append(out, rasAttempt(a))
 		}
 	}
+	return out
+}
+
+// rasNode is n for the planner, its attempts sorted so that a snapshot
+// always gives the same plan.
+func (c *Core) rasNode(n *nodeRun) scheduler.RASNode {
+	rn := scheduler.RASNode{ID: n.id, Running: runningOn(n)}
 	sort.Slice(rn.Running, func(i, j int) bool {
 		a, b := rn.Running[i], rn.Running[j]
 		if a.DAG != b.DAG {
@@ -115,54 +130,24 @@ func (c *Core) rasSnapshot() scheduler.RASSnapshot {
 	return s
 }
 
-// placeRAS fills free room node by node with the DAG the plan favours.
-func (c *Core) placeRAS(g *group) {
-	c.rasCycle()
-	ids := make([]string, 0, len(g.byNode))
-	for id := range g.byNode {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		n := c.nodes[id]
-		for g.queue.Len() > 0 {
-			w := g.freestWorker(id)
-			if w == nil {
-				break
-			}
-			var cands []scheduler.RASCandidate
-			for _, d := range g.queue.dags {
-				a := g.queue.head(d)
-				if a == nil || a.memoryMB() > w.freeMB {
-					continue
-				}
-				cands = append(cands, scheduler.RASCandidate{DAG: d.id, Kind: a.task.vertex.rasKind(), Profile: toProfile(a.task.vertex.activeProfile())})
-			}
-			if len(cands) == 0 {
-				break
-			}
-			pick, ok := scheduler.NextDAG(*c.rasPlan, c.rasNode(n), cands)
-			if !ok {
-				break
-			}
-			d := c.dags[pick.DAG]
-			if a := c.popReady(g, d); a != nil {
-				c.start(a, w)
-			}
+// orderNodes is what a resource-aware task order sees of g's nodes, in
+// the allocator's order: the room of the group's workers there, and, where
+// there is room, every attempt running on the node.
+func (c *Core) orderNodes(g *group) []scheduler.OrderNode {
+	out := make([]scheduler.OrderNode, len(g.pnodes))
+	for i, pn := range g.pnodes {
+		out[i] = scheduler.OrderNode{ID: pn.ID, FitsMB: pn.FitsMB}
+		if pn.FitsMB > 0 {
+			out[i].Running = runningOn(c.nodes[pn.ID])
 		}
 	}
+	return out
 }
 
-// freestWorker is the group's worker on a node with the most free memory.
-func (g *group) freestWorker(node string) *workerRun {
-	var best *workerRun
-	for _, w := range g.byNode[node] {
-		if w.draining {
-			continue
-		}
-		if best == nil || w.freeMB > best.freeMB || (w.freeMB == best.freeMB && w.info.ID < best.info.ID) {
-			best = w
-		}
-	}
-	return best
+// startedOn brings the snapshot's node i up to date after a started
+// attempt, so the next pick sees the room it took without a rebuild.
+func (c *Core) startedOn(g *group, snap *scheduler.OrderSnapshot, i int, a *attemptRun) {
+	n := &snap.Nodes[i]
+	n.FitsMB = g.pnodes[i].FitsMB
+	n.Running = append(n.Running, rasAttempt(a))
 }

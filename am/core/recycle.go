@@ -11,7 +11,7 @@ import (
 // worker keeps its container and only its identity, environment and task
 // memory change (scheduler.KindKey).
 func kindOf(g *group) string {
-	return scheduler.KindKey(scheduler.GroupProps{Name: g.info.Name, WorkerMemoryMB: g.info.MemoryMB, WorkerVCores: g.info.VCores})
+	return scheduler.KindKey(g.props)
 }
 
 // demand is how many workers a group wants under on-demand scaling: its

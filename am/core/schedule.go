@@ -2,8 +2,8 @@ package core
 
 import (
 	"github.com/ebb-am/ebb/dag"
-
 	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // maxSkips bounds how many queued attempts a pass looks past when the head
@@ -19,24 +19,34 @@ func (c *Core) schedule() {
 	}
 }
 
+// place starts queued attempts of g while the task order picks one and
+// the allocator finds it a node. The order chooses the attempt, the
+// allocator the node, under every task order: under ras too, so
+// ebb.packing.scheme always holds.
 func (c *Core) place(g *group) {
-	if c.opts.Tasks == TaskRAS {
-		c.placeRAS(g)
-		return
+	o := c.opts.Tasks
+	var snap scheduler.OrderSnapshot
+	if o.ResourceAware() {
+		c.rasCycle()
+		snap.Plan = *c.rasPlan
+		snap.Nodes = c.orderNodes(g)
 	}
 	var held []*attemptRun
+	var dags []*dagRun
 	fails := map[*dagRun]int{}
 	for g.queue.Len() > 0 && len(held) < maxSkips {
-		d := c.nextDAG(g, fails)
-		if d == nil {
+		dags = g.queueHeads(&snap, fails, o.ResourceAware(), dags[:0])
+		pick, ok := o.Next(&snap)
+		if !ok {
 			break
 		}
+		d := dags[pick.Head]
 		a := c.popReady(g, d)
 		if a == nil {
 			continue
 		}
-		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed}
-		i, ok := c.opts.Allocator.Choose(g.pnodes, req)
+		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred}
+		i, ok := c.opts.Allocator.Choose(allowedNodes(g.pnodes, pick.Fits), req)
 		var w *workerRun
 		if ok {
 			w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB)
@@ -47,6 +57,9 @@ func (c *Core) place(g *group) {
 			continue
 		}
 		c.start(a, w)
+		if snap.Nodes != nil {
+			c.startedOn(g, &snap, i, a)
+		}
 	}
 	for _, a := range held {
 		g.push(a)
@@ -57,23 +70,43 @@ func (c *Core) place(g *group) {
 // pass, the pass looks at other DAGs only.
 const maxFailsPerDAG = 4
 
-// nextDAG chooses whose attempt goes next: fifo takes DAGs in priority
-// and submission order; fair takes the DAG with the fewest running
-// attempts, so concurrent DAGs share the workers.
-func (c *Core) nextDAG(g *group, fails map[*dagRun]int) *dagRun {
-	var best *dagRun
+// queueHeads fills snap.Heads with each queued DAG's next attempt, in
+// fifo order, leaving out DAGs that failed too often in this pass, and
+// appends the same DAGs, in the same order, to dags.
+func (g *group) queueHeads(snap *scheduler.OrderSnapshot, fails map[*dagRun]int, resources bool, dags []*dagRun) []*dagRun {
+	snap.Heads = snap.Heads[:0]
 	for _, d := range g.queue.dags {
 		if fails[d] >= maxFailsPerDAG {
 			continue
 		}
-		if c.opts.Tasks != TaskFair {
-			return d
+		a := g.queue.head(d)
+		h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
+		if resources {
+			v := a.task.vertex
+			h.Kind, h.Profile = v.rasKind(), toProfile(v.activeProfile())
 		}
-		if best == nil || d.running < best.running {
-			best = d
+		snap.Heads = append(snap.Heads, h)
+		dags = append(dags, d)
+	}
+	return dags
+}
+
+// allowedNodes is the allocator's view limited to the nodes where the task
+// order lets the attempt go: the others are shown with no room (FitsMB -1
+// fits nothing), so the allocator still sees the whole group, as its
+// minimum-node rule expects.
+func allowedNodes(nodes []packing.Node, fits []bool) []packing.Node {
+	if fits == nil {
+		return nodes
+	}
+	out := make([]packing.Node, len(nodes))
+	copy(out, nodes)
+	for i := range out {
+		if !fits[i] {
+			out[i].FitsMB = -1
 		}
 	}
-	return best
+	return out
 }
 
 // popReady takes d's next queued attempt, or nil when its inputs were lost

@@ -78,7 +78,7 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 	if err != nil {
 		return core.CoreOptions{}, c.ErrorFor("mr3.container.scheduler.scheme", "none, fifo or fair")
 	}
-	tasks, err := core.ParseTaskScheme(c.String("ebb.scheduler.scheme"))
+	tasks, err := scheduler.NewTaskOrder(c.String("ebb.scheduler.scheme"))
 	if err != nil {
 		return core.CoreOptions{}, c.ErrorFor("ebb.scheduler.scheme", "fifo, fair or ras")
 	}

@@ -1,0 +1,142 @@
+package core
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/scheduler"
+)
+
+// order looks a task order up in the scheduler's registry.
+func order(t *testing.T, name string) scheduler.TaskOrder {
+	t.Helper()
+	o, err := scheduler.NewTaskOrder(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func twoDAGs(f *fakeWorld, extra string) (string, string) {
+	a := f.submit(`
+name: first
+containerGroup: {name: g, workerMemoryMB: 1000}
+` + extra + `
+vertices: [{name: v, command: "true", parallelism: 6, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
+`)
+	b := f.submit(`
+name: second
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 6, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
+`)
+	return a, b
+}
+
+// running counts each DAG's running attempts in the fake world.
+func running(f *fakeWorld) map[string]int {
+	out := map[string]int{}
+	for id := range f.running {
+		out[f.c.attempt[id].task.vertex.dag.spec.Name]++
+	}
+	return out
+}
+
+// fifo gives the first DAG everything it can use; fair splits the slots.
+func TestFIFOAndFairOrder(t *testing.T) {
+	for _, c := range []struct {
+		scheme string
+		want   string
+	}{
+		{"fifo", "map[first:4]"},          // 4 slots of 250 MB on one 1000 MB worker, all to the first DAG
+		{"fair", "map[first:2 second:2]"}, // the DAG with fewer running attempts goes next
+	} {
+		f := newFake(t, CoreOptions{Tasks: order(t, c.scheme)})
+		twoDAGs(f, "")
+		f.addWorker("w1", "g", "n1", 1000)
+		if got := fmt.Sprint(running(f)); got != c.want {
+			t.Errorf("%s: running %s, want %s", c.scheme, got, c.want)
+		}
+	}
+}
+
+// ras: a DAG with a tight goal gets slots ahead of an earlier DAG without
+// one (fifo would give the earlier DAG all of them), and the profiles, not
+// memory, cap the concurrency on a node.
+func TestRASFavoursTheGoal(t *testing.T) {
+	f := newFake(t, CoreOptions{Tasks: order(t, "ras"), RASCycle: time.Second})
+	f.submit(`
+name: first
+containerGroup: {name: g, workerMemoryMB: 4000}
+vertices: [{name: v, command: "true", parallelism: 8, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
+`)
+	urgent := f.submit(`
+name: second
+goal: {within: 1s}
+containerGroup: {name: g, workerMemoryMB: 4000}
+vertices: [{name: v, command: "true", parallelism: 8, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
+`)
+	// One 4000 MB worker: memory would allow 16 attempts, but at cpu 0.25
+	// the node takes 4.
+	f.addWorker("w1", "g", "n1", 4000)
+	r := running(f)
+	if r["first"]+r["second"] != 4 {
+		t.Fatalf("running %v: want exactly 4 (cpu 4 x 0.25 = 1.0)", r)
+	}
+	// Both DAGs start below s_req (utility < 0); max-min gives the tight
+	// goal its share instead of fifo's 4 to first.
+	if r["second"] < 2 {
+		t.Fatalf("running %v: the DAG with the tight goal got fewer than half the slots", r)
+	}
+	st, _ := f.c.DAG(urgent)
+	if st.SReq < 1 || st.Slots == 0 {
+		t.Fatalf("status shows no plan for the urgent DAG: s_req %.1f slots %d", st.SReq, st.Slots)
+	}
+}
+
+// Under ras the task order picks the attempt and the packing allocator the
+// node, as under fifo and fair: uniform spreads and packed piles up. A ras
+// that chose nodes itself would place the same way under both.
+func TestRASPlacesThroughTheAllocator(t *testing.T) {
+	place := func(scheme string) string {
+		alloc, err := packing.New(scheme, packing.Options{HighThresholdPercent: 80, MinNodes: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A control cycle of an hour: the plan made for "warm" is still
+		// the plan when "probe" arrives, so the plan names no node for
+		// probe and only the allocator decides where it goes.
+		f := newFake(t, CoreOptions{Tasks: order(t, "ras"), RASCycle: time.Hour, Allocator: alloc})
+		f.submit(`
+name: warm
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
+`)
+		for _, n := range []string{"n1", "n2", "n3"} {
+			f.addWorker("w-"+n, "g", n, 1000) // nodes of 4000 MB
+		}
+		f.submit(`
+name: probe
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
+`)
+		var where []string
+		for _, id := range sortedKeys(f.running) {
+			a := f.c.attempt[id]
+			where = append(where, a.task.vertex.dag.spec.Name+"@"+a.worker.node.id)
+		}
+		return fmt.Sprint(where)
+	}
+	// warm starts on n1, the only node when its plan is made. probe's two attempts: uniform takes the emptiest nodes, n2 and
+	// n3; packed the medium node n1 (250 MB of 4000 = 6%, and 12%, 19%
+	// after each, at or below 80%) before any empty one.
+	for _, c := range []struct{ scheme, want string }{
+		{"uniform", "[warm@n1 probe@n2 probe@n3]"},
+		{"packed", "[warm@n1 probe@n1 probe@n1]"},
+	} {
+		if got := place(c.scheme); got != c.want {
+			t.Errorf("ras with %s: %s, want %s", c.scheme, got, c.want)
+		}
+	}
+}
