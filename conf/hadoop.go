@@ -1,5 +1,15 @@
 package conf
 
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
 // Hadoop's own defaults for the addresses every client needs. yarn-default
 // derives both RM addresses from yarn.resourcemanager.hostname, so that
 // key is honoured when the address itself is not set.
@@ -42,3 +52,66 @@ func (c *Config) DefaultFS() string {
 	}
 	return defaultFS
 }
+
+// Hadoop's RPC timeout keys, and the values ebb uses when they are unset.
+// Hadoop's ipc.client.rpc-timeout.ms=0 means "no timeout, ping instead";
+// ebb sends no pings and never waits for ever, so 0 takes the default too.
+const (
+	ConnectTimeoutKey     = "ipc.client.connect.timeout"
+	RPCTimeoutKey         = "ipc.client.rpc-timeout.ms"
+	defaultConnectTimeout = 20 * time.Second
+	defaultRPCTimeout     = 60 * time.Second
+)
+
+// RPCTimeouts are the connect and call timeouts for Hadoop RPC, from
+// ipc.client.connect.timeout and ipc.client.rpc-timeout.ms (milliseconds).
+// A value that is not a non-negative number of milliseconds up to a day is
+// an error naming the key, where it was set and the value.
+func (c *Config) RPCTimeouts() (connect, call time.Duration, err error) {
+	connect, err = c.hadoopMillis(ConnectTimeoutKey, defaultConnectTimeout)
+	if err != nil {
+		return 0, 0, err
+	}
+	call, err = c.hadoopMillis(RPCTimeoutKey, defaultRPCTimeout)
+	return connect, call, err
+}
+
+// hadoopMillis reads a Hadoop millisecond key; unset or 0 is def.
+func (c *Config) hadoopMillis(key string, def time.Duration) (time.Duration, error) {
+	v, ok := c.Raw(key)
+	if !ok || strings.TrimSpace(v) == "" {
+		return def, nil
+	}
+	ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	const maxMS = 24 * 3600 * 1000
+	if err != nil || ms < 0 || ms > maxMS {
+		return 0, fmt.Errorf("%s: %s = %q: want milliseconds from 0 to %d (0: ebb's default of %s)", c.Origin(key), key, v, maxMS, def)
+	}
+	if ms == 0 {
+		return def, nil
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// HadoopConfDir is $HADOOP_CONF_DIR as Load saw it ("" when unset).
+func (c *Config) HadoopConfDir() string { return c.getenv("HADOOP_CONF_DIR") }
+
+// CheckYARNSite says whether the configuration can name a ResourceManager:
+// yarn.resourcemanager.address is set somewhere, or HADOOP_CONF_DIR holds a
+// yarn-site.xml. Without either a client would silently dial 0.0.0.0:8032.
+func (c *Config) CheckYARNSite() error {
+	if v, ok := c.Raw("yarn.resourcemanager.address"); ok && v != "" {
+		return nil
+	}
+	dir := c.HadoopConfDir()
+	if dir == "" {
+		return ErrNoYARNSite
+	}
+	if _, err := os.Stat(filepath.Join(dir, "yarn-site.xml")); err != nil {
+		return fmt.Errorf("HADOOP_CONF_DIR=%s has no yarn-site.xml: %w", dir, ErrNoYARNSite)
+	}
+	return nil
+}
+
+// ErrNoYARNSite: no ResourceManager is configured.
+var ErrNoYARNSite = errors.New("no ResourceManager configured: set HADOOP_CONF_DIR to the cluster's configuration directory (yarn-site.xml, core-site.xml) or set yarn.resourcemanager.address")

@@ -103,6 +103,10 @@ func configFiles(confPath string, getenv func(string) string) ([]confFile, error
 	var files []confFile
 	hadoop := getenv("HADOOP_CONF_DIR")
 	if hadoop != "" {
+		// Set but wrong is a mistake to report, not a cluster to guess.
+		if st, err := os.Stat(hadoop); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("conf: HADOOP_CONF_DIR=%s is not a directory: point it at the cluster's configuration directory (the one holding yarn-site.xml and core-site.xml), or unset it", hadoop)
+		}
 		for _, name := range hadoopSiteFiles {
 			files = append(files, confFile{path: filepath.Join(hadoop, name), optional: true})
 		}

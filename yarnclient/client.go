@@ -10,6 +10,7 @@ import (
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // AppType is the YARN application type of every ebb AM.
@@ -82,7 +83,14 @@ func New(o Options) (*Client, error) {
 		c.user = User()
 	}
 	if c.rm == nil {
-		c.rm = yarn.NewClient(o.Conf.RMAddress(), c.user)
+		if err := o.Conf.CheckYARNSite(); err != nil {
+			return nil, err
+		}
+		connect, call, err := o.Conf.RPCTimeouts()
+		if err != nil {
+			return nil, err
+		}
+		c.rm = yarn.NewClient(o.Conf.RMAddress(), c.user, yarnrpc.WithTimeouts(connect, call))
 	}
 	if c.dialFS == nil {
 		c.dialFS = func() (Store, error) { return hdfsfs.Dial(o.Conf.DefaultFS(), c.user) }
@@ -108,9 +116,10 @@ func User() string {
 	return "root"
 }
 
-// ErrNoResourceManager: the configuration names no ResourceManager and
-// HADOOP_CONF_DIR is not set, so there is no cluster to submit to.
-var ErrNoResourceManager = errors.New("no ResourceManager configured: set HADOOP_CONF_DIR to the cluster's configuration directory (yarn-site.xml, core-site.xml)")
+// ErrNoResourceManager: the configuration names no ResourceManager (no
+// yarn.resourcemanager.address, no HADOOP_CONF_DIR with a yarn-site.xml),
+// so there is no cluster to talk to (conf.Config.CheckYARNSite).
+var ErrNoResourceManager = conf.ErrNoYARNSite
 
 // ErrNoSession: the user has no running ebb session.
 var ErrNoSession = errors.New("no running ebb session")

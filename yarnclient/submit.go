@@ -36,8 +36,8 @@ type SubmitOptions struct {
 // am` on the staged binary and configuration. Nothing is staged when the
 // AM's container is larger than the cluster allows.
 func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error) {
-	if _, ok := c.conf.Raw("yarn.resourcemanager.address"); !ok && os.Getenv("HADOOP_CONF_DIR") == "" {
-		return yarn.AppID{}, ErrNoResourceManager
+	if err := c.conf.CheckYARNSite(); err != nil {
+		return yarn.AppID{}, err
 	}
 	var spec []byte
 	name := o.Name

@@ -133,7 +133,12 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, err
 	}
-	rmc := yarn.NewClient(c.RMAddress(), user)
+	connect, call, err := c.RPCTimeouts()
+	if err != nil {
+		return nil, err
+	}
+	timeouts := yarnrpc.WithTimeouts(connect, call)
+	rmc := yarn.NewClient(c.RMAddress(), user, timeouts)
 	nodes, err := rmc.Nodes(ctx)
 	_ = rmc.Close() // the node list is in; nothing else went over it
 	if err != nil {
@@ -142,7 +147,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
 	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
 	w := yarn.New(yarn.Options{
-		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm)}, NM: yarn.NewNMPort(),
+		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
 		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
