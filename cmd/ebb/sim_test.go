@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/internal/traces"
 	"github.com/ebb-am/ebb/sim/report"
 )
 
@@ -17,10 +18,8 @@ import (
 // node_hours, lower_bound_node_hours, p95_slowdown and jobs_completed;
 // every job completes under every policy; the plots land where it says.
 func TestSimFBAcceptance(t *testing.T) {
-	const tr = "../shared/traces/swim_facebook/FB-2009_samples_24_times_1hr_0.tsv"
-	if _, err := os.Stat(filepath.Join("../..", tr)); err != nil {
-		t.Skipf("the shared traces are not beside the repository: %v", err)
-	}
+	// Found beside the repository root; missing fails under CI=true.
+	tr := traces.Path(t, "swim_facebook/FB-2009_samples_24_times_1hr_0.tsv")
 	plots := t.TempDir()
 	cmdOut, err := runEbbStdout(t, "sim", "--trace", tr, "--policies", "static-40,mr3,spark-da,k8s-ca,ebb", "--json", "--plots", plots)
 	if err != nil {
