@@ -100,4 +100,6 @@
 //
 // The built-ins read every file under EBB_INPUT_DIR recursively, line by
 // line ("\n" or "\r\n" ends a line).
+//
+// It imports no other ebb package: task programs know only the contract.
 package task
