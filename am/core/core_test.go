@@ -213,8 +213,12 @@ vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
 	if !errors.As(err, &conflict) || conflict.Name != "g" || fmt.Sprint(conflict.Differs) != "[workerMemoryMB]" {
 		t.Fatalf("err = %v, want a *scheduler.GroupConflictError for g's workerMemoryMB", err)
 	}
-	if want := `DAG other rejected: containerGroup "g" is already in use with a different workerMemoryMB`; !strings.Contains(err.Error(), want) {
-		t.Errorf("message %q, want it to contain %q", err, want)
+	// Both property sets, the owner, and the ways out.
+	for _, want := range []string{`DAG other rejected: containerGroup "g" is in use by dag_0001 with workerMemoryMB=1024, workerVCores=1`,
+		"this DAG asks for workerMemoryMB=2048, workerVCores=1", "name another group", "wait for (or kill) the DAGs using it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q, want it to contain %q", err, want)
+		}
 	}
 }
 
