@@ -92,9 +92,12 @@ type Core struct {
 	gorder  []*group
 	workers map[string]*workerRun
 	nodes   map[string]*nodeRun
-	attempt map[string]*attemptRun
-	actions []Action
-	ended   []*dagRun // finished DAGs, oldest first, for status queries
+	// waitingDrains are draining nodes whose scale-in still waits for
+	// DAGs; their workers take those DAGs' attempts (drain.go).
+	waitingDrains map[*nodeRun]struct{}
+	attempt       map[string]*attemptRun
+	actions       []Action
+	ended         []*dagRun // finished DAGs, oldest first, for status queries
 
 	transitions []Transition
 	paidUntil   func(node string) time.Time
@@ -126,13 +129,14 @@ func NewCore(opts CoreOptions) (*Core, error) {
 		}
 	}
 	return &Core{
-		opts:      opts,
-		paidUntil: opts.PaidUntil,
-		dags:      map[string]*dagRun{},
-		groups:    map[string]*group{},
-		workers:   map[string]*workerRun{},
-		nodes:     map[string]*nodeRun{},
-		attempt:   map[string]*attemptRun{},
+		opts:          opts,
+		paidUntil:     opts.PaidUntil,
+		dags:          map[string]*dagRun{},
+		groups:        map[string]*group{},
+		workers:       map[string]*workerRun{},
+		nodes:         map[string]*nodeRun{},
+		waitingDrains: map[*nodeRun]struct{}{},
+		attempt:       map[string]*attemptRun{},
 	}, nil
 }
 

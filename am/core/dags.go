@@ -211,5 +211,9 @@ func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 		c.warnf("DAG %s (%s) %s: %s", d.id, d.spec.Name, st, diag)
 	}
 	c.emit(DAGEnded{DAG: c.status(d), Workers: ws})
+	// A scale-in that waited for this DAG may now stop its workers.
+	if len(c.waitingDrains) > 0 {
+		c.stopDrained()
+	}
 	c.admit()
 }

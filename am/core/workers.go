@@ -97,6 +97,7 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	delete(c.workers, id)
 	if len(w.node.workers) == 0 {
 		delete(c.nodes, w.node.id)
+		delete(c.waitingDrains, w.node)
 	}
 	c.schedule()
 	c.updateWanted()
