@@ -27,6 +27,17 @@ type CoreOptions struct {
 	IdleTimeout time.Duration
 	// MaxWorkers caps workers per group (0 = unlimited).
 	MaxWorkers int
+	// MaxPendingRequests caps the workers a group has asked for and not yet
+	// received (mr3.am.resourcescheduler.max.requests.per.taskscheduler;
+	// 0 = no cap): more are asked for as these arrive.
+	MaxPendingRequests int
+	// Blacklisting stops using a node where attempts keep failing
+	// (mr3.am.node-blacklisting.enabled): once BlacklistMinFailures attempts
+	// failed there and they are at least BlacklistFailurePercent of the
+	// attempts that ended there (mr3.am.maxtaskfailure.percent), the node
+	// drains and is avoided for new workers (on YARN: the RM's blacklist).
+	Blacklisting            bool
+	BlacklistFailurePercent int
 	// Allocator places attempts on nodes (ebb.packing.scheme).
 	Allocator packing.Allocator
 	// Scaling chooses how groups grow and shrink.
@@ -55,6 +66,9 @@ type CoreOptions struct {
 }
 
 func (o *CoreOptions) fill() {
+	if o.BlacklistFailurePercent <= 0 {
+		o.BlacklistFailurePercent = 50
+	}
 	if o.MaxConcurrentDAGs <= 0 {
 		o.MaxConcurrentDAGs = 128
 	}
@@ -95,9 +109,13 @@ type Core struct {
 	// waitingDrains are draining nodes whose scale-in still waits for
 	// DAGs; their workers take those DAGs' attempts (drain.go).
 	waitingDrains map[*nodeRun]struct{}
-	attempt       map[string]*attemptRun
-	actions       []Action
-	ended         []*dagRun // finished DAGs, oldest first, for status queries
+	// blacklist: nodes given up on, with the reason (blacklist.go); kept
+	// after their last worker is gone so no new worker goes there.
+	blacklist map[string]string
+	nodeStats map[string]*nodeStats
+	attempt   map[string]*attemptRun
+	actions   []Action
+	ended     []*dagRun // finished DAGs, oldest first, for status queries
 
 	transitions []Transition
 	paidUntil   func(node string) time.Time
@@ -136,6 +154,8 @@ func NewCore(opts CoreOptions) (*Core, error) {
 		workers:       map[string]*workerRun{},
 		nodes:         map[string]*nodeRun{},
 		waitingDrains: map[*nodeRun]struct{}{},
+		blacklist:     map[string]string{},
+		nodeStats:     map[string]*nodeStats{},
 		attempt:       map[string]*attemptRun{},
 	}, nil
 }

@@ -24,6 +24,7 @@ type fakeWorld struct {
 	ended   []DAGStatus
 	stopped []string
 	moved   []string
+	avoid   []string // the last WantWorkers' avoid list
 	logs    []string
 }
 
@@ -40,7 +41,10 @@ var _ Executor = (*fakeWorld)(nil)
 
 func (f *fakeWorld) drain() { f.c.Drain(f.now, f) }
 
-func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) { f.wanted[a.Group.Name] = a.Total }
+func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) {
+	f.wanted[a.Group.Name] = a.Total
+	f.avoid = a.Avoid
+}
 func (f *fakeWorld) RunAttempt(_ time.Time, a RunAttempt)   { f.running[a.Attempt.ID] = a.Worker }
 func (f *fakeWorld) KillAttempt(_ time.Time, a KillAttempt) { delete(f.running, a.AttemptID) }
 func (f *fakeWorld) StopWorker(_ time.Time, a StopWorker)   { f.stopped = append(f.stopped, a.Worker) }

@@ -82,11 +82,17 @@ func (c *Core) stopDrained() {
 	}
 }
 
-// drainingNodes lists nodes the world must not put new workers on.
+// drainingNodes lists nodes the world must not put new workers on:
+// draining and blacklisted ones.
 func (c *Core) drainingNodes() []string {
 	var out []string
 	for id, n := range c.nodes {
 		if n.draining {
+			out = append(out, id)
+		}
+	}
+	for id := range c.blacklist {
+		if n := c.nodes[id]; n == nil || !n.draining {
 			out = append(out, id)
 		}
 	}

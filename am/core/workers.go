@@ -45,6 +45,10 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 		g.pending--
 	}
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
+	if why, ok := c.blacklist[info.Node]; ok && !n.draining {
+		// The cluster placed it before it learned of the blacklist.
+		c.DrainNode(now, info.Node, why, false)
+	}
 	c.schedule()
 	c.updateWanted()
 	return nil
@@ -194,6 +198,9 @@ func (c *Core) updateWanted() {
 		want = max(live, want-g.incoming)
 		if g.maxW > 0 && want > g.maxW {
 			want = g.maxW
+		}
+		if m := c.opts.MaxPendingRequests; m > 0 && want-live > m {
+			want = live + m // the rest is asked for as these arrive
 		}
 		g.pending = max(0, want-live)
 		if want != g.wanted {

@@ -113,7 +113,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	a, err := am.New(am.Options{
 		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
-		Tick: 250 * time.Millisecond, WorkerHeartbeat: ms(c, "ebb.am.worker.heartbeat.interval.ms"),
+		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"),
 	})
 	if err != nil {
@@ -148,7 +148,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
 	w := yarn.New(yarn.Options{
 		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
-		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
 			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},
@@ -198,7 +198,7 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 			return stop(st, diag)
 		}
 	}
-	idleMax := secs(y.c, "ebb.session.idle.timeout.secs")
+	idleMax := y.c.Duration("ebb.session.idle.timeout.secs")
 	lastBusy := time.Now()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
