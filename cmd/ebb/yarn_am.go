@@ -41,12 +41,13 @@ func newYarnAMCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.confPath, "conf", yarnclient.StagedConf, "the configuration shipped by ebb submit")
 	f.StringVar(&o.dagPath, "dag", "", "a DAG to run (the AM ends with it unless it is a session)")
+	f.StringVar(&o.dagName, "dag-name", "", "the DAG file's name as the user gave it, for messages (default: --dag)")
 	f.StringVar(&o.output, "output", "", "override the DAG's output")
 	return cmd
 }
 
 type yarnAMOptions struct {
-	confPath, dagPath, output string
+	confPath, dagPath, dagName, output string
 }
 
 // yarnAM is one AM attempt in its container.
@@ -247,11 +248,15 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 	if err != nil {
 		return yarn.Failed, err.Error(), true
 	}
-	if err := checkFits(o.dagPath, spec, y.world.Max()); err != nil {
+	name := o.dagName
+	if name == "" {
+		name = o.dagPath
+	}
+	if err := checkFits(name, spec, y.world.Max()); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
-	id, err := y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.dagPath, Output: o.output, Client: "ebb submit"})
+	id, err := y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: name, Output: o.output, Client: "ebb submit"})
 	if err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
@@ -273,13 +278,15 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		}
 		s := r.s
 		y.log.Infof("ebb am: DAG %s (%s) %s after %s: %s", s.ID, s.Name, s.State, s.Finish.Sub(s.Submit).Round(time.Millisecond), s.Diagnostics)
+		// The diagnostics are the client's last line: they carry the counts.
+		counts := fmt.Sprintf("%d/%d tasks, %d failed attempts, %s", s.Succeeded, s.TotalTasks, s.Failed, s.Finish.Sub(s.Submit).Round(time.Millisecond))
 		switch s.State {
 		case core.DAGSucceeded:
-			return yarn.Succeeded, fmt.Sprintf("DAG %s (%s) succeeded; output %s", s.ID, s.Name, s.Output), true
+			return yarn.Succeeded, fmt.Sprintf("DAG %s (%s) succeeded (%s); output %s", s.ID, s.Name, counts, s.Output), true
 		case core.DAGKilled:
-			return yarn.Killed, fmt.Sprintf("DAG %s (%s) killed: %s", s.ID, s.Name, s.Diagnostics), true
+			return yarn.Killed, fmt.Sprintf("DAG %s (%s) killed (%s): %s", s.ID, s.Name, counts, s.Diagnostics), true
 		default:
-			return yarn.Failed, fmt.Sprintf("DAG %s (%s) failed: %s", s.ID, s.Name, s.Diagnostics), true
+			return yarn.Failed, fmt.Sprintf("DAG %s (%s) failed (%s): %s", s.ID, s.Name, counts, s.Diagnostics), true
 		}
 	case err := <-done:
 		done <- err
