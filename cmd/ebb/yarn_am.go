@@ -63,8 +63,9 @@ type yarnAM struct {
 
 func runYarnAM(ctx context.Context, o yarnAMOptions) error {
 	start := time.Now()
-	logDir, _, _ := strings.Cut(os.Getenv("LOG_DIRS"), ",")
-	log := newLogger("info", logDir, "am.log")
+	// One log per process: stderr, which the container keeps as its
+	// stderr file (a second copy in am.log showed everything twice).
+	log := newLogger("info", "", "")
 	y, err := startYarnAM(ctx, o, log, start)
 	if err != nil {
 		log.Errorf("ebb am: %v", err)
