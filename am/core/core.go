@@ -113,9 +113,12 @@ type Core struct {
 	// after their last worker is gone so no new worker goes there.
 	blacklist map[string]string
 	nodeStats map[string]*nodeStats
-	attempt   map[string]*attemptRun
-	actions   []Action
-	ended     []*dagRun // finished DAGs, oldest first, for status queries
+	// cluster: every node the world reported (YARN's node reports) and its
+	// memory, including nodes where this AM has no worker (cluster.go).
+	cluster map[string]int64
+	attempt map[string]*attemptRun
+	actions []Action
+	ended   []*dagRun // finished DAGs, oldest first, for status queries
 
 	transitions []Transition
 	paidUntil   func(node string) time.Time
@@ -156,6 +159,7 @@ func NewCore(opts CoreOptions) (*Core, error) {
 		waitingDrains: map[*nodeRun]struct{}{},
 		blacklist:     map[string]string{},
 		nodeStats:     map[string]*nodeStats{},
+		cluster:       map[string]int64{},
 		attempt:       map[string]*attemptRun{},
 	}, nil
 }

@@ -25,6 +25,7 @@ type fakeWorld struct {
 	stopped []string
 	moved   []string
 	avoid   []string // the last WantWorkers' avoid list
+	prefer  []string // and its preferred nodes
 	logs    []string
 }
 
@@ -44,6 +45,7 @@ func (f *fakeWorld) drain() { f.c.Drain(f.now, f) }
 func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) {
 	f.wanted[a.Group.Name] = a.Total
 	f.avoid = a.Avoid
+	f.prefer = a.Prefer
 }
 func (f *fakeWorld) RunAttempt(_ time.Time, a RunAttempt)   { f.running[a.Attempt.ID] = a.Worker }
 func (f *fakeWorld) KillAttempt(_ time.Time, a KillAttempt) { delete(f.running, a.AttemptID) }

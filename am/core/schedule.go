@@ -45,7 +45,7 @@ func (c *Core) place(g *group) {
 		if a == nil {
 			continue
 		}
-		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred}
+		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
 		i, ok := c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req)
 		var w *workerRun
 		if ok {

@@ -232,6 +232,18 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		}
 		nodes = append(nodes, packing.Node{ID: id, CapacityMB: nd.capacityMB, UsedMB: used, FitsMB: nd.capacityMB - used})
 	}
+	// The cluster's other nodes, empty as far as this AM knows: a group's
+	// first workers go where the allocator prefers, not where the
+	// ResourceManager would spread them.
+	for _, id := range sortedKeys(c.cluster) {
+		if _, ok := c.nodes[id]; ok {
+			continue
+		}
+		if _, bad := c.blacklist[id]; bad {
+			continue
+		}
+		nodes = append(nodes, packing.Node{ID: id, CapacityMB: c.cluster[id], FitsMB: c.cluster[id]})
+	}
 	if len(nodes) == 0 {
 		return nil
 	}

@@ -155,6 +155,17 @@ func (w *World) Stats() Stats {
 
 // Start runs the heartbeat until Close.
 func (w *World) Start() {
+	if w.o.Post != nil {
+		// The Core packs against the whole cluster, not just the nodes
+		// its workers are on (ebb.packing.min.nodes, a group's first asks).
+		var nodes []core.ClusterNode
+		for _, n := range w.o.Nodes {
+			if n.Running {
+				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB})
+			}
+		}
+		w.o.Post(func(c *core.Core, now time.Time) { c.SetClusterNodes(now, nodes) })
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	w.hbDone = make(chan struct{})
