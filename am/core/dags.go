@@ -217,3 +217,17 @@ func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 	}
 	c.admit()
 }
+
+// FailGroup fails every DAG still running in a group, with the reason: a
+// world tells the Core that no container or node can ever hold the
+// group's workers, so its DAGs would otherwise wait for ever.
+func (c *Core) FailGroup(now time.Time, group, reason string) {
+	c.advance(now)
+	for _, d := range append([]*dagRun(nil), c.active...) {
+		if d.group.info.Name == group && !d.state.Done() {
+			c.endDAG(d, DAGFailed, reason)
+		}
+	}
+	c.schedule()
+	c.updateWanted()
+}

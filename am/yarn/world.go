@@ -469,11 +469,5 @@ func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	w.o.Log.Error("yarn: " + reason)
 	// WantWorkers runs on the loop's goroutine: post from another one (a
 	// full event queue would otherwise block the goroutine that drains it).
-	go w.o.Post(func(c *core.Core, now time.Time) {
-		for _, d := range c.DAGs() {
-			if d.Group == g.Name && !d.State.Done() {
-				_ = c.FailDAG(now, d.ID, reason) // it was listed as running a moment ago: it exists
-			}
-		}
-	})
+	go w.o.Post(func(c *core.Core, now time.Time) { c.FailGroup(now, g.Name, reason) })
 }
