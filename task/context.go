@@ -1,10 +1,8 @@
 package task
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -136,53 +134,6 @@ func (c *Context) ReadLines(fn func(file string, line []byte) error) error {
 		}
 	}
 	return nil
-}
-
-func readFileLines(path string, fn func([]byte) error) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	// Opened read-only: Close cannot lose data, and a read error is already
-	// returned by the loop below.
-	defer func() { _ = f.Close() }()
-	br := bufio.NewReaderSize(f, 64<<10)
-	var n int64
-	var long []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		n += int64(len(chunk))
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
-			continue
-		}
-		line := chunk
-		if long != nil {
-			line = append(long, chunk...)
-			long = nil
-		}
-		if len(line) > 0 {
-			if ferr := fn(trimEOL(line)); ferr != nil {
-				return n, ferr
-			}
-		}
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, fmt.Errorf("reading %s: %w", path, err)
-		}
-	}
-}
-
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // SetProgress records progress (0..1) for the worker to report. It writes
