@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -51,6 +52,49 @@ func genWord(i int) string {
 		}
 		i = i/26 - 1
 	}
+}
+
+// inMemoryWordCount is what wc-map wrote before spilling existed: every
+// word counted in one map, sorted, and written to partition
+// fnv32a(word) % n of every edge or to the sink.
+func inMemoryWordCount(counts map[string]int64, outs []Output) map[string]string {
+	words := slices.Sorted(maps.Keys(counts))
+	files := map[string]*strings.Builder{}
+	add := func(name, line string) {
+		if files[name] == nil {
+			files[name] = &strings.Builder{}
+		}
+		files[name].WriteString(line + "\n")
+	}
+	for _, o := range outs {
+		for p := range o.Partitions {
+			files[filepath.Join(o.Consumer, strconv.Itoa(p))] = &strings.Builder{}
+		}
+	}
+	for _, w := range words {
+		line := w + "\t" + strconv.FormatInt(counts[w], 10)
+		if len(outs) == 0 {
+			add(SinkFile, line)
+		}
+		for _, o := range outs {
+			add(filepath.Join(o.Consumer, strconv.Itoa(HashPartition([]byte(w), o.Partitions))), line)
+		}
+	}
+	out := map[string]string{}
+	for name, b := range files {
+		out[name] = b.String()
+	}
+	return out
+}
+
+func countWords(texts ...string) map[string]int64 {
+	counts := map[string]int64{}
+	for _, text := range texts {
+		for _, line := range strings.Split(text, "\n") {
+			_ = forEachWord([]byte(line), func(w []byte) error { counts[string(w)]++; return nil }) // fn never fails
+		}
+	}
+	return counts
 }
 
 // outputFiles reads every file under the output directory.
@@ -101,10 +145,89 @@ var budgets = []struct {
 	{"spilling", 32 << 10, 3, true},
 }
 
+func TestWCMapSpillingWritesWhatTheInMemoryCountWrote(t *testing.T) {
+	splits := map[string]string{"_splits/0": genText(1, 3000, 20000), "_splits/1": genText(2, 3000, 20000)}
+	counts := countWords(splits["_splits/0"], splits["_splits/1"])
+	for _, outs := range [][]Output{nil, {{"reduce", 3}, {"audit", 1}}, {{"wide", 40}}} {
+		want := inMemoryWordCount(counts, outs)
+		for _, b := range budgets {
+			var stats sortStats
+			c := newTestContext(t, splits, outs...)
+			c.SpillBytes, c.sortOpts = b.spillBytes, sortOptions{fanIn: b.fanIn, stats: &stats}
+			if err := wcMap(c, nil); err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("wc-map %s to %v", b.name, outs)
+			sameFiles(t, what, outputFiles(t, c), want)
+			if (stats.spills > 0) != b.spills {
+				t.Errorf("%s: %d spills", what, stats.spills)
+			}
+			noSpillDirLeft(t, c)
+		}
+	}
+}
+
 func noSpillDirLeft(t *testing.T, c *Context) {
 	t.Helper()
 	if m, _ := filepath.Glob(filepath.Join(c.WorkDir, "spill-*")); len(m) > 0 {
 		t.Errorf("spill directories left behind: %v", m)
+	}
+}
+
+// mapOutputs runs wc-map over each text as one producer and returns each
+// producer's partition p of edge "reduce:partitions".
+func mapOutputs(t *testing.T, p, partitions int, texts ...string) []string {
+	t.Helper()
+	var outs []string
+	for _, text := range texts {
+		c := newTestContext(t, map[string]string{"_splits/0": text}, Output{"reduce", partitions})
+		if err := wcMap(c, nil); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, readOut(t, c, filepath.Join("reduce", strconv.Itoa(p))))
+	}
+	return outs
+}
+
+func TestWCReduceMergingOrSpillingWritesWhatTheInMemorySumWrote(t *testing.T) {
+	texts := []string{genText(3, 2000, 20000), genText(4, 2000, 20000), genText(5, 2000, 20000), "", genText(6, 10, 50)}
+	sorted := mapOutputs(t, 0, 1, texts...)
+	// The same lines out of order, as a cat producer would pass them on.
+	var shuffled []string
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, s := range sorted {
+		lines := strings.SplitAfter(s, "\n")
+		r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+		shuffled = append(shuffled, strings.Join(lines, ""))
+	}
+	outs := []Output{{"next", 5}}
+	want := inMemoryWordCount(countWords(texts...), outs)
+	for _, in := range []struct {
+		name   string
+		files  []string
+		spills bool // whether the spilling budget spills
+	}{
+		{"sorted", sorted, false}, // merged as they are: no budget needed
+		{"unsorted", shuffled, true},
+	} {
+		inputs := map[string]string{}
+		for i, body := range in.files {
+			inputs[fmt.Sprintf("map/%d", i)] = body
+		}
+		for _, b := range budgets {
+			var stats sortStats
+			c := newTestContext(t, inputs, outs...)
+			c.SpillBytes, c.sortOpts = b.spillBytes, sortOptions{fanIn: b.fanIn, stats: &stats}
+			if err := wcReduce(c, nil); err != nil {
+				t.Fatal(err)
+			}
+			what := fmt.Sprintf("wc-reduce of %s inputs %s", in.name, b.name)
+			sameFiles(t, what, outputFiles(t, c), want)
+			if (stats.spills > 0) != (b.spills && in.spills) {
+				t.Errorf("%s: %d spills", what, stats.spills)
+			}
+			noSpillDirLeft(t, c)
+		}
 	}
 }
 
@@ -183,6 +306,45 @@ func (h *heapPeak) probe() {
 // read or written (about 10 here), and the first chunk of counts (32 KiB).
 const heapSlack = 1 << 20
 
+func TestWordCountHeapStaysUnderTheSpillBudget(t *testing.T) {
+	// 100,000 lines of 5.5 words on average, 45% of them drawn from
+	// 400,000: 400,000*(1-e^(-247,500/400,000)) ≈ 185,000 distinct words
+	// of ~4 letters, ~18 MB as countTable estimates (100 bytes a word)
+	// and ~11 MB of heap in one map: more than twice the budget and slack.
+	const budget = 4 << 20
+	c := newTestContext(t, map[string]string{"_splits/0": genText(9, 100000, 400000)}, Output{"reduce", 4})
+	var stats sortStats
+	h := newHeapPeak()
+	c.SpillBytes, c.sortOpts = budget, sortOptions{probe: h.probe, stats: &stats}
+	if err := wcMap(c, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wc-map: %d spills, peak live heap %d KiB above the start over %d probes", stats.spills, h.peak>>10, h.probes)
+	if stats.spills < 3 {
+		t.Errorf("%d spills: the input should need several", stats.spills)
+	}
+	if h.peak > budget+heapSlack {
+		t.Errorf("wc-map: live heap peaked %d KiB above the start, want at most the %d KiB budget plus %d KiB",
+			h.peak>>10, budget>>10, heapSlack>>10)
+	}
+
+	// The reduce of those counts merges the sorted partition without
+	// buffering words, so its heap stays under the slack alone.
+	inputs := map[string]string{"map/0": readOut(t, c, "reduce/0"), "map/1": readOut(t, c, "reduce/0")}
+	r := newTestContext(t, inputs, Output{"next", 4})
+	stats = sortStats{}
+	h = newHeapPeak()
+	r.SpillBytes, r.sortOpts = budget, sortOptions{probe: h.probe, stats: &stats}
+	if err := wcReduce(r, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wc-reduce: %d spills, peak live heap %d KiB above the start over %d probes", stats.spills, h.peak>>10, h.probes)
+	if stats.spills != 0 || h.probes == 0 || h.peak > heapSlack {
+		t.Errorf("wc-reduce: %d spills, live heap peaked %d KiB above the start over %d probes; want no spill and at most %d KiB",
+			stats.spills, h.peak>>10, h.probes, heapSlack>>10)
+	}
+}
+
 func TestSortHeapStaysUnderTheSpillBudget(t *testing.T) {
 	// 200,000 distinct lines of ~30 bytes: 6 MB of text, ~19 MB buffered
 	// with 64 bytes a line, five times the budget.
@@ -231,6 +393,32 @@ func benchTask(b *testing.B, run func(*Context, []string) error, inputs map[stri
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkWCMap counts ~8 MB: all in memory, and spilling about ten runs.
+func BenchmarkWCMap(b *testing.B) {
+	in := benchInput(b)
+	b.Run("in-memory", func(b *testing.B) { benchTask(b, wcMap, in, 1<<30) })
+	b.Run("spilling", func(b *testing.B) { benchTask(b, wcMap, in, 2<<20) })
+}
+
+// BenchmarkWCReduce sums two producers' sorted counts of ~8 MB of text:
+// merged as they come, and counted with spills as if unsorted.
+func BenchmarkWCReduce(b *testing.B) {
+	c := newTestContext(b, benchInput(b), Output{"reduce", 1})
+	if err := wcMap(c, nil); err != nil {
+		b.Fatal(err)
+	}
+	part, err := os.ReadFile(filepath.Join(c.OutputDir, "reduce", "0"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("sorted", func(b *testing.B) {
+		benchTask(b, wcReduce, map[string]string{"m/0": string(part), "m/1": string(part)}, 2<<20)
+	})
+	b.Run("unsorted", func(b *testing.B) {
+		benchTask(b, func(c *Context, _ []string) error { return reduceUnsorted(c) }, map[string]string{"m/0": string(part), "m/1": string(part)}, 2<<20)
+	})
 }
 
 // BenchmarkSort sorts ~8 MB of lines: all in memory, and spilling.
