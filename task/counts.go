@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 )
 
 // countEntryBytes is what one distinct key costs a countTable beside its
@@ -12,8 +13,9 @@ import (
 // (the string header and value in a slot, control bytes, free slots, the
 // key's allocation rounded up to a size class); the int32 index instead of
 // the count leaves that unchanged, the count in its chunk adds 8, and the
-// sorted key list of a spill 16. 96 keeps the estimate above the heap
-// really taken (TestWordCountHeapStaysUnderTheSpillBudget checks).
+// sorted list of keys and counts of a spill 24. 96 keeps the estimate
+// above the heap really taken (TestWordCountHeapStaysUnderTheSpillBudget
+// checks).
 const countEntryBytes = 96
 
 // countChunk is the number of counts per chunk: chunks never move, so
@@ -30,7 +32,7 @@ type countTable struct {
 	index  map[string]uint32
 	counts [][]int64
 	n      int
-	keys   []string // reused by every spill
+	sorted []keyCount // reused by every spill
 	bytes  int64
 	budget int64
 	sorter *externalSorter
@@ -64,48 +66,53 @@ func (t *countTable) add(key []byte, n int64) error {
 // spill writes the table as a sorted run and empties it, keeping the map's
 // and the chunks' memory for the next keys.
 func (t *countTable) spill() error {
-	if err := t.sorter.spill(t.sorted()); err != nil {
+	if err := t.sorter.spill(t.inOrder()); err != nil {
 		return err
 	}
 	clear(t.index)
-	clear(t.keys) // or the spilled keys could not be collected
-	t.keys = t.keys[:0]
+	clear(t.sorted) // or the spilled keys could not be collected
+	t.sorted = t.sorted[:0]
 	t.n, t.bytes = 0, 0
 	return nil
 }
 
-// sorted lists the table's records in key order.
-func (t *countTable) sorted() recordSource {
-	t.keys = t.keys[:0]
-	for k := range t.index {
-		t.keys = append(t.keys, k)
+type keyCount struct {
+	key string
+	n   int64
+}
+
+// inOrder lists the table's records in key order. Keys and counts are
+// listed together: looking each count up again would cost a second random
+// access to the map per key.
+func (t *countTable) inOrder() recordSource {
+	t.sorted = t.sorted[:0]
+	for k, i := range t.index {
+		t.sorted = append(t.sorted, keyCount{k, t.counts[i/countChunk][i%countChunk]})
 	}
-	slices.Sort(t.keys)
-	return &countSource{t: t}
+	slices.SortFunc(t.sorted, func(a, b keyCount) int { return strings.Compare(a.key, b.key) })
+	return &countSource{recs: t.sorted}
 }
 
 // finish merges the spilled runs and the table to emit, one call per
 // distinct key in key order.
 func (t *countTable) finish(emit func(key []byte, n int64) error) error {
-	return t.sorter.merge(emit, memRun{t.sorted()})
+	return t.sorter.merge(emit, memRun{t.inOrder()})
 }
 
-// countSource reads a countTable's sorted keys.
+// countSource reads a countTable's sorted records.
 type countSource struct {
-	t   *countTable
-	i   int
-	key []byte
+	recs []keyCount
+	key  []byte
 }
 
 func (s *countSource) next() ([]byte, int64, error) {
-	if s.i == len(s.t.keys) {
+	if len(s.recs) == 0 {
 		return nil, 0, io.EOF
 	}
-	k := s.t.keys[s.i]
-	s.i++
-	j := s.t.index[k]
-	s.key = append(s.key[:0], k...)
-	return s.key, s.t.counts[j/countChunk][j%countChunk], nil
+	r := s.recs[0]
+	s.recs = s.recs[1:]
+	s.key = append(s.key[:0], r.key...)
+	return s.key, r.n, nil
 }
 
 func (s *countSource) close() error { return nil }
