@@ -66,4 +66,3 @@ func (memCommitFS) Rename(string, string) error { return errNotForClients }
 func (memCommitFS) RemoveAll(string) error      { return errNotForClients }
 func (memCommitFS) Remove(string) error         { return errNotForClients }
 func (memCommitFS) Touch(p string) error        { return errNotForClients }
-
