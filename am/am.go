@@ -187,6 +187,7 @@ func (a *AM) Run(ctx context.Context) error {
 	}
 	// A DAG that ended is not over for its client until its output is.
 	a.settling.Wait()
+	a.abandonOutputs()
 	return err
 }
 

@@ -112,6 +112,24 @@ func (a *AM) settleOutput(s core.DAGStatus, plan outputPlan) core.DAGStatus {
 	return s
 }
 
+// abandonOutputs removes the staged files of the DAGs still running when
+// the AM stops (killed, told to by the RM, idle): nobody will promote them,
+// and their outputs stay as they were. The workers are gone by now (the
+// loop closed the world), so no attempt commits behind it.
+func (a *AM) abandonOutputs() {
+	a.mu.Lock()
+	plans := a.outputPlans
+	a.outputPlans, a.outputUsers = map[string]outputPlan{}, map[string]string{}
+	a.mu.Unlock()
+	for id, plan := range plans {
+		if err := a.committer.Abort(plan.output, plan.stagingID, !plan.existed); err != nil {
+			a.log.Warnf("DAG %s did not end before the AM: removing its staged output: %v", id, err)
+			continue
+		}
+		a.log.Infof("DAG %s did not end before the AM: its staged output under %s is removed", id, commit.Staging(plan.output, plan.stagingID))
+	}
+}
+
 // view is a DAG's status as clients see it: a DAG the core has finished
 // but whose output is still being committed is RUNNING, and once settled
 // its final status is the one after committing.
