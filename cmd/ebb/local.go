@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -151,9 +152,16 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	if err != nil {
 		return err
 	}
+	base, _ := filepath.Abs(filepath.Dir(o.specPath))
 	output := o.output
 	if output == "" && parsed.Output == "" {
 		output = defaultLocalOutput(parsed.Name)
+	}
+	if output != "" {
+		output, _ = filepath.Abs(output)
+	}
+	if err := checkLocalOutput(parsed, base, output, o.overwrite); err != nil {
+		return fmt.Errorf("%s: %w", o.specPath, err)
 	}
 	root, err := localRoot(c)
 	if err != nil {
@@ -175,10 +183,6 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	}()
 	p := &printer{w: out}
 	p.printf("ebb local AM at %s (status page http://%s/, logs in %s)\n", a.Addr(), a.StatusAddr(), filepath.Join(root, "logs"))
-	base, _ := filepath.Abs(filepath.Dir(o.specPath))
-	if output != "" {
-		output, _ = filepath.Abs(output)
-	}
 	id, err := a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.specPath, BaseDir: base, Output: output,
 		Overwrite: o.overwrite, Client: "ebb local run"})
 	if err != nil {
@@ -193,6 +197,20 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	}
 	p.printf("DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
 	return p.done(nil)
+}
+
+// checkLocalOutput refuses an output that holds results (without
+// overwrite) before an AM is started for nothing; the AM checks again when
+// the DAG is submitted.
+func checkLocalOutput(spec *dag.Spec, base, output string, overwrite bool) error {
+	if output == "" {
+		output = spec.Output
+		if p, ok := commit.LocalPath(output); ok && !filepath.IsAbs(p) && !strings.HasPrefix(output, "file://") {
+			output = filepath.Join(base, p)
+		}
+	}
+	_, err := commit.New(newOutputFS(yarnclient.User()).resolve).Check(output, overwrite || spec.Overwrite)
+	return err
 }
 
 // follow shows a DAG's progress until it ends: a bar on a terminal, a line
