@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -183,4 +184,36 @@ vertices:
 	if got := treeOf(t, out); !reflect.DeepEqual(got, previous) {
 		t.Errorf("after the kill %s holds %v, want the previous output byte for byte", out, got)
 	}
+}
+
+// ebb dag submit to a running AM: the second DAG into an output with
+// results is refused naming it and --overwrite; --overwrite reaches the
+// AM through the client API and replaces the results once the DAG is done.
+func TestDAGSubmitOverwrite(t *testing.T) {
+	ta := startTestAM(t, 2*time.Minute)
+	session := filepath.Join(ta.root, "am.json")
+	run := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ta.ctx, ebbBin, args...)
+		cmd.Dir = "../.."
+		cmd.Env = append(os.Environ(), "EBB_SECRET=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out := filepath.Join(ta.root, "wc-out")
+	submit := []string{"dag", "submit", "--session", session, "--wait", "--output", out, "examples/wordcount.yaml"}
+	if log, err := run(submit...); err != nil {
+		t.Fatalf("first DAG: %v\n%s", err, log)
+	}
+	first := treeOf(t, out)
+	log, err := run(submit...)
+	if err == nil || !strings.Contains(log, out) || !strings.Contains(log, "--overwrite") {
+		t.Fatalf("second DAG into %s: %v, want a refusal naming it and --overwrite:\n%s", out, err, log)
+	}
+	if log, err := run(append(submit, "--overwrite")...); err != nil || !strings.Contains(log, "SUCCEEDED") {
+		t.Fatalf("with --overwrite: %v\n%s", err, log)
+	}
+	if got := names(treeOf(t, out)); !reflect.DeepEqual(got, names(first)) {
+		t.Errorf("after the overwrite %s holds %v, want %v", out, got, names(first))
+	}
+	sameCounts(t, readCounts(t, out), countWords(t, "../../examples/wordcount-input.txt"))
 }
