@@ -56,10 +56,14 @@
 // to finish its last line, so each line of a file is in exactly one task.
 //
 // When the vertex is a sink with an output directory, the worker commits
-// every file F of output/ as <output dir>/F-<task index as %05d> (through
-// <output dir>/_temporary/<attempt id>/ and a rename) before it reports
+// every file F of output/ as <commit dir>/F-<task index as %05d> (through
+// <commit dir>/_temporary/<attempt id>/ and a rename) before it reports
 // success; the built-ins write output/part, so a sink yields part-00000,
-// part-00001, ....
+// part-00001, .... The commit dir is the DAG's staging directory,
+// <output dir>/_temporary/<staging id>/ (a subdirectory per sink when there
+// are several): the AM renames the staged files into the output dir and
+// writes _SUCCESS only when the whole DAG has succeeded, and removes them
+// when it fails or is killed (package commit).
 //
 // Stdout and stderr go to <worker log dir>/<attempt id>.stdout and .stderr
 // (YARN's container log directory), and the tail of stderr is the failure

@@ -8,6 +8,7 @@ import (
 	"os/user"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -40,6 +41,9 @@ type Store interface {
 	ReadFile(p string) ([]byte, error)
 	RemoveAll(p string) error
 	URL(p string) string
+	// Resolve finds where an output location lives, to check it before
+	// submitting (commit.Resolver).
+	Resolve(location string) (commit.FS, string, error)
 	Close() error
 }
 

@@ -146,3 +146,30 @@ func TestSubmitNeedsResourceManager(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoResourceManager", err)
 	}
 }
+
+// The rerun of issue 12 on YARN: an hdfs:// output that holds results is
+// refused before an application is asked for, naming the directory and
+// --overwrite; with overwrite the AM is told to replace it.
+func TestSubmitRefusesAnOutputWithResults(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	fs.files["/out/part-00000"] = []byte("old")
+	fs.files["/out/_SUCCESS"] = nil
+	yc := testClient(t, testConf(t), rm, fs)
+	_, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Output: "hdfs://nn:8020/out"})
+	if err == nil || !strings.Contains(err.Error(), "hdfs://nn:8020/out") || !strings.Contains(err.Error(), "--overwrite") {
+		t.Fatalf("Submit = %v, want a refusal naming the output and --overwrite", err)
+	}
+	if len(rm.submitted) != 0 || len(fs.dirs) != 0 {
+		t.Fatalf("refused, yet %d applications submitted and %v staged", len(rm.submitted), fs.dirs)
+	}
+	if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Output: "hdfs://nn:8020/out", Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rm.submitted) != 1 || !strings.Contains(rm.submitted[0].AM.Command[0], " --overwrite ") {
+		t.Fatalf("with overwrite: %d submitted, AM command %q", len(rm.submitted), rm.submitted[0].AM.Command)
+	}
+	// A fresh output needs no overwrite.
+	if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Output: "hdfs://nn:8020/fresh"}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -175,6 +175,11 @@ type WorkerInfo struct {
 type Submission struct {
 	Spec   *dag.Spec
 	Splits map[string][][]Split
+	// Output is where the DAG's results end up (reported in its status).
 	Output string
-	Client string
+	// Staging, when set, is where sink attempts commit instead of Output:
+	// the AM promotes the staged files into Output once the DAG has
+	// succeeded (package commit), so a failed DAG leaves Output as it was.
+	Staging string
+	Client  string
 }

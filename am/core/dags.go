@@ -80,10 +80,15 @@ func (c *Core) expand(d *dagRun) {
 	_ = sinks
 }
 
-// commitDir is where a sink vertex's files go: the DAG's output itself
-// when it has one sink, else a subdirectory per sink vertex.
+// commitDir is where a sink vertex's files go: the DAG's output (or its
+// staging directory, when the AM stages results) itself when it has one
+// sink, else a subdirectory per sink vertex.
 func (d *dagRun) commitDir(v *vertexRun) string {
-	if d.sub.Output == "" {
+	root := d.sub.Output
+	if d.sub.Staging != "" {
+		root = d.sub.Staging
+	}
+	if root == "" {
 		return ""
 	}
 	n := 0
@@ -93,12 +98,12 @@ func (d *dagRun) commitDir(v *vertexRun) string {
 		}
 	}
 	if n == 1 {
-		return d.sub.Output
+		return root
 	}
-	if strings.Contains(d.sub.Output, "://") {
-		return strings.TrimSuffix(d.sub.Output, "/") + "/" + v.spec.Name
+	if strings.Contains(root, "://") {
+		return strings.TrimSuffix(root, "/") + "/" + v.spec.Name
 	}
-	return path.Join(d.sub.Output, v.spec.Name)
+	return path.Join(root, v.spec.Name)
 }
 
 // admit starts waiting DAGs while there are concurrency slots.

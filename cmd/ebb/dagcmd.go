@@ -116,7 +116,7 @@ func rpcErr(err error) error {
 func newDAGCmd(resolve amResolver) *cobra.Command {
 	cmd := &cobra.Command{Use: "dag", Short: "Submit, follow and kill DAGs on a running AM"}
 	f := amFlags{mayStart: true, resolve: resolve}
-	var wait bool
+	var wait, overwrite bool
 	var output string
 	submit := &cobra.Command{
 		Use:   "submit DAG.yaml",
@@ -133,7 +133,8 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 			}
 			defer closeFn()
 			base, _ := filepath.Abs(filepath.Dir(args[0]))
-			resp, err := c.SubmitDAG(cmd.Context(), &ebbpb.SubmitDAGRequest{Spec: spec, SpecName: args[0], BaseDir: base, Output: output, Client: "ebb dag submit"})
+			resp, err := c.SubmitDAG(cmd.Context(), &ebbpb.SubmitDAGRequest{Spec: spec, SpecName: args[0], BaseDir: base, Output: output,
+				Overwrite: overwrite, Client: "ebb dag submit"})
 			if err != nil {
 				return rpcErr(err)
 			}
@@ -151,6 +152,7 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 	f.cf.register(submit)
 	submit.Flags().BoolVar(&wait, "wait", false, "follow the DAG to its end; exit non-zero unless it succeeds")
 	submit.Flags().StringVar(&output, "output", "", "override the spec's output")
+	submit.Flags().BoolVar(&overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 
 	sf := amFlags{resolve: resolve}
 	statusCmd := &cobra.Command{

@@ -18,6 +18,7 @@ import (
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
@@ -43,11 +44,13 @@ func newYarnAMCmd() *cobra.Command {
 	f.StringVar(&o.dagPath, "dag", "", "a DAG to run (the AM ends with it unless it is a session)")
 	f.StringVar(&o.dagName, "dag-name", "", "the DAG file's name as the user gave it, for messages (default: --dag)")
 	f.StringVar(&o.output, "output", "", "override the DAG's output")
+	f.BoolVar(&o.overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 	return cmd
 }
 
 type yarnAMOptions struct {
 	confPath, dagPath, dagName, output string
+	overwrite                          bool
 }
 
 // yarnAM is one AM attempt in its container.
@@ -116,7 +119,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	a, err := am.New(am.Options{
 		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"),
+		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve),
 	})
 	if err != nil {
 		return nil, err
@@ -257,7 +260,7 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
-	id, err := y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: name, Output: o.output, Client: "ebb submit"})
+	id, err := y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: name, Output: o.output, Overwrite: o.overwrite, Client: "ebb submit"})
 	if err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true

@@ -1210,7 +1210,11 @@ type SubmitDAGRequest struct {
 	// against this directory: the directory of the client's spec file.
 	BaseDir string `protobuf:"bytes,4,opt,name=base_dir,json=baseDir,proto3" json:"base_dir,omitempty"`
 	// Overrides the spec's output, when set.
-	Output        string `protobuf:"bytes,5,opt,name=output,proto3" json:"output,omitempty"`
+	Output string `protobuf:"bytes,5,opt,name=output,proto3" json:"output,omitempty"`
+	// Replace an output that already holds results, once the DAG has
+	// succeeded (as the spec's overwrite: true does); without it such an
+	// output is refused.
+	Overwrite     bool `protobuf:"varint,6,opt,name=overwrite,proto3" json:"overwrite,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1278,6 +1282,13 @@ func (x *SubmitDAGRequest) GetOutput() string {
 		return x.Output
 	}
 	return ""
+}
+
+func (x *SubmitDAGRequest) GetOverwrite() bool {
+	if x != nil {
+		return x.Overwrite
+	}
+	return false
 }
 
 type SubmitDAGResponse struct {
@@ -2474,13 +2485,14 @@ const file_ebb_proto_rawDesc = "" +
 	"\tmemory_mb\x18\x03 \x01(\x03R\bmemoryMb\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8e\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x01\n" +
 	"\x10SubmitDAGRequest\x12\x12\n" +
 	"\x04spec\x18\x01 \x01(\fR\x04spec\x12\x1b\n" +
 	"\tspec_name\x18\x02 \x01(\tR\bspecName\x12\x16\n" +
 	"\x06client\x18\x03 \x01(\tR\x06client\x12\x19\n" +
 	"\bbase_dir\x18\x04 \x01(\tR\abaseDir\x12\x16\n" +
-	"\x06output\x18\x05 \x01(\tR\x06output\"*\n" +
+	"\x06output\x18\x05 \x01(\tR\x06output\x12\x1c\n" +
+	"\toverwrite\x18\x06 \x01(\bR\toverwrite\"*\n" +
 	"\x11SubmitDAGResponse\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\")\n" +
 	"\x10DAGStatusRequest\x12\x15\n" +
