@@ -26,16 +26,18 @@ func (c *Core) schedule() {
 func (c *Core) place(g *group) {
 	o := c.opts.Tasks
 	var snap scheduler.OrderSnapshot
+	var demand map[*dagRun]*scheduler.RASDemand
 	if o.ResourceAware() {
 		c.rasCycle()
 		snap.Plan = *c.rasPlan
 		snap.Nodes = c.orderNodes(g)
+		demand = rasDemand(g)
 	}
 	var held []*attemptRun
 	var dags []*dagRun
 	fails := map[*dagRun]int{}
 	for g.queue.Len() > 0 && len(held) < maxSkips {
-		dags = g.queueHeads(&snap, fails, o.ResourceAware(), dags[:0])
+		dags = g.queueHeads(&snap, fails, demand, dags[:0])
 		pick, ok := o.Next(&snap)
 		if !ok {
 			break
@@ -59,6 +61,7 @@ func (c *Core) place(g *group) {
 		c.start(a, w)
 		if snap.Nodes != nil {
 			c.startedOn(g, &snap, i, a)
+			rasStarted(demand[d], a.task.vertex)
 		}
 	}
 	for _, a := range held {
@@ -72,8 +75,9 @@ const maxFailsPerDAG = 4
 
 // queueHeads fills snap.Heads with each queued DAG's next attempt, in
 // fifo order, leaving out DAGs that failed too often in this pass, and
-// appends the same DAGs, in the same order, to dags.
-func (g *group) queueHeads(snap *scheduler.OrderSnapshot, fails map[*dagRun]int, resources bool, dags []*dagRun) []*dagRun {
+// appends the same DAGs, in the same order, to dags. demand is nil unless
+// the order is resource-aware.
+func (g *group) queueHeads(snap *scheduler.OrderSnapshot, fails map[*dagRun]int, demand map[*dagRun]*scheduler.RASDemand, dags []*dagRun) []*dagRun {
 	snap.Heads = snap.Heads[:0]
 	for _, d := range g.queue.dags {
 		if fails[d] >= maxFailsPerDAG {
@@ -81,9 +85,12 @@ func (g *group) queueHeads(snap *scheduler.OrderSnapshot, fails map[*dagRun]int,
 		}
 		a := g.queue.head(d)
 		h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
-		if resources {
+		if demand != nil {
 			v := a.task.vertex
 			h.Kind, h.Profile = v.rasKind(), toProfile(v.activeProfile())
+			if dm := demand[d]; dm != nil {
+				h.Demand = *dm
+			}
 		}
 		snap.Heads = append(snap.Heads, h)
 		dags = append(dags, d)

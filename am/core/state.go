@@ -54,6 +54,10 @@ type dagRun struct {
 	// predictive scale-out and resource-aware scheduling.
 	attemptTime  time.Duration
 	attemptsDone int
+	// producerTime / producersDone: the same over producer (map-like)
+	// attempts only, the paper's s_req evidence (ras.go).
+	producerTime  time.Duration
+	producersDone int
 }
 
 type edgeRef struct {

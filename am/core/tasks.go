@@ -149,6 +149,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		w := a.worker
 		d.attemptTime += c.now.Sub(a.started)
 		d.attemptsDone++
+		d.observed(t.vertex, c.now.Sub(a.started))
 		c.detach(a)
 		delete(c.attempt, a.id)
 		t.current = nil
