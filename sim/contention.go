@@ -16,6 +16,7 @@ import (
 
 type running struct {
 	id        string
+	job       string // the trace's job id
 	node      string
 	profile   *dag.Profile
 	remaining float64 // seconds of work left at full speed
@@ -27,8 +28,13 @@ type running struct {
 // start begins an attempt on a node and reschedules the node's attempts.
 func (e *engine) startRunning(now time.Time, a core.RunAttempt, d time.Duration) {
 	node := e.world.nodeOf(a.Worker)
-	r := &running{id: a.Attempt.ID, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now}
+	job := a.Attempt.DAGID
+	if j := e.jobs[job]; j != nil {
+		job = j.job.ID
+	}
+	r := &running{id: a.Attempt.ID, job: job, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now}
 	e.running[r.id] = r
+	e.rec.attemptStarted(r.job)
 	e.byNode[node] = append(e.byNode[node], r)
 	e.reshare(now, node)
 }
@@ -40,6 +46,7 @@ func (e *engine) stopRunning(now time.Time, id string) {
 		return
 	}
 	delete(e.running, id)
+	e.rec.attemptStopped(r.job)
 	rs := e.byNode[r.node]
 	for i, x := range rs {
 		if x == r {

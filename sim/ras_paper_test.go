@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/sim/report"
 	"github.com/ebb-am/ebb/sim/trace"
 )
@@ -67,5 +68,55 @@ func TestRASPaperJobsAloneMatchTheirLengthInIsolation(t *testing.T) {
 				t.Logf("%s: %s alone %s, paper %s (%.1f%% off)", file, j.ID, got, want, 100*off)
 			}
 		}
+	}
+}
+
+// Tightening one job's goal in the paper's mixed workload gives that job
+// more tasks at once and an earlier finish than the relaxed goal of
+// experiment 1: the goal, not only utilisation, drives ras. J3 (Select,
+// submitted at 200 s while J1 and J2 run) gets a goal of its length in
+// isolation, 400 s after its submission, the tightest a job could meet
+// with the cluster to itself. With the goal ignored both runs are the same
+// run, and the test fails.
+func TestRASTightGoalGivesTheJobMoreTasks(t *testing.T) {
+	sc, err := trace.ReadScenario("../examples/sim/ras-paper-exp1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(tight bool) (peak int, finish time.Duration) {
+		jobs := append([]Job(nil), sc.Jobs...)
+		for i, j := range jobs {
+			if j.ID == "J3" && tight {
+				spec := *j.Spec
+				spec.Goal = &dag.Goal{Within: dag.Duration(rasPaperIsolation["J3"])}
+				jobs[i].Spec = &spec
+			}
+		}
+		cfg := DefaultConfig()
+		cfg.Cloud.Types[0].MemoryMB = sc.NodeMemoryMB
+		cfg.Cloud.Types[0].VCores = sc.NodeVCores
+		p, err := ParsePolicy("ras")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Static = sc.Nodes
+		rec, err := Run(jobs, cfg, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range rec.Run().Jobs {
+			if j.ID == "J3" {
+				return rec.PeakRunning("J3"), j.Finish
+			}
+		}
+		t.Fatal("J3 did not end")
+		return 0, 0
+	}
+	relaxedPeak, relaxedFinish := run(false)
+	tightPeak, tightFinish := run(true)
+	t.Logf("J3: relaxed goal: %d tasks at most, finished at %s; goal of 400 s: %d, %s", relaxedPeak, relaxedFinish, tightPeak, tightFinish)
+	if tightPeak <= relaxedPeak || tightFinish >= relaxedFinish {
+		t.Errorf("J3 with a tight goal ran %d tasks at most and finished at %s; with a relaxed one %d and %s: want more tasks and an earlier finish",
+			tightPeak, tightFinish, relaxedPeak, relaxedFinish)
 	}
 }
