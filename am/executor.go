@@ -59,3 +59,13 @@ func (x executor) Log(_ time.Time, a core.Log) {
 		x.l.log.Info(a.Msg)
 	}
 }
+
+// AttemptInputs: the worker protocol cannot yet hand a running attempt
+// inputs that appear after it started, so the Loop never enables slow
+// start (CoreOptions.SlowStart stays 0). Should one arrive anyway, the
+// attempt is killed, so the Core re-queues it rather than leave it
+// waiting for inputs that will never reach it.
+func (x executor) AttemptInputs(now time.Time, a core.AttemptInputs) {
+	x.l.log.Warnf("attempt %s: inputs after start are not supported by this world's workers; killing it", a.AttemptID)
+	x.l.send(a.Worker, killMessage(a.AttemptID, "inputs after start are not supported"))
+}

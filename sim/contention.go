@@ -20,6 +20,11 @@ type running struct {
 	node      string
 	profile   *dag.Profile
 	remaining float64 // seconds of work left at full speed
+	// gathering: a consumer started under slow start, in its shuffle
+	// phase until its last input appears. It loads its node with its
+	// shuffle profile and does none of its work: its traced duration is
+	// the reduce that follows.
+	gathering bool
 	rate      float64 // fraction of full speed now
 	since     time.Time
 	version   int // bumps when the completion event is rescheduled
@@ -32,7 +37,8 @@ func (e *engine) startRunning(now time.Time, a core.RunAttempt, d time.Duration)
 	if j := e.jobs[job]; j != nil {
 		job = j.job.ID
 	}
-	r := &running{id: a.Attempt.ID, job: job, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now}
+	r := &running{id: a.Attempt.ID, job: job, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now,
+		gathering: a.Attempt.Incomplete}
 	e.running[r.id] = r
 	e.rec.attemptStarted(r.job)
 	e.byNode[node] = append(e.byNode[node], r)
@@ -68,6 +74,9 @@ func (e *engine) reshare(now time.Time, node string) {
 		}
 	}
 	for _, r := range rs {
+		if r.gathering {
+			continue // no work done, no completion to schedule
+		}
 		r.remaining -= now.Sub(r.since).Seconds() * r.rate
 		if r.remaining < 0 {
 			r.remaining = 0
@@ -96,4 +105,18 @@ func (e *engine) reshare(now time.Time, node string) {
 			}
 		})
 	}
+}
+
+// inputsComplete moves a gathering attempt to its reduce phase: from now
+// on it works, with its reduce profile, for its traced duration.
+func (e *engine) inputsComplete(now time.Time, id string, p *dag.Profile) {
+	r, ok := e.running[id]
+	if !ok || !r.gathering {
+		return
+	}
+	r.gathering = false
+	r.profile = p
+	r.since = now
+	r.rate = 0 // not a rate it can keep: reshare schedules its completion
+	e.reshare(now, r.node)
 }

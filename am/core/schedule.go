@@ -122,7 +122,7 @@ func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
 	a := g.queue.pop(d)
 	g.queuedMB -= a.memoryMB()
 	t := a.task
-	if !t.ready() || d.state != DAGRunning {
+	if !c.canStart(t) || d.state != DAGRunning {
 		delete(c.attempt, a.id)
 		t.current = nil
 		t.state = taskWaiting
@@ -155,6 +155,7 @@ func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.worker = w
 	a.started = c.now
 	a.profile = v.activeProfile()
+	a.gathering = !t.ready()
 	a.lastSeen = c.now
 	t.state = taskRunning
 	w.running[a] = struct{}{}
@@ -227,7 +228,11 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	if v.sink {
 		s.CommitDir = d.commitDir(v)
 	}
-	s.Profile = v.activeProfile()
+	s.Profile = a.profile
+	if s.Profile == nil {
+		s.Profile = v.activeProfile()
+	}
+	a.gatherInputs(&s)
 	if n := len(v.spec.SimDurations); n > 0 {
 		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
 	}

@@ -30,7 +30,7 @@ func (c *Core) maybeQueue(t *taskRun) {
 		return
 	}
 	c.reviveInputs(t)
-	if !t.ready() {
+	if !c.canStart(t) {
 		return
 	}
 	a := &attemptRun{
@@ -168,6 +168,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 				c.releaseInputs(t.vertex)
 			}
 			c.consumersReady(t)
+			c.slowStartReady(t)
 		}
 	case AttemptFetchFailed:
 		c.detach(a)
