@@ -37,7 +37,7 @@ func (c *Core) place(g *group) {
 	var dags []*dagRun
 	fails := map[*dagRun]int{}
 	for g.queue.Len() > 0 && len(held) < maxSkips {
-		dags = g.queueHeads(&snap, fails, demand, dags[:0])
+		dags = c.queueHeads(g, &snap, fails, demand, dags[:0])
 		pick, ok := o.Next(&snap)
 		if !ok {
 			break
@@ -77,13 +77,13 @@ const maxFailsPerDAG = 4
 // fifo order, leaving out DAGs that failed too often in this pass, and
 // appends the same DAGs, in the same order, to dags. demand is nil unless
 // the order is resource-aware.
-func (g *group) queueHeads(snap *scheduler.OrderSnapshot, fails map[*dagRun]int, demand map[*dagRun]*scheduler.RASDemand, dags []*dagRun) []*dagRun {
+func (c *Core) queueHeads(g *group, snap *scheduler.OrderSnapshot, fails map[*dagRun]int, demand map[*dagRun]*scheduler.RASDemand, dags []*dagRun) []*dagRun {
 	snap.Heads = snap.Heads[:0]
 	for _, d := range g.queue.dags {
 		if fails[d] >= maxFailsPerDAG {
 			continue
 		}
-		a := g.queue.head(d)
+		a := (*g.queue.byDAG[d])[c.nextIndex(d, g.queue.byDAG[d])]
 		h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
 		if demand != nil {
 			v := a.task.vertex
@@ -119,7 +119,7 @@ func allowedNodes(nodes []packing.Node, fits []bool) []packing.Node {
 // popReady takes d's next queued attempt, or nil when its inputs were lost
 // after it was queued (then the task waits for them again).
 func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
-	a := g.queue.pop(d)
+	a := g.queue.pop(d, c.nextIndex(d, g.queue.byDAG[d]))
 	g.queuedMB -= a.memoryMB()
 	t := a.task
 	if !c.canStart(t) || d.state != DAGRunning {

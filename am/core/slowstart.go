@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // Slow start, as MapReduce does it (mapreduce.job.reduce.slowstart.
@@ -124,4 +125,44 @@ func (a *attemptRun) gatherInputs(s *AttemptSpec) {
 		}
 	}
 	s.Inputs = kept
+}
+
+// nextIndex is the index in q, d's queue, of the attempt d starts next:
+// the head (producers before consumers, topological order), except that
+// under slow start a consumer queued before its producers are all done
+// goes ahead of queued producers, as MapReduce launches reduces beside the
+// remaining maps, while d's consumers gathering inputs are fewer than its
+// running producers. That keeps at least half of what d runs for its
+// producers (Hadoop's reduce ramp-up limit of 0.5 in spirit), so consumers
+// waiting for outputs never hold every slot the producers need.
+func (c *Core) nextIndex(d *dagRun, q *attemptQueue) int {
+	if c.opts.SlowStart <= 0 || c.opts.SlowStart >= 1 || q.Len() < 2 {
+		return 0
+	}
+	early := -1
+	for i, a := range *q {
+		if a.task.vertex.rasKind() == scheduler.RASConsumer && !a.task.ready() && (early < 0 || q.Less(i, early)) {
+			early = i
+		}
+	}
+	if early < 0 || early == 0 {
+		return 0
+	}
+	gathering, producers := 0, 0
+	for _, v := range d.vertices {
+		for _, t := range v.tasks {
+			if a := t.current; a != nil && a.worker != nil {
+				switch {
+				case a.gathering:
+					gathering++
+				case v.rasKind() == scheduler.RASProducer:
+					producers++
+				}
+			}
+		}
+	}
+	if gathering < producers {
+		return early
+	}
+	return 0
 }

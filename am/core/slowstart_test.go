@@ -141,3 +141,34 @@ func TestSlowStartRefetchesARecomputedOutput(t *testing.T) {
 		}
 	}
 }
+
+// Under slow start a reduce queued while maps remain goes ahead of the
+// queued maps, as MapReduce launches reduces beside the remaining maps,
+// but gathering reduces never outnumber the running maps, so they cannot
+// take every slot the maps need.
+func TestSlowStartReducesGoAheadOfQueuedMapsUpToHalf(t *testing.T) {
+	f := newFake(t, CoreOptions{SlowStart: 0.05})
+	f.submit(`
+name: mr
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices:
+  - {name: map, command: "true", parallelism: 8, memoryMB: 256}
+  - {name: reduce, command: "true", parallelism: 4, memoryMB: 256}
+edges: [{from: map, to: reduce, type: scatter-gather}]
+`)
+	f.addWorker("w1", "g", "n1", 1024) // 4 slots: maps 0-3
+	count := func() string {
+		return fmt.Sprintf("maps %d reduces %d", len(f.runningVertex("map")), len(f.runningVertex("reduce")))
+	}
+	var got []string
+	for m := 0; m < 3; m++ {
+		f.finishVertexTask("map", m)
+		got = append(got, count())
+	}
+	// After map 0: a reduce (0 gathering < 3 maps running); after map 1:
+	// another (1 < 2); after map 2: 2 gathering, 1 map running, so map 4.
+	want := "[maps 3 reduces 1 maps 2 reduces 2 maps 2 reduces 2]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("after each map:\n got %v\nwant %s", got, want)
+	}
+}
