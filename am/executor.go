@@ -60,12 +60,9 @@ func (x executor) Log(_ time.Time, a core.Log) {
 	}
 }
 
-// AttemptInputs: the worker protocol cannot yet hand a running attempt
-// inputs that appear after it started, so the Loop never enables slow
-// start (CoreOptions.SlowStart stays 0). Should one arrive anyway, the
-// attempt is killed, so the Core re-queues it rather than leave it
-// waiting for inputs that will never reach it.
-func (x executor) AttemptInputs(now time.Time, a core.AttemptInputs) {
-	x.l.log.Warnf("attempt %s: inputs after start are not supported by this world's workers; killing it", a.AttemptID)
-	x.l.send(a.Worker, killMessage(a.AttemptID, "inputs after start are not supported"))
+// AttemptInputs hands a slow-started attempt the inputs that appeared
+// since it started. If its worker cannot be reached the attempt is lost
+// with it, which the Core learns from the worker's loss.
+func (x executor) AttemptInputs(_ time.Time, a core.AttemptInputs) {
+	x.l.send(a.Worker, inputsMessage(a))
 }

@@ -104,6 +104,7 @@ func (c *Core) sendInput(a *attemptRun, v *vertexRun, pt *taskRun) {
 	}
 	if t.ready() {
 		a.gathering = false
+		a.lastSeen = c.now // the task timeout counts from here
 		a.profile = t.vertex.activeProfile()
 		act.Complete, act.Profile = true, a.profile
 	}
