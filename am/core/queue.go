@@ -34,14 +34,6 @@ func (q *dagQueues) push(a *attemptRun) {
 	q.n++
 }
 
-// head is d's next attempt (nil when none).
-func (q *dagQueues) head(d *dagRun) *attemptRun {
-	if h := q.byDAG[d]; h != nil && h.Len() > 0 {
-		return (*h)[0]
-	}
-	return nil
-}
-
 // pop takes d's attempt at index i of its heap (0: the head).
 func (q *dagQueues) pop(d *dagRun, i int) *attemptRun {
 	h := q.byDAG[d]
