@@ -4,7 +4,7 @@
 // World (am/local, am/yarn) and on worker connections; the gRPC services for
 // workers and clients; input listing; the status page and /metrics.
 //
-// It may import am/core, dag, conf-free option structs, fsys, the
-// protobufs of ebb's own protocol, gRPC and logrus. The simulator does not
-// use this package: it drives am/core directly.
+// It may import am/core, dag, fsys and the protobufs of ebb's own protocol
+// (plus gRPC and logrus); never conf, yarnrpc or a world. The simulator does
+// not use this package: it drives am/core directly.
 package am

@@ -43,6 +43,10 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 			lastState = rep.State
 		}
 		if rep.State.Done() {
+			if dags != nil {
+				// The AM may still answer: its DAGs' last lines, once.
+				dags.poll(ctx, progress, func() {})
+			}
 			break
 		}
 		if rep.State == yarn.StateRunning && dags == nil && rep.RPCPort > 0 {
@@ -75,12 +79,14 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 	return rep, nil
 }
 
-// dagWatch reads a running AM's DAGs and tells each change once.
+// dagWatch reads a running AM's DAGs and tells each change once: one line
+// per change of a DAG's state or progress, never a repeat, however many
+// DAGs a session runs.
 type dagWatch struct {
 	client       ebbpb.ClientClient
 	close        func() error
 	firstRunning bool
-	lastLine     string
+	lastLine     map[string]string // by DAG id
 }
 
 func dialDAGs(addr, secret string) (*dagWatch, error) {
@@ -88,7 +94,7 @@ func dialDAGs(addr, secret string) (*dagWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dagWatch{client: ebbpb.NewClientClient(conn), close: conn.Close}, nil
+	return &dagWatch{client: ebbpb.NewClientClient(conn), close: conn.Close, lastLine: map[string]string{}}, nil
 }
 
 // poll reads the DAGs once; a failed read waits for the next poll.
@@ -108,9 +114,9 @@ func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning fun
 		if d.Diagnostics != "" {
 			s += ": " + d.Diagnostics
 		}
-		if s != w.lastLine {
+		if s != w.lastLine[d.DagId] {
 			line(s)
-			w.lastLine = s
+			w.lastLine[d.DagId] = s
 		}
 	}
 }

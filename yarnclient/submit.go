@@ -143,7 +143,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		ID: id, Queue: o.Queue, Type: AppType,
 		Resource:    yarn.Resource{MemoryMB: c.conf.Int64("mr3.am.resource.memory.mb"), VCores: int32(c.conf.Int("mr3.am.resource.cpu.cores"))},
 		MaxAttempts: c.conf.Int("mr3.am.max.app.attempts"),
-		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.Output)},
+		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output)},
 			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging)}},
 	}
 	if o.Session {
@@ -156,10 +156,11 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 // process is ebb itself, so a SIGTERM (from the NM, or an operator)
 // reaches the AM, which unregisters, rather than a bash whose exit would
 // end the attempt first.
-func amCommand(withDAG bool, output string) string {
+func amCommand(withDAG bool, dagPath, output string) string {
 	cmd := []string{"exec", "./ebb", "am", "--conf", StagedConf}
 	if withDAG {
-		cmd = append(cmd, "--dag", StagedDAG)
+		// --dag-name: the AM's errors name the user's file, not the copy.
+		cmd = append(cmd, "--dag", StagedDAG, "--dag-name", shellWord(dagPath))
 	}
 	if output != "" {
 		cmd = append(cmd, "--output", shellWord(output))

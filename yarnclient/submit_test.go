@@ -34,7 +34,8 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 	rm, fs := newFakeRM(), newMemStore()
 	yc := testClient(t, testConf(t, "mr3.am.resource.memory.mb", "512", "mr3.am.max.app.attempts", "3"), rm, fs)
 	var warned []string
-	id, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Queue: "q", Output: "hdfs://nn:8020/it's",
+	dagPath := writeDAG(t)
+	id, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: dagPath, Queue: "q", Output: "hdfs://nn:8020/it's",
 		Warn: func(w string) { warned = append(warned, w) }})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,8 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 	if app.Name != "wordcount" || app.Queue != "q" || app.Type != "EBB" || app.Resource.MemoryMB != 512 || app.MaxAttempts != 3 || len(app.Tags) != 0 {
 		t.Errorf("application %+v", app)
 	}
-	wantCmd := `exec ./ebb am --conf mr3-site.xml --dag dag.yaml --output 'hdfs://nn:8020/it'\''s' 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr`
+	// --dag-name: the AM's messages name the user's file, not the staged copy.
+	wantCmd := `exec ./ebb am --conf mr3-site.xml --dag dag.yaml --dag-name '` + dagPath + `' --output 'hdfs://nn:8020/it'\''s' 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr`
 	if len(app.AM.Command) != 1 || app.AM.Command[0] != wantCmd {
 		t.Errorf("AM command %q, want %q", app.AM.Command, wantCmd)
 	}

@@ -211,5 +211,23 @@ func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 		c.warnf("DAG %s (%s) %s: %s", d.id, d.spec.Name, st, diag)
 	}
 	c.emit(DAGEnded{DAG: c.status(d), Workers: ws})
+	// A scale-in that waited for this DAG may now stop its workers.
+	if len(c.waitingDrains) > 0 {
+		c.stopDrained()
+	}
 	c.admit()
+}
+
+// FailGroup fails every DAG still running in a group, with the reason: a
+// world tells the Core that no container or node can ever hold the
+// group's workers, so its DAGs would otherwise wait for ever.
+func (c *Core) FailGroup(now time.Time, group, reason string) {
+	c.advance(now)
+	for _, d := range append([]*dagRun(nil), c.active...) {
+		if d.group.info.Name == group && !d.state.Done() {
+			c.endDAG(d, DAGFailed, reason)
+		}
+	}
+	c.schedule()
+	c.updateWanted()
 }

@@ -47,11 +47,11 @@ func (c *Core) place(g *group) {
 		if a == nil {
 			continue
 		}
-		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred}
-		i, ok := c.opts.Allocator.Choose(allowedNodes(g.pnodes, pick.Fits), req)
+		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
+		i, ok := c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req)
 		var w *workerRun
 		if ok {
-			w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB)
+			w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
 			held = append(held, a)
@@ -132,11 +132,12 @@ func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
 }
 
 // bestWorker is the group's worker on the node with the least free memory
-// that still fits (best fit keeps big holes for big attempts).
-func (g *group) bestWorker(node string, mem int64) *workerRun {
+// that still fits an attempt of d (best fit keeps big holes for big
+// attempts).
+func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
 	var best *workerRun
 	for _, w := range g.byNode[node] {
-		if w.draining || w.freeMB < mem {
+		if !w.takes(d) || w.freeMB < mem {
 			continue
 		}
 		if best == nil || w.freeMB < best.freeMB {

@@ -141,6 +141,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	t := a.task
 	d := t.vertex.dag
 	a.lastSeen = c.now
+	c.noteAttemptEnd(a, u.Result)
 	switch u.Result {
 	case AttemptRunning:
 		a.progress = u.Progress

@@ -24,7 +24,7 @@ import (
 // application id, or empty (or "session") for the user's running session,
 // started (telling errOut) when there is none and start is true.
 type amResolver interface {
-	findAM(ctx context.Context, app string, start bool, errOut io.Writer) (addr, secret string, err error)
+	findAM(ctx context.Context, app string, start bool, cf confFlags, errOut io.Writer) (addr, secret string, err error)
 }
 
 // amFlags find a running AM: --am and a secret, a local session file, or
@@ -41,6 +41,9 @@ type amFlags struct {
 	// resolve finds --app, or the user's session when no AM is named;
 	// nil in a build without YARN.
 	resolve amResolver
+	// cf is the configuration for finding or starting a session on YARN
+	// (--conf and --set of `ebb dag submit`).
+	cf confFlags
 }
 
 func (f *amFlags) register(cmd *cobra.Command) {
@@ -74,7 +77,7 @@ func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (ebbpb.ClientClien
 		if f.resolve == nil {
 			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
 		}
-		a, s, err := f.resolve.findAM(ctx, f.app, f.mayStart, errOut)
+		a, s, err := f.resolve.findAM(ctx, f.app, f.mayStart, f.cf, errOut)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -143,6 +146,9 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 		},
 	}
 	f.register(submit)
+	// A session this command starts is configured like `ebb submit`'s
+	// (e.g. --set mr3.am.resource.memory.mb=1024 on a small cluster).
+	f.cf.register(submit)
 	submit.Flags().BoolVar(&wait, "wait", false, "follow the DAG to its end; exit non-zero unless it succeeds")
 	submit.Flags().StringVar(&output, "output", "", "override the spec's output")
 

@@ -71,7 +71,7 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	}
 	a, err := am.New(am.Options{
 		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
-		Tick: 100 * time.Millisecond, WorkerHeartbeat: ms(c, "ebb.am.worker.heartbeat.interval.ms"),
+		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		OutputRoot: filepath.Join(root, "output"),
 	})
 	if err != nil {
@@ -90,8 +90,8 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	}
 	w, err := local.New(local.Options{
 		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
-		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: ms(c, "ebb.local.provision.delay.ms"),
-		IdleNodeTime: ms(c, "ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
+		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
+		IdleNodeTime: c.Duration("ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
 		Root: root, Allocator: alloc, Log: log, Post: a.Loop().Post,
 	}, time.Now())
 	if err != nil {

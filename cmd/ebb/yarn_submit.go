@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -83,5 +85,9 @@ func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out io.Writ
 		return p.done(nil)
 	}
 	_, err = yc.Follow(ctx, id, t0, func(line string) { p.println(line) })
+	if errors.Is(err, context.Canceled) {
+		// Ctrl-C stops following, not the application.
+		return p.done(fmt.Errorf("stopped following %s; the application keeps running: follow it in the YARN UI, stop it with `ebb kill %s`", id, id))
+	}
 	return p.done(exitCode2(err))
 }
