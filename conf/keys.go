@@ -124,7 +124,6 @@ var keys = []Key{
 	{Name: "ebb.local.dir", Type: String, Default: "",
 		Doc: "working directory of the local world (empty = a fresh temporary directory)"},
 
-
 	// conf itself.
 	{Name: "ebb.conf.unknown.keys", Type: Enum, Default: "error", Enum: []string{"error", "warn"},
 		Doc: "an unknown mr3./ebb. key is an error, or only a warning (for an mr3-site.xml shared with MR3)"},
