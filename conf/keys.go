@@ -103,6 +103,8 @@ var keys = []Key{
 		Doc: "task scheduling across DAGs (ras: resource-aware, completion-time goals)"},
 	{Name: "ebb.ras.control.cycle.secs", Type: Int, Default: "30", Bounds: from(1),
 		Doc: "the resource-aware scheduler's control cycle"},
+	{Name: "ebb.slowstart.completed.producers", Type: Float, Default: "0.05", Bounds: between(0, 1),
+		Doc: "fraction of a scatter-gather edge's producer tasks that must have succeeded before its consumers start and fetch the rest as they finish (Hadoop's mapreduce.job.reduce.slowstart.completedmaps); at least one; 1 = after all"},
 	{Name: "ebb.billing.period.secs", Type: Int, Default: "0", Bounds: from(0),
 		Doc: "node billing period (0 = per second); with 3600 nodes are emptied near the end of their paid hour"},
 

@@ -74,6 +74,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.packing.locality.delay.ms":                           "250",
 		"ebb.scheduler.scheme":                                    "fifo",
 		"ebb.ras.control.cycle.secs":                              "30",
+		"ebb.slowstart.completed.producers":                       "0.05", // Hadoop's mapreduce.job.reduce.slowstart.completedmaps
 		"ebb.auto.scale.predictive.enabled":                       "false",
 		"ebb.auto.scale.predictive.target.secs":                   "120",
 		"ebb.billing.period.secs":                                 "0",

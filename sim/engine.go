@@ -52,6 +52,7 @@ type engine struct {
 	rec           *Recorder
 	running       map[string]*running   // attempts in flight
 	byNode        map[string][]*running // the same, by node, for contention
+	producers     map[string]int        // running producer attempts by DAG id (contention.go)
 	err           error
 }
 

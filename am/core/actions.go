@@ -100,6 +100,10 @@ type AttemptSpec struct {
 	Inputs      []InputFetch
 	Splits      []Split
 	CommitDir   string
+	// Incomplete: started under slow start (CoreOptions.SlowStart) with
+	// only the inputs that exist; the others follow in AttemptInputs, and
+	// the command runs once the last has arrived.
+	Incomplete bool
 	// SimDuration is the traced run time (sim world only).
 	SimDuration time.Duration
 	// Profile is the fraction of a node's CPU, memory and I/O the attempt

@@ -45,6 +45,11 @@ type CoreOptions struct {
 	// Tasks chooses which DAG's attempt runs next (ebb.scheduler.scheme;
 	// nil: fifo).
 	Tasks scheduler.TaskOrder
+	// SlowStart is the fraction of a scatter-gather edge's producer tasks
+	// that must have succeeded before its consumers start (slowstart.go);
+	// 0 or 1: all of them. A world that sets it must carry out
+	// AttemptInputs.
+	SlowStart float64
 	// RASCycle is the resource-aware scheduler's control cycle
 	// (ebb.ras.control.cycle.secs).
 	RASCycle time.Duration

@@ -27,6 +27,7 @@ type fakeWorld struct {
 	avoid   []string // the last WantWorkers' avoid list
 	prefer  []string // and its preferred nodes
 	logs    []string
+	inputs  []AttemptInputs
 }
 
 func newFake(t *testing.T, opts CoreOptions) *fakeWorld {
@@ -53,6 +54,9 @@ func (f *fakeWorld) StopWorker(_ time.Time, a StopWorker)   { f.stopped = append
 func (f *fakeWorld) MoveWorker(_ time.Time, a MoveWorker)   { f.moved = append(f.moved, a.Worker) }
 func (f *fakeWorld) DAGEnded(_ time.Time, a DAGEnded)       { f.ended = append(f.ended, a.DAG) }
 func (f *fakeWorld) Log(_ time.Time, a Log)                 { f.logs = append(f.logs, a.Msg) }
+func (f *fakeWorld) AttemptInputs(_ time.Time, a AttemptInputs) {
+	f.inputs = append(f.inputs, a)
+}
 
 func (f *fakeWorld) tick(d time.Duration) {
 	f.now = f.now.Add(d)

@@ -137,7 +137,9 @@ func (c *Core) checkTimeouts() {
 	}
 	var silent []string
 	for id, a := range c.attempt {
-		if a.worker != nil && c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
+		// A consumer gathering its inputs under slow start waits for
+		// producers, which have their own timeouts.
+		if a.worker != nil && !a.gathering && c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
 			silent = append(silent, id)
 		}
 	}

@@ -9,6 +9,16 @@ import (
 	"github.com/ebb-am/ebb/scheduler"
 )
 
+// slowStart is ebb.slowstart.completed.producers for the Core, whose 0
+// means off: the key's 0 means "after the first producer", which any
+// fraction small enough gives too.
+func slowStart(c *conf.Config) float64 {
+	if f := c.Float("ebb.slowstart.completed.producers"); f > 0 {
+		return f
+	}
+	return 1e-9
+}
+
 // packingOptions builds the allocator options from the ebb.packing.* keys.
 func packingOptions(c *conf.Config) packing.Options {
 	return packing.Options{
@@ -94,6 +104,7 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		Recycle:                 recycle,
 		Tasks:                   tasks,
 		RASCycle:                c.Duration("ebb.ras.control.cycle.secs"),
+		SlowStart:               slowStart(c),
 		RecycleInterval:         c.Duration(scheduler.KeyInterval),
 		RemoveEmptyKind:         c.Bool("mr3.container.scheduler.remove.empty.kind"),
 	}, nil

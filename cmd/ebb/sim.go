@@ -96,7 +96,7 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 		return fmt.Errorf("sim: give exactly one of --trace FILE and --scenario FILE")
 	}
 	if f.perJob && f.jsonOut {
-		return fmt.Errorf("sim: --per-job goes with the table, not --json (the JSON is one summary object per policy)")
+		return fmt.Errorf("sim: --per-job goes with the table, not --json (the JSON has each job under job_results)")
 	}
 	f.opts.WindowStart, f.opts.WindowLength = f.windowStart, f.window
 	f.cfg.Cloud.Types[0].MemoryMB = f.nodeMB

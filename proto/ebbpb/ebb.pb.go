@@ -435,6 +435,7 @@ type AMMessage struct {
 	//	*AMMessage_DagDone
 	//	*AMMessage_Stop
 	//	*AMMessage_Reinit
+	//	*AMMessage_Inputs
 	Msg           isAMMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -531,6 +532,15 @@ func (x *AMMessage) GetReinit() *Reinit {
 	return nil
 }
 
+func (x *AMMessage) GetInputs() *AttemptInputs {
+	if x != nil {
+		if x, ok := x.Msg.(*AMMessage_Inputs); ok {
+			return x.Inputs
+		}
+	}
+	return nil
+}
+
 type isAMMessage_Msg interface {
 	isAMMessage_Msg()
 }
@@ -559,6 +569,10 @@ type AMMessage_Reinit struct {
 	Reinit *Reinit `protobuf:"bytes,6,opt,name=reinit,proto3,oneof"`
 }
 
+type AMMessage_Inputs struct {
+	Inputs *AttemptInputs `protobuf:"bytes,7,opt,name=inputs,proto3,oneof"`
+}
+
 func (*AMMessage_Registered) isAMMessage_Msg() {}
 
 func (*AMMessage_Run) isAMMessage_Msg() {}
@@ -570,6 +584,8 @@ func (*AMMessage_DagDone) isAMMessage_Msg() {}
 func (*AMMessage_Stop) isAMMessage_Msg() {}
 
 func (*AMMessage_Reinit) isAMMessage_Msg() {}
+
+func (*AMMessage_Inputs) isAMMessage_Msg() {}
 
 type Registered struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
@@ -647,7 +663,11 @@ type RunAttempt struct {
 	Splits []*InputSplit `protobuf:"bytes,14,rep,name=splits,proto3" json:"splits,omitempty"`
 	// For a sink vertex: the directory (local path or hdfs://) where the
 	// attempt's output files are committed on success.
-	CommitDir     string `protobuf:"bytes,15,opt,name=commit_dir,json=commitDir,proto3" json:"commit_dir,omitempty"`
+	CommitDir string `protobuf:"bytes,15,opt,name=commit_dir,json=commitDir,proto3" json:"commit_dir,omitempty"`
+	// Started under slow start with only the inputs that exist: the rest
+	// follow in AttemptInputs, and the command runs once the one marked
+	// complete has arrived and every input is fetched.
+	Incomplete    bool `protobuf:"varint,16,opt,name=incomplete,proto3" json:"incomplete,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -787,6 +807,77 @@ func (x *RunAttempt) GetCommitDir() string {
 	return ""
 }
 
+func (x *RunAttempt) GetIncomplete() bool {
+	if x != nil {
+		return x.Incomplete
+	}
+	return false
+}
+
+// AttemptInputs hands a running (incomplete) attempt upstream partitions
+// that appeared after it started, or that were recomputed: a later copy of
+// a producer task's partition replaces the earlier one. complete: no more
+// will follow.
+type AttemptInputs struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AttemptId     string                 `protobuf:"bytes,1,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
+	Inputs        []*InputFetch          `protobuf:"bytes,2,rep,name=inputs,proto3" json:"inputs,omitempty"`
+	Complete      bool                   `protobuf:"varint,3,opt,name=complete,proto3" json:"complete,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttemptInputs) Reset() {
+	*x = AttemptInputs{}
+	mi := &file_ebb_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttemptInputs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttemptInputs) ProtoMessage() {}
+
+func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttemptInputs.ProtoReflect.Descriptor instead.
+func (*AttemptInputs) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *AttemptInputs) GetAttemptId() string {
+	if x != nil {
+		return x.AttemptId
+	}
+	return ""
+}
+
+func (x *AttemptInputs) GetInputs() []*InputFetch {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+func (x *AttemptInputs) GetComplete() bool {
+	if x != nil {
+		return x.Complete
+	}
+	return false
+}
+
 type OutputSpec struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Consumer      string                 `protobuf:"bytes,1,opt,name=consumer,proto3" json:"consumer,omitempty"`
@@ -797,7 +888,7 @@ type OutputSpec struct {
 
 func (x *OutputSpec) Reset() {
 	*x = OutputSpec{}
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +900,7 @@ func (x *OutputSpec) String() string {
 func (*OutputSpec) ProtoMessage() {}
 
 func (x *OutputSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +913,7 @@ func (x *OutputSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputSpec.ProtoReflect.Descriptor instead.
 func (*OutputSpec) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{7}
+	return file_ebb_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OutputSpec) GetConsumer() string {
@@ -855,7 +946,7 @@ type InputFetch struct {
 
 func (x *InputFetch) Reset() {
 	*x = InputFetch{}
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -867,7 +958,7 @@ func (x *InputFetch) String() string {
 func (*InputFetch) ProtoMessage() {}
 
 func (x *InputFetch) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -880,7 +971,7 @@ func (x *InputFetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputFetch.ProtoReflect.Descriptor instead.
 func (*InputFetch) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{8}
+	return file_ebb_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *InputFetch) GetProducerVertex() string {
@@ -936,7 +1027,7 @@ type InputSplit struct {
 
 func (x *InputSplit) Reset() {
 	*x = InputSplit{}
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1039,7 @@ func (x *InputSplit) String() string {
 func (*InputSplit) ProtoMessage() {}
 
 func (x *InputSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1052,7 @@ func (x *InputSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputSplit.ProtoReflect.Descriptor instead.
 func (*InputSplit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{9}
+	return file_ebb_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InputSplit) GetPath() string {
@@ -995,7 +1086,7 @@ type KillAttempt struct {
 
 func (x *KillAttempt) Reset() {
 	*x = KillAttempt{}
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1098,7 @@ func (x *KillAttempt) String() string {
 func (*KillAttempt) ProtoMessage() {}
 
 func (x *KillAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1111,7 @@ func (x *KillAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillAttempt.ProtoReflect.Descriptor instead.
 func (*KillAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{10}
+	return file_ebb_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KillAttempt) GetAttemptId() string {
@@ -1047,7 +1138,7 @@ type DAGDone struct {
 
 func (x *DAGDone) Reset() {
 	*x = DAGDone{}
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1150,7 @@ func (x *DAGDone) String() string {
 func (*DAGDone) ProtoMessage() {}
 
 func (x *DAGDone) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1163,7 @@ func (x *DAGDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGDone.ProtoReflect.Descriptor instead.
 func (*DAGDone) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{11}
+	return file_ebb_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DAGDone) GetDagId() string {
@@ -1095,7 +1186,7 @@ type Stop struct {
 
 func (x *Stop) Reset() {
 	*x = Stop{}
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1198,7 @@ func (x *Stop) String() string {
 func (*Stop) ProtoMessage() {}
 
 func (x *Stop) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1211,7 @@ func (x *Stop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stop.ProtoReflect.Descriptor instead.
 func (*Stop) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{12}
+	return file_ebb_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Stop) GetGraceful() bool {
@@ -1150,7 +1241,7 @@ type Reinit struct {
 
 func (x *Reinit) Reset() {
 	*x = Reinit{}
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1253,7 @@ func (x *Reinit) String() string {
 func (*Reinit) ProtoMessage() {}
 
 func (x *Reinit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1266,7 @@ func (x *Reinit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reinit.ProtoReflect.Descriptor instead.
 func (*Reinit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{13}
+	return file_ebb_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Reinit) GetGroup() string {
@@ -1221,7 +1312,7 @@ type SubmitDAGRequest struct {
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1233,7 +1324,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1246,7 +1337,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{14}
+	return file_ebb_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1300,7 +1391,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1312,7 +1403,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1325,7 +1416,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{15}
+	return file_ebb_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1344,7 +1435,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1356,7 +1447,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1369,7 +1460,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1388,7 +1479,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1400,7 +1491,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1413,7 +1504,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1451,7 +1542,7 @@ type DAGStatus struct {
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1463,7 +1554,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1476,7 +1567,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -1611,7 +1702,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1623,7 +1714,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1636,7 +1727,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -1684,7 +1775,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +1787,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +1800,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -1734,7 +1825,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1746,7 +1837,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1759,7 +1850,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 type ListDAGsRequest struct {
@@ -1770,7 +1861,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1782,7 +1873,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1795,7 +1886,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 type ListDAGsResponse struct {
@@ -1807,7 +1898,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1819,7 +1910,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1832,7 +1923,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -1850,7 +1941,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1862,7 +1953,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1875,7 +1966,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 type ClusterStatusResponse struct {
@@ -1889,7 +1980,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1901,7 +1992,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1914,7 +2005,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -1955,7 +2046,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1967,7 +2058,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1980,7 +2071,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2059,7 +2150,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2071,7 +2162,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2084,7 +2175,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2135,7 +2226,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2147,7 +2238,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2160,7 +2251,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2211,7 +2302,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2223,7 +2314,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2236,7 +2327,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2275,7 +2366,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2287,7 +2378,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2300,7 +2391,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 type ShutdownRequest struct {
@@ -2312,7 +2403,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2324,7 +2415,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2337,7 +2428,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2355,7 +2446,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2367,7 +2458,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2380,7 +2471,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -2412,7 +2503,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\texit_code\x18\x04 \x01(\x05R\bexitCode\x12 \n" +
 	"\vdiagnostics\x18\x05 \x01(\tR\vdiagnostics\x12!\n" +
 	"\foutput_bytes\x18\x06 \x01(\x03R\voutputBytes\x120\n" +
-	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\x97\x02\n" +
+	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\xc8\x02\n" +
 	"\tAMMessage\x124\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x12.ebb.v1.RegisteredH\x00R\n" +
@@ -2421,12 +2512,13 @@ const file_ebb_proto_rawDesc = "" +
 	"\x04kill\x18\x03 \x01(\v2\x13.ebb.v1.KillAttemptH\x00R\x04kill\x12,\n" +
 	"\bdag_done\x18\x04 \x01(\v2\x0f.ebb.v1.DAGDoneH\x00R\adagDone\x12\"\n" +
 	"\x04stop\x18\x05 \x01(\v2\f.ebb.v1.StopH\x00R\x04stop\x12(\n" +
-	"\x06reinit\x18\x06 \x01(\v2\x0e.ebb.v1.ReinitH\x00R\x06reinitB\x05\n" +
+	"\x06reinit\x18\x06 \x01(\v2\x0e.ebb.v1.ReinitH\x00R\x06reinit\x12/\n" +
+	"\x06inputs\x18\a \x01(\v2\x15.ebb.v1.AttemptInputsH\x00R\x06inputsB\x05\n" +
 	"\x03msg\"]\n" +
 	"\n" +
 	"Registered\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xab\x04\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xcb\x04\n" +
 	"\n" +
 	"RunAttempt\x12\x1d\n" +
 	"\n" +
@@ -2447,10 +2539,18 @@ const file_ebb_proto_rawDesc = "" +
 	"\x06inputs\x18\r \x03(\v2\x12.ebb.v1.InputFetchR\x06inputs\x12*\n" +
 	"\x06splits\x18\x0e \x03(\v2\x12.ebb.v1.InputSplitR\x06splits\x12\x1d\n" +
 	"\n" +
-	"commit_dir\x18\x0f \x01(\tR\tcommitDir\x1a6\n" +
+	"commit_dir\x18\x0f \x01(\tR\tcommitDir\x12\x1e\n" +
+	"\n" +
+	"incomplete\x18\x10 \x01(\bR\n" +
+	"incomplete\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"H\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"v\n" +
+	"\rAttemptInputs\x12\x1d\n" +
+	"\n" +
+	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12*\n" +
+	"\x06inputs\x18\x02 \x03(\v2\x12.ebb.v1.InputFetchR\x06inputs\x12\x1a\n" +
+	"\bcomplete\x18\x03 \x01(\bR\bcomplete\"H\n" +
 	"\n" +
 	"OutputSpec\x12\x1a\n" +
 	"\bconsumer\x18\x01 \x01(\tR\bconsumer\x12\x1e\n" +
@@ -2605,7 +2705,7 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),             // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
@@ -2615,34 +2715,35 @@ var file_ebb_proto_goTypes = []any{
 	(*AMMessage)(nil),             // 5: ebb.v1.AMMessage
 	(*Registered)(nil),            // 6: ebb.v1.Registered
 	(*RunAttempt)(nil),            // 7: ebb.v1.RunAttempt
-	(*OutputSpec)(nil),            // 8: ebb.v1.OutputSpec
-	(*InputFetch)(nil),            // 9: ebb.v1.InputFetch
-	(*InputSplit)(nil),            // 10: ebb.v1.InputSplit
-	(*KillAttempt)(nil),           // 11: ebb.v1.KillAttempt
-	(*DAGDone)(nil),               // 12: ebb.v1.DAGDone
-	(*Stop)(nil),                  // 13: ebb.v1.Stop
-	(*Reinit)(nil),                // 14: ebb.v1.Reinit
-	(*SubmitDAGRequest)(nil),      // 15: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 16: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 17: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 18: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 19: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 20: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 21: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 22: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 23: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 24: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 25: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 26: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 27: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 28: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 29: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 30: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 31: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 32: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 33: ebb.v1.ShutdownResponse
-	nil,                           // 34: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 35: ebb.v1.Reinit.EnvEntry
+	(*AttemptInputs)(nil),         // 8: ebb.v1.AttemptInputs
+	(*OutputSpec)(nil),            // 9: ebb.v1.OutputSpec
+	(*InputFetch)(nil),            // 10: ebb.v1.InputFetch
+	(*InputSplit)(nil),            // 11: ebb.v1.InputSplit
+	(*KillAttempt)(nil),           // 12: ebb.v1.KillAttempt
+	(*DAGDone)(nil),               // 13: ebb.v1.DAGDone
+	(*Stop)(nil),                  // 14: ebb.v1.Stop
+	(*Reinit)(nil),                // 15: ebb.v1.Reinit
+	(*SubmitDAGRequest)(nil),      // 16: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),     // 17: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),      // 18: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),     // 19: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),             // 20: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),          // 21: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),        // 22: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),       // 23: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),       // 24: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),      // 25: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),  // 26: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil), // 27: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),           // 28: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),            // 29: ebb.v1.NodeStatus
+	(*Transition)(nil),            // 30: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),   // 31: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),  // 32: ebb.v1.SetAutoscaleResponse
+	(*ShutdownRequest)(nil),       // 33: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 34: ebb.v1.ShutdownResponse
+	nil,                           // 35: ebb.v1.RunAttempt.EnvEntry
+	nil,                           // 36: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
@@ -2651,42 +2752,44 @@ var file_ebb_proto_depIdxs = []int32{
 	0,  // 3: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
 	6,  // 4: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
 	7,  // 5: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
-	11, // 6: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
-	12, // 7: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
-	13, // 8: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
-	14, // 9: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
-	34, // 10: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	8,  // 11: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	9,  // 12: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	10, // 13: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	35, // 14: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	19, // 15: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	20, // 16: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	19, // 17: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	27, // 18: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	28, // 19: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	29, // 20: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 21: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	15, // 22: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	17, // 23: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	21, // 24: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	23, // 25: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	25, // 26: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	30, // 27: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	32, // 28: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	5,  // 29: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	16, // 30: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	18, // 31: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	22, // 32: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	24, // 33: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	26, // 34: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	31, // 35: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	33, // 36: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	29, // [29:37] is the sub-list for method output_type
-	21, // [21:29] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	12, // 6: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
+	13, // 7: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
+	14, // 8: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
+	15, // 9: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
+	8,  // 10: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
+	35, // 11: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	9,  // 12: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	10, // 13: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	11, // 14: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	10, // 15: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
+	36, // 16: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	20, // 17: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	21, // 18: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	20, // 19: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	28, // 20: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	29, // 21: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	30, // 22: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 23: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	16, // 24: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	18, // 25: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	22, // 26: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	24, // 27: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	26, // 28: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	31, // 29: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	33, // 30: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	5,  // 31: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	17, // 32: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	19, // 33: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	23, // 34: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	25, // 35: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	27, // 36: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	32, // 37: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	34, // 38: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	31, // [31:39] is the sub-list for method output_type
+	23, // [23:31] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -2706,6 +2809,7 @@ func file_ebb_proto_init() {
 		(*AMMessage_DagDone)(nil),
 		(*AMMessage_Stop)(nil),
 		(*AMMessage_Reinit)(nil),
+		(*AMMessage_Inputs)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2713,7 +2817,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
