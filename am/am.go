@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/proto/ebbpb"
@@ -37,6 +38,9 @@ type Options struct {
 	// Committer stages, promotes and aborts DAG outputs (nil: package
 	// commit on the local file system).
 	Committer OutputCommitter
+	// UI configures the status UI (its application header, log links, the
+	// proxy guard); the secret is filled in from Secret.
+	UI ui.Options
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -51,6 +55,7 @@ type AM struct {
 	srv        *grpc.Server
 	status     *http.Server
 	statusLis  net.Listener
+	ui         *ui.UI
 	log        *logrus.Logger
 
 	stopOnce sync.Once
