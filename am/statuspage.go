@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"os/user"
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
@@ -27,7 +28,7 @@ func (a *AM) statusHandler() http.Handler {
 		o.App.Started = time.Now()
 	}
 	if o.App.User == "" {
-		o.App.User = os.Getenv("USER")
+		o.App.User = currentUser()
 	}
 	if o.App.ID == "" {
 		o.App.ID = a.opts.Core.IDPrefix
@@ -37,4 +38,16 @@ func (a *AM) statusHandler() http.Handler {
 	}
 	a.ui = ui.New(liveSource{a.loop}, o)
 	return a.ui
+}
+
+// currentUser names the AM's user for the header: $USER, else the
+// account the process runs as.
+func currentUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }

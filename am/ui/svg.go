@@ -17,8 +17,8 @@ import (
 var stateColor = map[string]string{"STABLE": "#e8f3e8", "SCALE_OUT": "#fde7c8", "SCALE_IN": "#dbe8fb"}
 
 const (
-	chartW, plotH, gap = 760, 150, 30
-	padL, padR, padT   = 46, 46, 18
+	chartW, plotH, gap = 820, 150, 30
+	padL, padR, padT   = 46, 90, 18
 )
 
 // groupChart draws a group's last hour: usage against the thresholds over
@@ -59,9 +59,9 @@ func groupChart(g GroupDetail, now time.Time) string {
 	}
 	axis(&b, top1, "memory usage %", func(v float64) float64 { return y1(v) }, []float64{0, 50, 100}, "%")
 	if g.Autoscaled {
-		fmt.Fprintf(&b, `<line class="threshold out" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="6 4"/><text x="%d" y="%.1f" class="lbl" fill="#c0392b">scale-out %d%%</text>`,
+		fmt.Fprintf(&b, `<line class="threshold out" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c0392b" stroke-dasharray="6 4"/><text x="%d" y="%.1f" class="lbl" style="fill:#c0392b">scale-out %d%%</text>`,
 			padL, chartW-padR, y1(float64(g.OutThreshold)), y1(float64(g.OutThreshold)), chartW-padR+2, y1(float64(g.OutThreshold))+4, g.OutThreshold)
-		fmt.Fprintf(&b, `<line class="threshold in" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#2e6fd8" stroke-dasharray="6 4"/><text x="%d" y="%.1f" class="lbl" fill="#2e6fd8">scale-in %d%%</text>`,
+		fmt.Fprintf(&b, `<line class="threshold in" x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#2e6fd8" stroke-dasharray="6 4"/><text x="%d" y="%.1f" class="lbl" style="fill:#2e6fd8">scale-in %d%%</text>`,
 			padL, chartW-padR, y1(float64(g.InThreshold)), y1(float64(g.InThreshold)), chartW-padR+2, y1(float64(g.InThreshold))+4, g.InThreshold)
 	}
 	line(&b, "usage-instant", "#9aa5b1", pts, x, func(p core.UsagePoint) float64 { return y1(p.InstantPercent) })
@@ -84,7 +84,7 @@ func groupChart(g GroupDetail, now time.Time) string {
 	}
 	for i, s := range series {
 		step(&b, s.class, s.color, pts, x, func(p core.UsagePoint) float64 { return y2(float64(s.f(p))) })
-		fmt.Fprintf(&b, `<text x="%d" y="%d" class="lbl" fill="%s">■ %s</text>`, padL+8+i*90, int(top2)-6, s.color, s.class)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="lbl" style="fill:%s">■ %s</text>`, padL+120+i*90, int(top2)-6, s.color, s.class)
 	}
 	// Transitions: a line across both panels and the reason beside it.
 	for i, t := range g.Transitions {
