@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"net"
 	"net/http"
 )
@@ -48,4 +50,12 @@ func (g *ProxyGuard) Allow(w http.ResponseWriter, r *http.Request) bool {
 	}
 	http.Error(w, "this AM's UI is served through the ResourceManager's web proxy", http.StatusForbidden)
 	return false
+}
+
+// KeyFor derives the UI key from the application secret: whoever holds
+// the secret can compute it, but a key seen in a URL or a browser's
+// history does not reveal the secret.
+func KeyFor(secret string) string {
+	h := sha256.Sum256([]byte("ebb-ui-key\x00" + secret))
+	return hex.EncodeToString(h[:16])
 }

@@ -116,10 +116,11 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, err
 	}
+	uiOpts, uiNodes := yarnUIOptions(c, cid, user, secret)
 	a, err := am.New(am.Options{
 		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve),
+		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve), UI: uiOpts,
 	})
 	if err != nil {
 		return nil, err
@@ -149,6 +150,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, fmt.Errorf("listing the cluster's nodes: %w", err)
 	}
+	uiNodes(nodes)
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
 	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
 	w := yarn.New(yarn.Options{

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"net"
+	"net/url"
+	"strings"
+	"sync/atomic"
+
+	"github.com/ebb-am/ebb/am/ui"
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
+)
+
+// yarnUIOptions configures the status UI of an AM on YARN: the header
+// names the application and attempt; log links go to the NodeManager's
+// container-log page (the URL the YARN UI itself links to); and, as
+// YARN's AmIpFilter does for Java AMs, only the RM's web proxy may reach
+// the UI unless a request carries the UI key.
+//
+// The nodes are listed after the AM is built; the returned function hands
+// them over (before the AM runs: the pointer makes the hand-over safe).
+func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (ui.Options, func([]yarn.NodeReport)) {
+	app := cid.Attempt.App.String()
+	var known atomic.Pointer[map[string]string]
+	setNodes := func(nodes []yarn.NodeReport) {
+		httpOf := map[string]string{}
+		for _, n := range nodes {
+			if n.HTTP == "" {
+				continue
+			}
+			httpOf[n.Node] = n.HTTP
+			host, _, _ := net.SplitHostPort(n.Node)
+			httpOf[host] = n.HTTP
+		}
+		known.Store(&httpOf)
+	}
+	nmWebPort := "8042" // yarn.nodemanager.webapp.address's default, for nodes that joined later
+	if v, ok := c.Raw("yarn.nodemanager.webapp.address"); ok {
+		if _, p, err := net.SplitHostPort(v); err == nil && p != "0" {
+			nmWebPort = p
+		}
+	}
+	o := ui.Options{
+		App:                ui.AppInfo{ID: app, Name: "ebb", User: user, World: "yarn", Attempt: int(cid.Attempt.Attempt)},
+		PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
+		NodeLogURL: func(node, container, file string) string {
+			var addr string
+			ok := false
+			if m := known.Load(); m != nil {
+				addr, ok = (*m)[node]
+			}
+			if !ok {
+				host, _, err := net.SplitHostPort(node)
+				if err != nil {
+					host = node
+				}
+				addr = net.JoinHostPort(host, nmWebPort)
+			}
+			return "http://" + addr + "/node/containerlogs/" + url.PathEscape(container) + "/" + url.PathEscape(user) + "/" + url.PathEscape(file) + "/?start=-4096"
+		},
+	}
+	if web := rmWebAddress(c); web != "" {
+		o.Proxy = &ui.ProxyGuard{Addrs: hostAddrs(web), ProxyURL: "http://" + web + "/proxy/" + app + "/", Key: ui.KeyFor(secret)}
+	}
+	return o, setNodes
+}
+
+// rmWebAddress is where the RM's web proxy runs: yarn.web-proxy.address
+// when a separate proxy is configured, else the RM's web app.
+func rmWebAddress(c *conf.Config) string {
+	for _, k := range []string{"yarn.web-proxy.address", "yarn.resourcemanager.webapp.address"} {
+		if v, ok := c.Raw(k); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// hostAddrs resolves the proxy host to the addresses its requests come
+// from; a host that does not resolve admits nobody but key holders.
+func hostAddrs(hostport string) []string {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	addrs, err := net.LookupHost(host)
+	if err != nil {
+		return nil
+	}
+	return addrs
+}
