@@ -41,6 +41,10 @@ type Options struct {
 	// UI configures the status UI (its application header, log links, the
 	// proxy guard); the secret is filled in from Secret.
 	UI ui.Options
+	// History, when set, receives the application's history (an encoded
+	// ui.Snapshot) as the AM stops, on the loop goroutine: where it goes
+	// (HDFS, a local file) is the caller's business.
+	History func(snapshot []byte) error
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -56,6 +60,7 @@ type AM struct {
 	status     *http.Server
 	statusLis  net.Listener
 	ui         *ui.UI
+	uiOpts     ui.Options
 	log        *logrus.Logger
 
 	stopOnce sync.Once
@@ -105,6 +110,10 @@ func New(o Options) (*AM, error) {
 		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}}
 	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
+	a.uiOpts = uiOptions(o)
+	if o.History != nil {
+		a.loop.OnStop(a.writeHistory)
+	}
 	auth := secretAuth{secret: []byte(o.Secret)}
 	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
 	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat})

@@ -22,8 +22,29 @@ func (s liveSource) Read(ctx context.Context, f func(v ui.View)) error {
 // statusHandler serves the AM's tracking URL: the UI, its JSON API and the
 // Prometheus metrics (package ui).
 func (a *AM) statusHandler() http.Handler {
-	o := a.opts.UI
-	o.Secret = a.opts.Secret
+	a.ui = ui.New(liveSource{a.loop}, a.uiOpts)
+	return a.ui
+}
+
+// writeHistory hands the final snapshot to Options.History; a history that
+// cannot be written costs the operator the pages, not the application.
+func (a *AM) writeHistory(c *core.Core, now time.Time) {
+	app := a.uiOpts.App
+	app.Finished = now
+	b, err := ui.Capture(app, c).Encode()
+	if err == nil {
+		err = a.opts.History(b)
+	}
+	if err != nil {
+		a.log.Warnf("writing the application's history: %v", err)
+	}
+}
+
+// uiOptions fills in what the UI's options leave out: the secret it must
+// never show, the start time, the user and the application id.
+func uiOptions(ao Options) ui.Options {
+	o := ao.UI
+	o.Secret = ao.Secret
 	if o.App.Started.IsZero() {
 		o.App.Started = time.Now()
 	}
@@ -31,13 +52,12 @@ func (a *AM) statusHandler() http.Handler {
 		o.App.User = currentUser()
 	}
 	if o.App.ID == "" {
-		o.App.ID = a.opts.Core.IDPrefix
+		o.App.ID = ao.Core.IDPrefix
 	}
 	if o.App.Attempt == 0 {
 		o.App.Attempt = 1
 	}
-	a.ui = ui.New(liveSource{a.loop}, o)
-	return a.ui
+	return o
 }
 
 // currentUser names the AM's user for the header: $USER, else the

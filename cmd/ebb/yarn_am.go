@@ -121,6 +121,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve), UI: uiOpts,
+		History: hdfsHistory(c, fs, user, app.String(), log),
 	})
 	if err != nil {
 		return nil, err
@@ -156,6 +157,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	w := yarn.New(yarn.Options{
 		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
 		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		FinalTrackingURL: finalTrackingURL(c, app.String()),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
 			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},

@@ -6,9 +6,12 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 // yarnUIOptions configures the status UI of an AM on YARN: the header
@@ -88,4 +91,49 @@ func hostAddrs(hostport string) []string {
 		return nil
 	}
 	return addrs
+}
+
+// finalTrackingURL is where the RM links a finished application: its own
+// application page, which answers as long as the RM remembers the
+// application (the AM's port is closed by then). `ebb history APP` serves
+// the application's own pages from its history.
+func finalTrackingURL(c *conf.Config, app string) string {
+	web := rmWebAddress(c)
+	if web == "" {
+		return ""
+	}
+	return "http://" + web + "/cluster/app/" + app
+}
+
+// historyDir is ebb.history.dir, or the user's .ebb/history.
+func historyDir(c *conf.Config, user string) string {
+	if d := strings.TrimSpace(c.String("ebb.history.dir")); d != "" {
+		return d
+	}
+	return "/user/" + user + "/.ebb/history"
+}
+
+// hdfsHistory writes the application's history to HDFS, outside the
+// staging directory, so it outlives the application. A directory an admin
+// configured is used as it is; the user's own is made private.
+func hdfsHistory(c *conf.Config, fs *hdfsfs.FS, user, app string, log *logrus.Logger) func([]byte) error {
+	return func(b []byte) error {
+		dir, err := fs.Path(historyDir(c, user))
+		if err != nil {
+			return err
+		}
+		if ok, err := fs.Exists(dir); err != nil {
+			return err
+		} else if !ok {
+			if err := fs.MkdirPrivate(dir); err != nil {
+				return err
+			}
+		}
+		p := dir + "/" + app + ".json"
+		if _, err := fs.WriteFile(p, b, 0o600); err != nil {
+			return err
+		}
+		log.Infof("ebb am: history written to %s (ebb history %s)", fs.URL(p), app)
+		return nil
+	}
 }
