@@ -116,7 +116,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, err
 	}
-	uiOpts, uiNodes := yarnUIOptions(c, cid, user, secret)
+	uiOpts, uiState := yarnUIOptions(c, cid, user, secret)
 	a, err := am.New(am.Options{
 		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
@@ -151,7 +151,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, fmt.Errorf("listing the cluster's nodes: %w", err)
 	}
-	uiNodes(nodes)
+	uiState.setNodes(nodes)
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
 	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
 	w := yarn.New(yarn.Options{
@@ -164,6 +164,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
+	uiState.setWorld(w)
 	reg, err := w.Register(ctx)
 	if err != nil {
 		return nil, err

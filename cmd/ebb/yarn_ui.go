@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
@@ -20,23 +21,12 @@ import (
 // YARN's AmIpFilter does for Java AMs, only the RM's web proxy may reach
 // the UI unless a request carries the UI key.
 //
-// The nodes are listed after the AM is built; the returned function hands
-// them over (before the AM runs: the pointer makes the hand-over safe).
-func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (ui.Options, func([]yarn.NodeReport)) {
+// The nodes are listed and the world built after the AM; the returned
+// yarnUIState takes them (atomic pointers make the hand-over safe).
+func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (ui.Options, *yarnUIState) {
 	app := cid.Attempt.App.String()
-	var known atomic.Pointer[map[string]string]
-	setNodes := func(nodes []yarn.NodeReport) {
-		httpOf := map[string]string{}
-		for _, n := range nodes {
-			if n.HTTP == "" {
-				continue
-			}
-			httpOf[n.Node] = n.HTTP
-			host, _, _ := net.SplitHostPort(n.Node)
-			httpOf[host] = n.HTTP
-		}
-		known.Store(&httpOf)
-	}
+	st := &yarnUIState{}
+	known := &st.nodeHTTP
 	nmWebPort := "8042" // yarn.nodemanager.webapp.address's default, for nodes that joined later
 	if v, ok := c.Raw("yarn.nodemanager.webapp.address"); ok {
 		if _, p, err := net.SplitHostPort(v); err == nil && p != "0" {
@@ -46,6 +36,7 @@ func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (u
 	o := ui.Options{
 		App:                ui.AppInfo{ID: app, Name: "ebb", User: user, World: "yarn", Attempt: int(cid.Attempt.Attempt)},
 		PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
+		ExtraMetrics:       st.metrics,
 		NodeLogURL: func(node, container, file string) string {
 			var addr string
 			ok := false
@@ -65,7 +56,41 @@ func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (u
 	if web := rmWebAddress(c); web != "" {
 		o.Proxy = &ui.ProxyGuard{Addrs: hostAddrs(web), ProxyURL: "http://" + web + "/proxy/" + app + "/", Key: ui.KeyFor(secret)}
 	}
-	return o, setNodes
+	return o, st
+}
+
+// yarnUIState is what the UI learns after the AM is built: the
+// NodeManagers' web addresses and the world whose RM round trips it shows.
+type yarnUIState struct {
+	nodeHTTP atomic.Pointer[map[string]string]
+	world    atomic.Pointer[yarn.World]
+}
+
+func (s *yarnUIState) setNodes(nodes []yarn.NodeReport) {
+	httpOf := map[string]string{}
+	for _, n := range nodes {
+		if n.HTTP == "" {
+			continue
+		}
+		httpOf[n.Node] = n.HTTP
+		host, _, _ := net.SplitHostPort(n.Node)
+		httpOf[host] = n.HTTP
+	}
+	s.nodeHTTP.Store(&httpOf)
+}
+
+func (s *yarnUIState) setWorld(w *yarn.World) { s.world.Store(w) }
+
+// metrics adds the allocate() round trips to the ResourceManager.
+func (s *yarnUIState) metrics(b *strings.Builder) {
+	w := s.world.Load()
+	if w == nil {
+		return
+	}
+	st := w.Stats()
+	fmt.Fprintf(b, "# HELP ebb_rm_allocate_seconds Round trips of allocate() to the ResourceManager.\n# TYPE ebb_rm_allocate_seconds summary\n")
+	fmt.Fprintf(b, "ebb_rm_allocate_seconds_sum %g\nebb_rm_allocate_seconds_count %d\n", st.AllocateTotal.Seconds(), st.Heartbeats)
+	fmt.Fprintf(b, "# HELP ebb_rm_allocate_max_seconds The slowest allocate() round trip.\n# TYPE ebb_rm_allocate_max_seconds gauge\nebb_rm_allocate_max_seconds %g\n", st.AllocateMax.Seconds())
 }
 
 // rmWebAddress is where the RM's web proxy runs: yarn.web-proxy.address
