@@ -54,7 +54,9 @@ func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (u
 		},
 	}
 	if web := rmWebAddress(c); web != "" {
-		o.Proxy = &ui.ProxyGuard{Addrs: hostAddrs(web), ProxyURL: "http://" + web + "/proxy/" + app + "/", Key: ui.KeyFor(secret)}
+		if addrs := proxyAddrs(c, web); len(addrs) > 0 {
+			o.Proxy = &ui.ProxyGuard{Addrs: addrs, ProxyURL: "http://" + web + "/proxy/" + app + "/", Key: ui.KeyFor(secret)}
+		}
 	}
 	return o, st
 }
@@ -104,16 +106,26 @@ func rmWebAddress(c *conf.Config) string {
 	return ""
 }
 
-// hostAddrs resolves the proxy host to the addresses its requests come
-// from; a host that does not resolve admits nobody but key holders.
-func hostAddrs(hostport string) []string {
+// proxyAddrs resolves the proxy's host to the addresses its requests come
+// from. A web address bound to every interface (0.0.0.0) names no host:
+// then the RM's host name (yarn.resourcemanager.hostname) is the proxy's;
+// when that is unknown too there is nothing to compare with, and the UI
+// is left unguarded rather than unreachable. A host that does not resolve
+// admits nobody but key holders.
+func proxyAddrs(c *conf.Config, hostport string) []string {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host = hostport
 	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host, _ = c.Raw("yarn.resourcemanager.hostname")
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			return nil
+		}
+	}
 	addrs, err := net.LookupHost(host)
 	if err != nil {
-		return nil
+		return []string{"unresolved:" + host}
 	}
 	return addrs
 }
