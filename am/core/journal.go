@@ -78,7 +78,10 @@ func (j *journal) attemptStarted(now time.Time, a AttemptSpec, w *workerRun) {
 	}
 	j.attempts[a.ID] = r
 	j.order = append(j.order, a.ID)
-	if len(j.order) > maxAttemptRecords {
+	// Trim in batches, down to the bound once it is exceeded by half, so
+	// an AM (or a simulation) running millions of attempts pays O(1) per
+	// attempt, not a copy of the whole list each time.
+	if len(j.order) > maxAttemptRecords+maxAttemptRecords/2 {
 		drop := len(j.order) - maxAttemptRecords
 		for _, id := range j.order[:drop] {
 			delete(j.attempts, id)
