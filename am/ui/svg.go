@@ -35,8 +35,8 @@ func groupChart(g GroupDetail, now time.Time) string {
 		start = pts[0].At
 	}
 	span := now.Sub(start)
-	if span < time.Minute {
-		span = time.Minute
+	if span < 30*time.Second { // a young group's few points still read as a line
+		span = 30 * time.Second
 	}
 	x := func(t time.Time) float64 {
 		return padL + float64(chartW-padL-padR)*float64(t.Sub(start))/float64(span)

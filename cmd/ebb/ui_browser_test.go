@@ -134,6 +134,11 @@ edges: [{from: burst, to: sink, type: scatter-gather}]
 		if marker != "first-load" {
 			t.Fatal("the overview was reloaded; it should update in place")
 		}
+		if !seen[pct] && len(seen) == 1 { // the first change: the page mid-run
+			if err := chromedp.Run(ctx, shot("overview-running.png")); err != nil {
+				t.Fatal(err)
+			}
+		}
 		seen[pct] = true
 		if strings.Contains(row, "SUCCEEDED") {
 			break
