@@ -40,6 +40,7 @@ type UsagePoint struct {
 	Running        int // registered workers taking attempts
 	Draining       int // registered workers being emptied or stopped
 	Nodes          int
+	DrainingNodes  int // nodes being emptied by a scale-in
 	Queued         int
 }
 
@@ -167,6 +168,11 @@ func (c *Core) sampleUsage() {
 
 func (c *Core) usagePoint(g *group) UsagePoint {
 	p := UsagePoint{At: c.now, State: "STABLE", Wanted: g.wanted, Nodes: len(g.byNode), Queued: g.queue.Len()}
+	for id := range g.byNode {
+		if n := c.nodes[id]; n != nil && n.draining {
+			p.DrainingNodes++
+		}
+	}
 	var running, offered int64
 	for w := range g.workers {
 		if w.draining || w.stopping {

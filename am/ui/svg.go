@@ -81,9 +81,10 @@ func groupChart(g GroupDetail, now time.Time) string {
 		{"running", "#27ae60", func(p core.UsagePoint) int { return p.Running }},
 		{"draining", "#e67e22", func(p core.UsagePoint) int { return p.Draining }},
 		{"nodes", "#34495e", func(p core.UsagePoint) int { return p.Nodes }},
+		{"nodes draining", "#2e6fd8", func(p core.UsagePoint) int { return p.DrainingNodes }},
 	}
 	for i, s := range series {
-		step(&b, s.class, s.color, pts, x, func(p core.UsagePoint) float64 { return y2(float64(s.f(p))) })
+		step(&b, strings.ReplaceAll(s.class, " ", "-"), s.color, pts, x, func(p core.UsagePoint) float64 { return y2(float64(s.f(p))) })
 		fmt.Fprintf(&b, `<text x="%d" y="%d" class="lbl" style="fill:%s">■ %s</text>`, padL+120+i*90, int(top2)-6, s.color, s.class)
 	}
 	// Transitions: a line across both panels and the reason beside it.
