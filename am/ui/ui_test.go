@@ -199,3 +199,29 @@ func TestAPIOverviewAndDAG(t *testing.T) {
 		t.Errorf("unknown DAG: %d", code)
 	}
 }
+
+// /metrics counts tasks per DAG and vertex and bins the ended attempts'
+// durations: both map attempts ended after 2 s (one succeeded, one
+// failed), so le=1 holds 0 and le=2 holds 2.
+func TestMetricsCountTasksAndDurations(t *testing.T) {
+	srv, id := fixture(t)
+	_, m := get(t, srv.URL+"/metrics")
+	for _, want := range []string{
+		`ebb_dag_tasks{dag="` + id + `",name="shown",state="succeeded"} 1`,
+		`ebb_dag_tasks{dag="` + id + `",name="shown",state="total"} 3`,
+		`ebb_vertex_tasks{dag="` + id + `",vertex="map",state="running"} 1`,
+		`ebb_vertex_tasks{dag="` + id + `",vertex="reduce",state="total"} 1`,
+		`ebb_dag_failed_attempts_total{dag="` + id + `"} 1`,
+		`ebb_attempt_duration_seconds_bucket{dag="` + id + `",vertex="map",le="1"} 0`,
+		`ebb_attempt_duration_seconds_bucket{dag="` + id + `",vertex="map",le="2"} 2`,
+		`ebb_attempt_duration_seconds_count{dag="` + id + `",vertex="map"} 2`,
+		`ebb_worker_moves_total 0`,
+	} {
+		if !strings.Contains(m, want+"\n") {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if got := reasonClass("usage 78.1% ≥ 70%, 4 attempts queued, requesting 2 workers"); got != "usage N% ≥ N%, N attempts queued, requesting N workers" {
+		t.Errorf("reason class %q", got)
+	}
+}
