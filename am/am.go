@@ -45,6 +45,9 @@ type Options struct {
 	// ui.Snapshot) as the AM stops, on the loop goroutine: where it goes
 	// (HDFS, a local file) is the caller's business.
 	History func(snapshot []byte) error
+	// HistoryEvery, when positive, also writes the history this often
+	// while the AM runs, so an AM that dies still leaves one.
+	HistoryEvery time.Duration
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -61,6 +64,7 @@ type AM struct {
 	statusLis  net.Listener
 	ui         *ui.UI
 	uiOpts     ui.Options
+	hist       historyWriter
 	log        *logrus.Logger
 
 	stopOnce sync.Once
@@ -178,6 +182,9 @@ func (a *AM) Run(ctx context.Context) error {
 	}
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- a.loop.Run(ctx) }()
+	if a.opts.History != nil && a.opts.HistoryEvery > 0 {
+		go a.checkpointHistory(ctx, a.opts.HistoryEvery)
+	}
 	var err error
 	select {
 	case err = <-loopDone:

@@ -26,20 +26,6 @@ func (a *AM) statusHandler() http.Handler {
 	return a.ui
 }
 
-// writeHistory hands the final snapshot to Options.History; a history that
-// cannot be written costs the operator the pages, not the application.
-func (a *AM) writeHistory(c *core.Core, now time.Time) {
-	app := a.uiOpts.App
-	app.Finished = now
-	b, err := ui.Capture(app, c).Encode()
-	if err == nil {
-		err = a.opts.History(b)
-	}
-	if err != nil {
-		a.log.Warnf("writing the application's history: %v", err)
-	}
-}
-
 // uiOptions fills in what the UI's options leave out: the secret it must
 // never show, the start time, the user and the application id.
 func uiOptions(ao Options) ui.Options {

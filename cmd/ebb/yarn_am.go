@@ -121,7 +121,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve), UI: uiOpts,
-		History: hdfsHistory(c, fs, user, app.String(), log),
+		History: hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute,
 	})
 	if err != nil {
 		return nil, err
