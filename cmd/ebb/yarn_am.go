@@ -169,6 +169,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, err
 	}
+	log.Infof("ebb am: history goes to %s/%s.json (ebb history %s)", historyDir(c, user), app, app)
 	log.Infof("ebb am: %s registered after %s (since the process started) at %s, tracking URL %s; largest container %d MB / %d vcores; %d nodes",
 		cid.Attempt.App, time.Since(start).Round(time.Millisecond), amAddr, tracking, reg.Max.MemoryMB, reg.Max.VCores, len(nodes))
 	a.SetWorld(w)

@@ -170,7 +170,7 @@ func hdfsHistory(c *conf.Config, fs *hdfsfs.FS, user, app string, log *logrus.Lo
 		if _, err := fs.WriteFile(p, b, 0o600); err != nil {
 			return err
 		}
-		log.Infof("ebb am: history written to %s (ebb history %s)", fs.URL(p), app)
+		log.Debugf("ebb am: history written to %s (ebb history %s)", fs.URL(p), app)
 		return nil
 	}
 }
