@@ -112,7 +112,7 @@ func (u *UI) attemptAt(a core.AttemptRecord, now time.Time) Attempt {
 		out.Logs = map[string]string{
 			"stdout": u.logURL(a.Node, a.Container, a.ID+".stdout"),
 			"stderr": u.logURL(a.Node, a.Container, a.ID+".stderr"),
-			"worker": u.logURL(a.Node, a.Container, "worker.log"),
+			"worker": u.logURL(a.Node, a.Container, workerLogFile),
 		}
 	}
 	return out
@@ -183,7 +183,7 @@ func (u *UI) workers(v View) []Worker {
 		}
 		out = append(out, Worker{ID: w.ID, Group: w.Group, Kind: w.Kind, Node: w.Node, Container: w.ContainerID,
 			MemoryMB: w.MemoryMB, TaskMB: w.UsedMB, Running: running, Outputs: w.Outputs, Draining: w.Draining,
-			Stopping: w.Stopping, RecycleTo: w.RecycleTo, WorkerLog: u.logURL(w.Node, w.ContainerID, "worker.log")})
+			Stopping: w.Stopping, RecycleTo: w.RecycleTo, WorkerLog: u.logURL(w.Node, w.ContainerID, workerLogFile)})
 	}
 	return out
 }
@@ -222,3 +222,7 @@ func (u *UI) redact(s string) string {
 func writeBody(w http.ResponseWriter, body []byte) {
 	_, _ = w.Write(body) // the reader hung up; nothing to report to it
 }
+
+// workerLogFile is a worker's own log: it logs to stderr, which the
+// container keeps (YARN's container log directory; the local world's).
+const workerLogFile = "stderr"

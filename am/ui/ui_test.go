@@ -139,7 +139,7 @@ func TestEveryResponseIsRelativeAndHidesTheSecret(t *testing.T) {
 	for _, p := range paths {
 		code, body := get(t, srv.URL+p)
 		wantCode := http.StatusOK
-		if strings.HasSuffix(p, ".stderr") || strings.HasSuffix(p, "worker.log") {
+		if strings.HasSuffix(p, "stderr") {
 			wantCode = http.StatusNotFound // the fixture wrote only stdout
 		}
 		if code != wantCode {

@@ -195,6 +195,16 @@ edges: [{from: burst, to: sink, type: scatter-gather}]
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(body), "hello-stdout-") {
 		t.Errorf("GET %s: %d %q, want the task's stdout", href, resp.StatusCode, body)
 	}
+	// The worker's own log (its container's stderr) answers too.
+	var workerLog string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector("#attempts a.log-worker").href`, &workerLog)); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Get(workerLog); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s (the worker's log): %v %v", workerLog, resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	if err := chromedp.Run(ctx, chromedp.Navigate(base+"workers"), chromedp.WaitVisible(`#nodes tr`), shot("workers.png")); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestYarnUIOptions(t *testing.T) {
 		"http://nm1:8042/node/containerlogs/container_1700000000000_0007_02_000002/alice/a_1.stdout/?start=-4096" {
 		t.Errorf("a known node's log URL: %s", got)
 	}
-	if got := o.NodeLogURL("nm9:45454", "c", "worker.log"); got != "http://nm9:9042/node/containerlogs/c/alice/worker.log/?start=-4096" {
+	if got := o.NodeLogURL("nm9:45454", "c", "stderr"); got != "http://nm9:9042/node/containerlogs/c/alice/stderr/?start=-4096" {
 		t.Errorf("a node that joined later: %s", got)
 	}
 	if o.App.ID != "application_1700000000000_0007" || o.App.Attempt != 2 {

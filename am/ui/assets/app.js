@@ -37,7 +37,7 @@
       (a.diagnostics && a.state !== "SUCCEEDED" ? '<tr class="failure"><td colspan="11"><pre>' + esc(a.diagnostics) + "</pre></td></tr>" : "")).join(""),
     workers: (ws) => ws.map((w) => '<tr data-worker="' + esc(w.id) + '"><td>' + esc(w.id) + '</td><td><a href="' + root + "group/" + esc(w.group) + '">' + esc(w.group) + "</a></td><td><code>" + esc(w.kind) + "</code></td><td>" + esc(w.node) + "</td><td>" + esc(w.container) + "</td>" +
       num(w.memoryMB) + num(w.taskMB) + "<td>" + esc(w.running.join(", ")) + "</td><td>" + Object.keys(w.outputs).sort().map((d) => '<a href="' + root + "dag/" + esc(d) + '">' + esc(d) + "</a>: " + w.outputs[d] + " ").join("") +
-      "</td><td>" + (w.stopping ? "stopping" : w.draining ? "draining" : "active") + (w.recycleTo ? " → " + esc(w.recycleTo) : "") + "</td><td>" + (w.workerLog ? '<a href="' + esc(link(w.workerLog)) + '">worker.log</a>' : "") + "</td></tr>").join(""),
+      "</td><td>" + (w.stopping ? "stopping" : w.draining ? "draining" : "active") + (w.recycleTo ? " → " + esc(w.recycleTo) : "") + "</td><td>" + (w.workerLog ? '<a href="' + esc(link(w.workerLog)) + '">worker log</a>' : "") + "</td></tr>").join(""),
   };
 
   async function json(p) {
