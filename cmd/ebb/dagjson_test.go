@@ -21,11 +21,11 @@ func TestDAGStatusJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, _ := filepath.Abs("../../examples")
-	id, err := ta.AM.Submit(ta.ctx, am.SubmitRequest{Spec: spec, SpecName: "wordcount.yaml", BaseDir: base, Output: filepath.Join(ta.root, "out")})
+	id, err := ta.Submit(ta.ctx, am.SubmitRequest{Spec: spec, SpecName: "wordcount.yaml", BaseDir: base, Output: filepath.Join(ta.root, "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ta.AM.WaitDAG(ta.ctx, id); err != nil {
+	if _, err := ta.WaitDAG(ta.ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	session := filepath.Join(ta.root, "am.json")

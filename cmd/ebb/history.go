@@ -105,7 +105,10 @@ func serveHistory(ctx context.Context, out io.Writer, b []byte, listen string, o
 		return err
 	}
 	srv := &http.Server{Handler: ui.NewHistory(s, o), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(out, "ebb history of %s (finished %s) at http://%s/\n", s.App.ID, s.App.Finished.UTC().Format(time.RFC3339), lis.Addr())
+	if _, err := fmt.Fprintf(out, "ebb history of %s (finished %s) at http://%s/\n", s.App.ID, s.App.Finished.UTC().Format(time.RFC3339), lis.Addr()); err != nil {
+		_ = lis.Close() // the print's error is the one to report
+		return err
+	}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close() // ending on purpose: the error says only that it closed

@@ -26,14 +26,14 @@ func TestHistoryServesTheFinishedApplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, _ := filepath.Abs("../../examples")
-	id, err := ta.AM.Submit(ta.ctx, am.SubmitRequest{Spec: spec, SpecName: "wordcount.yaml", BaseDir: base, Output: filepath.Join(ta.root, "out")})
+	id, err := ta.Submit(ta.ctx, am.SubmitRequest{Spec: spec, SpecName: "wordcount.yaml", BaseDir: base, Output: filepath.Join(ta.root, "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ta.AM.WaitDAG(ta.ctx, id); err != nil {
+	if _, err := ta.WaitDAG(ta.ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	ta.AM.Stop("test over")
+	ta.Stop("test over")
 	var files []string
 	for len(files) == 0 {
 		files, _ = filepath.Glob(filepath.Join(ta.root, "history", "local-*.json"))

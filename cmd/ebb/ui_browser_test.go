@@ -98,8 +98,8 @@ edges: [{from: burst, to: sink, type: scatter-gather}]
 		"mr3.container.idle.timeout.ms=600000",
 		"ebb.local.nodes=1", "ebb.local.max.nodes=3", "ebb.local.node.memory.mb=2048", "ebb.packing.scheme=packed",
 	)
-	base := "http://" + ta.AM.StatusAddr() + "/"
-	id, err := ta.AM.Submit(ta.ctx, am.SubmitRequest{Spec: []byte(spec), SpecName: "ui-burst.yaml", Output: filepath.Join(ta.root, "out")})
+	base := "http://" + ta.StatusAddr() + "/"
+	id, err := ta.Submit(ta.ctx, am.SubmitRequest{Spec: []byte(spec), SpecName: "ui-burst.yaml", Output: filepath.Join(ta.root, "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,9 @@ edges: [{from: burst, to: sink, type: scatter-gather}]
 		t.Fatal(err)
 	}
 	var st core.DAGStatus
-	ta.AM.Loop().Do(ta.ctx, func(c *core.Core, _ time.Time) { st, _ = c.DAG(id) })
+	if err := ta.Loop().Do(ta.ctx, func(c *core.Core, _ time.Time) { st, _ = c.DAG(id) }); err != nil {
+		t.Fatal(err)
+	}
 	if st.State != core.DAGSucceeded {
 		t.Errorf("DAG %s: %s", st.State, st.Diagnostics)
 	}
