@@ -177,7 +177,7 @@ func (u *UI) apiRoutes() {
 	u.mux.HandleFunc("GET /api/v1/nodes", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v).Nodes, true }))
 	u.mux.HandleFunc("GET /api/v1/attempts/{id}", apiHandler(u, func(v View, r *http.Request) (any, bool) {
 		a, ok := v.Attempt(r.PathValue("id"))
-		return u.attempt(a), ok
+		return u.attemptAt(a, v.Now()), ok
 	}))
 }
 

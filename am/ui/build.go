@@ -94,8 +94,6 @@ func (u *UI) dagDetail(v View, id string) (DAGDetail, bool) {
 	return out, true
 }
 
-func (u *UI) attempt(a core.AttemptRecord) Attempt { return u.attemptAt(a, a.End) }
-
 // attemptAt converts a record; a running attempt's duration runs to now.
 func (u *UI) attemptAt(a core.AttemptRecord, now time.Time) Attempt {
 	out := Attempt{ID: a.ID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, State: a.State, Worker: a.Worker,

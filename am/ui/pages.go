@@ -122,7 +122,7 @@ func (u *UI) pageDAG(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p = u.newPage(r, "dag", "DAG "+d.Name, u.overview(v))
-		p.DAG, p.Graph = &d, template.HTML(dagGraph(d, p.Root))
+		p.DAG, p.Graph = &d, template.HTML(dagGraph(d))
 	}); err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return

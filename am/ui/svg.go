@@ -140,7 +140,7 @@ func step(b *strings.Builder, class, color string, pts []core.UsagePoint, x func
 
 // dagGraph draws a DAG left to right in layers (a vertex's layer is its
 // longest path from a source), each vertex a box with its progress.
-func dagGraph(d DAGDetail, root string) string {
+func dagGraph(d DAGDetail) string {
 	const boxW, boxH, colW, rowH = 170, 54, 230, 76
 	layers := map[int][]Vertex{}
 	deepest := 0
@@ -220,7 +220,7 @@ func (u *UI) svgDAG(w http.ResponseWriter, r *http.Request) {
 	if err := u.read(r, func(v View) {
 		var d DAGDetail
 		if d, ok = u.dagDetail(v, r.PathValue("id")); ok {
-			out = dagGraph(d, root(r))
+			out = dagGraph(d)
 		}
 	}); err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
