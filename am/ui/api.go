@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
@@ -52,6 +53,24 @@ type DAGDetail struct {
 	Vertices []Vertex  `json:"vertices"`
 	Edges    []Edge    `json:"edges"`
 	Attempts []Attempt `json:"attempts"`
+	// AttemptsTotal counts the attempts that matched before ?limit= kept
+	// only the latest (a big DAG's page polls without copying thousands).
+	AttemptsTotal int `json:"attemptsTotal"`
+}
+
+// attemptFilter is the query of api/v1/dags/{id}: ?vertex=NAME keeps one
+// vertex's attempts, ?limit=N the latest N.
+type attemptFilter struct {
+	vertex string
+	limit  int
+}
+
+func filterOf(r *http.Request) attemptFilter {
+	f := attemptFilter{vertex: r.URL.Query().Get("vertex")}
+	if n, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && n > 0 {
+		f.limit = n
+	}
+	return f
 }
 
 // Vertex is one vertex's task counts.
@@ -170,7 +189,7 @@ type Move struct {
 func (u *UI) apiRoutes() {
 	u.mux.HandleFunc("GET /api/v1/overview", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v), true }))
 	u.mux.HandleFunc("GET /api/v1/dags", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v).DAGs, true }))
-	u.mux.HandleFunc("GET /api/v1/dags/{id}", apiHandler(u, func(v View, r *http.Request) (any, bool) { return u.dagDetail(v, r.PathValue("id")) }))
+	u.mux.HandleFunc("GET /api/v1/dags/{id}", apiHandler(u, func(v View, r *http.Request) (any, bool) { return u.dagDetail(v, r.PathValue("id"), filterOf(r)) }))
 	u.mux.HandleFunc("GET /api/v1/groups", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v).Groups, true }))
 	u.mux.HandleFunc("GET /api/v1/groups/{name}", apiHandler(u, func(v View, r *http.Request) (any, bool) { return u.groupDetail(v, r.PathValue("name")) }))
 	u.mux.HandleFunc("GET /api/v1/workers", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.workers(v), true }))

@@ -75,7 +75,7 @@ func goalStatus(d core.DAGStatus, progress float64, now time.Time) string {
 	return "on track"
 }
 
-func (u *UI) dagDetail(v View, id string) (DAGDetail, bool) {
+func (u *UI) dagDetail(v View, id string, f attemptFilter) (DAGDetail, bool) {
 	dv, ok := v.DAGView(id)
 	if !ok {
 		return DAGDetail{}, false
@@ -88,7 +88,20 @@ func (u *UI) dagDetail(v View, id string) (DAGDetail, bool) {
 	for _, e := range dv.Edges {
 		out.Edges = append(out.Edges, Edge(e))
 	}
-	for _, a := range dv.Attempts {
+	recs := dv.Attempts
+	if f.vertex != "" {
+		recs = nil
+		for _, a := range dv.Attempts {
+			if a.Vertex == f.vertex {
+				recs = append(recs, a)
+			}
+		}
+	}
+	out.AttemptsTotal = len(recs)
+	if f.limit > 0 && len(recs) > f.limit {
+		recs = recs[len(recs)-f.limit:]
+	}
+	for _, a := range recs {
 		out.Attempts = append(out.Attempts, u.attemptAt(a, v.Now()))
 	}
 	return out, true

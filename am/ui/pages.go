@@ -27,6 +27,10 @@ type page struct {
 	Group                  *GroupDetail
 	Chart                  template.HTML
 	Workers                []Worker
+	// Vertex narrows a DAG page to one vertex; Limit is how many of the
+	// latest attempts it lists (0: all).
+	Vertex string
+	Limit  int
 }
 
 // rows are the tables a page shows; the root makes their links relative.
@@ -114,15 +118,34 @@ func (u *UI) pageOverview(w http.ResponseWriter, r *http.Request) {
 	u.render(w, "overview", p)
 }
 
+// dagPageAttempts is how many of a DAG's latest attempts its page lists
+// (and polls); each vertex's page lists all of that vertex's.
+const dagPageAttempts = 200
+
 func (u *UI) pageDAG(w http.ResponseWriter, r *http.Request) {
+	u.dagPage(w, r, attemptFilter{limit: dagPageAttempts})
+}
+
+func (u *UI) pageVertex(w http.ResponseWriter, r *http.Request) {
+	u.dagPage(w, r, attemptFilter{vertex: r.PathValue("vertex")})
+}
+
+func (u *UI) dagPage(w http.ResponseWriter, r *http.Request, f attemptFilter) {
 	var p *page
 	if err := u.read(r, func(v View) {
-		d, ok := u.dagDetail(v, r.PathValue("id"))
+		d, ok := u.dagDetail(v, r.PathValue("id"), f)
 		if !ok {
 			return
 		}
-		p = u.newPage(r, "dag", "DAG "+d.Name, u.overview(v))
-		p.DAG, p.Graph = &d, template.HTML(dagGraph(d))
+		title := "DAG " + d.Name
+		if f.vertex != "" {
+			if !hasVertex(d, f.vertex) {
+				return
+			}
+			title = "Vertex " + f.vertex + " of " + d.Name
+		}
+		p = u.newPage(r, "dag", title, u.overview(v))
+		p.DAG, p.Graph, p.Vertex, p.Limit = &d, template.HTML(dagGraph(d)), f.vertex, f.limit
 	}); err != nil {
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
@@ -132,6 +155,15 @@ func (u *UI) pageDAG(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.render(w, "dag", p)
+}
+
+func hasVertex(d DAGDetail, name string) bool {
+	for _, v := range d.Vertices {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (u *UI) pageGroup(w http.ResponseWriter, r *http.Request) {

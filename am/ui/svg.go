@@ -219,7 +219,7 @@ func (u *UI) svgDAG(w http.ResponseWriter, r *http.Request) {
 	var ok bool
 	if err := u.read(r, func(v View) {
 		var d DAGDetail
-		if d, ok = u.dagDetail(v, r.PathValue("id")); ok {
+		if d, ok = u.dagDetail(v, r.PathValue("id"), attemptFilter{limit: 1}); ok {
 			out = dagGraph(d)
 		}
 	}); err != nil {

@@ -114,6 +114,7 @@ func (u *UI) routes() {
 	m := u.mux
 	m.HandleFunc("GET /{$}", u.pageOverview)
 	m.HandleFunc("GET /dag/{id}", u.pageDAG)
+	m.HandleFunc("GET /dag/{id}/vertex/{vertex}", u.pageVertex)
 	m.HandleFunc("GET /group/{name}", u.pageGroup)
 	m.HandleFunc("GET /workers", u.pageWorkers)
 	m.HandleFunc("GET /svg/group/{name}", u.svgGroup)

@@ -124,7 +124,7 @@ var absLink = regexp.MustCompile(`(?:href|src)="/`)
 // never shows the application secret, though a task printed it.
 func TestEveryResponseIsRelativeAndHidesTheSecret(t *testing.T) {
 	srv, id := fixture(t)
-	paths := []string{"/", "/dag/" + id, "/group/g", "/workers", "/metrics", "/svg/group/g", "/svg/dag/" + id,
+	paths := []string{"/", "/dag/" + id, "/dag/" + id + "/vertex/map", "/group/g", "/workers", "/metrics", "/svg/group/g", "/svg/dag/" + id,
 		"/static/app.js", "/static/style.css", "/api/v1/overview", "/api/v1/dags", "/api/v1/dags/" + id, "/api/v1/groups",
 		"/api/v1/groups/g", "/api/v1/workers", "/api/v1/nodes", "/api/v1/attempts/" + id + "_map_000000_0"}
 	// The log links the DAG page offers are fetched too.
@@ -223,5 +223,33 @@ func TestMetricsCountTasksAndDurations(t *testing.T) {
 	}
 	if got := reasonClass("usage 78.1% ≥ 70%, 4 attempts queued, requesting 2 workers"); got != "usage N% ≥ N%, N attempts queued, requesting N workers" {
 		t.Errorf("reason class %q", got)
+	}
+}
+
+// A DAG's page lists its latest attempts (?limit=), a vertex's page all of
+// that vertex's; an unknown vertex is 404.
+func TestVertexPageAndAttemptLimit(t *testing.T) {
+	srv, id := fixture(t)
+	var d DAGDetail
+	_, body := get(t, srv.URL+"/api/v1/dags/"+id+"?limit=1")
+	if err := json.Unmarshal([]byte(body), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Attempts) != 1 || d.AttemptsTotal != 3 || d.Attempts[0].Number != 1 {
+		t.Errorf("limit=1: %d attempts of %d, first %+v: want the latest (the retry) of 3", len(d.Attempts), d.AttemptsTotal, d.Attempts)
+	}
+	_, body = get(t, srv.URL+"/api/v1/dags/"+id+"?vertex=reduce")
+	if err := json.Unmarshal([]byte(body), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Attempts) != 0 || d.AttemptsTotal != 0 {
+		t.Errorf("vertex=reduce: %d attempts, want none (its inputs are not ready)", len(d.Attempts))
+	}
+	code, page := get(t, srv.URL+"/dag/"+id+"/vertex/map")
+	if code != http.StatusOK || strings.Count(page, `class="attempt"`) != 3 || !strings.Contains(page, `href="../../../static/style.css"`) {
+		t.Errorf("the map vertex page: %d, %d attempts", code, strings.Count(page, `class="attempt"`))
+	}
+	if code, _ := get(t, srv.URL+"/dag/"+id+"/vertex/nope"); code != http.StatusNotFound {
+		t.Errorf("an unknown vertex: %d", code)
 	}
 }

@@ -181,6 +181,17 @@ edges: [{from: burst, to: sink, type: scatter-gather}]
 	if len(states) != 7 || strings.Count(strings.Join(states, " "), "SUCCEEDED") != 7 {
 		t.Errorf("the DAG page lists attempts %v: want 7 SUCCEEDED", states)
 	}
+	// The DAG page's own refresh works (the script ran without error), and
+	// its vertex link leads to that vertex's attempts.
+	var burst []string
+	if err := chromedp.Run(ctx, chromedp.Poll(`window.ebbRefreshes >= 1`, nil),
+		chromedp.Click(`#vertices a`), chromedp.WaitVisible(`#attempts tr.attempt`), chromedp.Poll(`window.ebbRefreshes >= 1`, nil),
+		chromedp.Evaluate(`[...document.querySelectorAll("#attempts tr.attempt td:nth-child(2)")].map(e => e.textContent)`, &burst)); err != nil {
+		t.Fatal(err)
+	}
+	if len(burst) != 6 || strings.Count(strings.Join(burst, " "), "burst") != 6 {
+		t.Errorf("the burst vertex's page lists %v: want its 6 attempts", burst)
+	}
 	// 4. An attempt's stdout link returns what it printed.
 	var href string
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector("#attempts a.log-stdout").href`, &href)); err != nil {

@@ -31,7 +31,7 @@
       num(n.workers) + "<td>" + (n.draining ? '<span class="state s-SCALE_IN">draining</span>' : "") + "</td><td>" + esc(n.groups.join(", ")) + "</td></tr>").join(""),
     transitions: (ts_) => ts_.map((t) => "<tr><td>" + ts(t.at) + '</td><td><a href="' + root + "group/" + esc(t.group) + '">' + esc(t.group) + "</a></td><td>" + esc(t.from) + " → " + state(t.to) + "</td><td>" + esc(t.reason) + "</td></tr>").join(""),
     moves: (ms) => ms.map((m) => "<tr><td>" + ts(m.at) + "</td><td>" + esc(m.worker) + "</td><td>" + esc(m.from) + "</td><td>" + esc(m.to) + "</td></tr>").join(""),
-    vertices: (vs) => vs.map((v) => '<tr id="vertex-' + esc(v.name) + '"><td>' + esc(v.name) + '</td><td class="progress">' + bar(v.tasks ? v.succeeded / v.tasks : 0) + "</td>" + num(v.tasks) + num(v.succeeded) + num(v.running) + num(v.queued) + num(v.waiting) + num(v.memoryMB) + "</tr>").join(""),
+    vertices: (vs, dag) => vs.map((v) => '<tr id="vertex-' + esc(v.name) + '"><td><a href="' + root + "dag/" + esc(dag) + "/vertex/" + esc(v.name) + '">' + esc(v.name) + '</a></td><td class="progress">' + bar(v.tasks ? v.succeeded / v.tasks : 0) + "</td>" + num(v.tasks) + num(v.succeeded) + num(v.running) + num(v.queued) + num(v.waiting) + num(v.memoryMB) + "</tr>").join(""),
     attempts: (as) => as.map((a) => '<tr class="attempt" data-attempt="' + esc(a.id) + '"><td>' + esc(a.id) + "</td><td>" + esc(a.vertex) + "</td>" + num(a.task) + num(a.number) + "<td>" + state(a.state) + "</td><td>" + esc(a.worker) + "</td><td>" + esc(a.node) + "</td><td>" + ts(a.start) + "</td>" +
       num(a.durationSecs.toFixed(1) + " s") + num(a.end ? a.exitCode : "") + "<td>" + (a.logs ? '<a class="log-stdout" href="' + esc(link(a.logs.stdout)) + '">stdout</a> <a class="log-stderr" href="' + esc(link(a.logs.stderr)) + '">stderr</a> <a class="log-worker" href="' + esc(link(a.logs.worker)) + '">worker</a>' : "") + "</td></tr>" +
       (a.diagnostics && a.state !== "SUCCEEDED" ? '<tr class="failure"><td colspan="11"><pre>' + esc(a.diagnostics) + "</pre></td></tr>" : "")).join(""),
@@ -69,9 +69,11 @@
     },
     async dag() {
       const g = document.getElementById("graph");
-      const d = await json("api/v1/dags/" + encodeURIComponent(g.dataset.dag));
+      const q = g.dataset.vertex ? "?vertex=" + encodeURIComponent(g.dataset.vertex) : Number(g.dataset.limit) > 0 ? "?limit=" + g.dataset.limit : "";
+      const d = await json("api/v1/dags/" + encodeURIComponent(g.dataset.dag) + q);
       set("dagstate", esc(d.state));
-      set("vertices", rows.vertices(d.vertices)); set("attempts", rows.attempts(d.attempts));
+      set("vertices", rows.vertices(d.vertices, d.id)); set("attempts", rows.attempts(d.attempts));
+      set("attemptnote", d.attempts.length < d.attemptsTotal ? "The latest " + d.attempts.length + " of " + d.attemptsTotal + " attempts; each vertex's page lists all of its own." : "");
       await svg("svg/dag/" + encodeURIComponent(g.dataset.dag), g);
     },
     async group() {
