@@ -97,6 +97,19 @@ func groupChart(g GroupDetail, now time.Time) string {
 			esc(t.To), esc(t.From), esc(t.To), t.At.UTC().Format("15:04:05"), esc(t.Reason), tx, tx, top1, top2+plotH,
 			tx+3, top1+12+float64(i%5)*12, esc(t.To), esc(shorten(t.Reason, 60)))
 	}
+	// Worker moves (recycling): a mark on the counts panel's floor, in
+	// when a worker came to this group, out when it left.
+	for _, m := range g.Moves {
+		if m.At.Before(start) {
+			continue
+		}
+		dir, shape := "in", "M0,0 L5,-9 L-5,-9 z"
+		if m.From == g.Name {
+			dir, shape = "out", "M0,-9 L5,0 L-5,0 z"
+		}
+		fmt.Fprintf(&b, `<path class="move" data-dir="%s" transform="translate(%.1f,%.0f)" d="%s" fill="#8e44ad"><title>worker %s moved %s → %s at %s</title></path>`,
+			dir, x(m.At), top2+plotH, shape, esc(m.Worker), esc(m.From), esc(m.To), m.At.UTC().Format("15:04:05"))
+	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" class="lbl">%s</text><text x="%d" y="%d" class="lbl" text-anchor="end">%s (UTC)</text>`,
 		padL, h-6, start.UTC().Format("15:04:05"), chartW-padR, h-6, now.UTC().Format("15:04:05"))
 	b.WriteString(`</svg>`)
