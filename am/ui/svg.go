@@ -154,7 +154,7 @@ func step(b *strings.Builder, class, color string, pts []core.UsagePoint, x func
 // dagGraph draws a DAG left to right in layers (a vertex's layer is its
 // longest path from a source), each vertex a box with its progress.
 func dagGraph(d DAGDetail) string {
-	const boxW, boxH, colW, rowH = 170, 54, 230, 76
+	const boxW, boxH, colW, rowH = 170, 54, 290, 72
 	layers := map[int][]Vertex{}
 	deepest := 0
 	for _, v := range d.Vertices {
