@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/proto/ebbpb"
@@ -37,6 +38,16 @@ type Options struct {
 	// Committer stages, promotes and aborts DAG outputs (nil: package
 	// commit on the local file system).
 	Committer OutputCommitter
+	// UI configures the status UI (its application header, log links, the
+	// proxy guard); the secret is filled in from Secret.
+	UI ui.Options
+	// History, when set, receives the application's history (an encoded
+	// ui.Snapshot) as the AM stops, on the loop goroutine: where it goes
+	// (HDFS, a local file) is the caller's business.
+	History func(snapshot []byte) error
+	// HistoryEvery, when positive, also writes the history this often
+	// while the AM runs, so an AM that dies still leaves one.
+	HistoryEvery time.Duration
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -51,6 +62,9 @@ type AM struct {
 	srv        *grpc.Server
 	status     *http.Server
 	statusLis  net.Listener
+	ui         *ui.UI
+	uiOpts     ui.Options
+	hist       historyWriter
 	log        *logrus.Logger
 
 	stopOnce sync.Once
@@ -100,6 +114,10 @@ func New(o Options) (*AM, error) {
 		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}}
 	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
+	a.uiOpts = uiOptions(o)
+	if o.History != nil {
+		a.loop.OnStop(a.writeHistory)
+	}
 	auth := secretAuth{secret: []byte(o.Secret)}
 	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
 	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat})
@@ -164,6 +182,9 @@ func (a *AM) Run(ctx context.Context) error {
 	}
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- a.loop.Run(ctx) }()
+	if a.opts.History != nil && a.opts.HistoryEvery > 0 {
+		go a.checkpointHistory(ctx, a.opts.HistoryEvery)
+	}
 	var err error
 	select {
 	case err = <-loopDone:

@@ -25,6 +25,7 @@ type Loop struct {
 	mu      sync.Mutex // guards conns and watchers (touched by gRPC goroutines)
 	conns   map[string]*workerConn
 	ended   []func(core.DAGStatus)
+	onStop  []func(*core.Core, time.Time)
 	stopped bool
 }
 
@@ -90,6 +91,14 @@ func (l *Loop) OnDAGEnded(f func(core.DAGStatus)) {
 	l.mu.Unlock()
 }
 
+// OnStop registers f to be called on the loop goroutine when Run ends,
+// before the world is closed: the last look at the Core (the history).
+func (l *Loop) OnStop(f func(c *core.Core, now time.Time)) {
+	l.mu.Lock()
+	l.onStop = append(l.onStop, f)
+	l.mu.Unlock()
+}
+
 // Run drives the Core until ctx ends, then closes the world.
 func (l *Loop) Run(ctx context.Context) error {
 	t := time.NewTicker(l.tick)
@@ -104,6 +113,12 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.core.Tick(now)
 			l.world.Tick(now)
 		case <-ctx.Done():
+			l.mu.Lock()
+			hooks := l.onStop
+			l.mu.Unlock()
+			for _, f := range hooks {
+				f(l.core, l.clock())
+			}
 			l.shutdown()
 			return nil
 		}

@@ -89,6 +89,8 @@ var keys = []Key{
 		Doc: "a new AM attempt resumes running DAGs"},
 	{Name: "ebb.session.idle.timeout.secs", Type: Int, Default: "300", Bounds: from(0),
 		Doc: "a session with no DAG this long finishes and gives every container back (0 = never)"},
+	{Name: "ebb.history.dir", Type: String, Default: "",
+		Doc: "where the AM writes its history for `ebb history` (empty = /user/<user>/.ebb/history on YARN, <ebb.local.dir>/history locally); kept after the staging directory is removed"},
 
 	// Packing and scheduling.
 	{Name: "ebb.packing.scheme", Type: Enum, Default: "packed", Enum: []string{"uniform", "packed"},

@@ -55,6 +55,16 @@ else
   echo "WARNING: protoc missing: the generated-code check is skipped"
 fi
 
+echo "== a browser for the UI test (cmd/ebb TestBrowserUI)"
+# Debian's chromium, installed like protoc above when missing and root.
+# Under CI=true the browser test fails without it; elsewhere it skips loudly.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 || true
+fi
+command -v chromium >/dev/null 2>&1 || echo "WARNING: chromium missing: the browser test will skip (or fail under CI=true)"
+export EBB_UI_SCREENSHOTS="${EBB_UI_SCREENSHOTS:-/tmp/ebb-ui-screenshots}"
+echo "UI screenshots go to $EBB_UI_SCREENSHOTS"
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.

@@ -130,6 +130,7 @@ type Core struct {
 	recycled    int
 	lastFair    time.Time
 	rasPlan     *scheduler.RASPlan
+	journal     journal // what the status UI shows beyond the live state (journal.go)
 }
 
 // NewCore returns an empty Core.
@@ -199,6 +200,7 @@ func (c *Core) Tick(now time.Time) {
 	c.reapIdle()
 	c.removeEmptyGroups()
 	c.updateWanted()
+	c.sampleUsage()
 }
 
 // Now is the latest time the Core has seen.

@@ -38,6 +38,7 @@ func (c *Core) Drain(now time.Time, x Executor) {
 		}
 		c.actions = nil
 		for _, a := range acts {
+			c.observe(now, a)
 			a.carryOut(now, x)
 		}
 	}

@@ -138,6 +138,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	if !ok || a.worker == nil {
 		return // a report about an attempt that was killed or replaced: ignore
 	}
+	c.journal.attemptReported(c.now, u)
 	t := a.task
 	d := t.vertex.dag
 	a.lastSeen = c.now
@@ -257,6 +258,7 @@ func (c *Core) detach(a *attemptRun) {
 	if w == nil {
 		return
 	}
+	c.journal.attemptStopped(c.now, a.id, "stopped without a report: its worker was lost or the AM ended it")
 	mem := a.memoryMB()
 	delete(w.running, a)
 	w.freeMB += mem

@@ -54,7 +54,7 @@ func resourceFrom(p *hadooppb.ResourceProto) Resource {
 }
 
 func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {
-	return NodeReport{Node: nodeName(n.GetNodeId()), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
+	return NodeReport{Node: nodeName(n.GetNodeId()), HTTP: n.GetHttpAddress(), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
 		VCores: n.GetCapability().GetVirtualCores(), Running: n.GetNodeState() == hadooppb.NodeStateProto_NS_RUNNING,
 		Containers: n.GetNumContainers()}
 }

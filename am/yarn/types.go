@@ -57,6 +57,7 @@ type Completed struct {
 // NodeReport is what the RM says about one NodeManager.
 type NodeReport struct {
 	Node       string // host:port
+	HTTP       string // the NodeManager's web address (host:port), for container-log links
 	Rack       string
 	MemoryMB   int64
 	VCores     int32

@@ -44,7 +44,11 @@ type Options struct {
 	Host        string
 	Port        int32
 	TrackingURL string
-	Worker      WorkerLaunch
+	// FinalTrackingURL, when set, replaces TrackingURL at unregister: the
+	// AM's own page closes with it, so the RM should link somewhere that
+	// still answers.
+	FinalTrackingURL string
+	Worker           WorkerLaunch
 	// Nodes are the cluster's NodeManagers at start (getClusterNodes).
 	Nodes []NodeReport
 	// IncludePort: yarn.scheduler.include-port-in-node-name.
@@ -433,8 +437,12 @@ func (w *World) Close() error {
 // Finish unregisters with the final status, calling again until the RM
 // confirms (it may still be saving the application's state).
 func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics string) error {
+	final := w.o.TrackingURL
+	if w.o.FinalTrackingURL != "" {
+		final = w.o.FinalTrackingURL
+	}
 	for {
-		done, err := w.o.RM.Finish(ctx, status, diagnostics, w.o.TrackingURL)
+		done, err := w.o.RM.Finish(ctx, status, diagnostics, final)
 		if err == nil && done {
 			w.o.Log.Infof("yarn: unregistered: %s %s", status, diagnostics)
 			return nil

@@ -24,6 +24,7 @@ type fakeRM struct {
 	requests  []AllocateRequest
 	script    []fakeAnswer
 	finishes  []FinalStatus
+	finalURL  string
 }
 
 type fakeAnswer struct {
@@ -46,8 +47,9 @@ func (f *fakeRM) Allocate(_ context.Context, req AllocateRequest) (AllocateRespo
 	return a.resp, a.err
 }
 
-func (f *fakeRM) Finish(_ context.Context, s FinalStatus, _, _ string) (bool, error) {
+func (f *fakeRM) Finish(_ context.Context, s FinalStatus, _, url string) (bool, error) {
 	f.finishes = append(f.finishes, s)
+	f.finalURL = url
 	return len(f.finishes) >= 2, nil // the RM says "not yet" once
 }
 

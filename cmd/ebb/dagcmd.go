@@ -155,11 +155,16 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 	submit.Flags().BoolVar(&overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 
 	sf := amFlags{resolve: resolve}
+	var asJSON bool
+	var uiURL string
 	statusCmd := &cobra.Command{
 		Use:   "status [DAG_ID]",
 		Short: "Show one DAG, or every DAG and the ContainerGroups",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON {
+				return statusJSON(cmd.Context(), cmd.OutOrStdout(), sf, uiURL, args)
+			}
 			c, closeFn, err := sf.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -200,6 +205,8 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 		},
 	}
 	sf.register(statusCmd)
+	statusCmd.Flags().BoolVar(&asJSON, "json", false, "print the AM's JSON API answer (api/v1/dags[/ID]), as the UI reads it")
+	statusCmd.Flags().StringVar(&uiURL, "url", "", "with --json: the AM's tracking URL (default: the --session file's status URL)")
 
 	kf := amFlags{resolve: resolve}
 	kill := &cobra.Command{

@@ -61,6 +61,8 @@ Run a DAG on the embedded local cluster (no Hadoop needed):
 		newYarnAMCmd(),
 		newKillCmd(),
 		newSimCmd(),
+		newHistoryCmd(),
+		newUICmd(),
 		newVersionCmd(),
 	)
 	return root

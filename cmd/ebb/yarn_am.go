@@ -116,10 +116,12 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, err
 	}
+	uiOpts, uiState := yarnUIOptions(c, cid, user, secret)
 	a, err := am.New(am.Options{
 		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve),
+		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve), UI: uiOpts,
+		History: hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute,
 	})
 	if err != nil {
 		return nil, err
@@ -149,21 +151,25 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, fmt.Errorf("listing the cluster's nodes: %w", err)
 	}
+	uiState.setNodes(nodes)
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
 	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
 	w := yarn.New(yarn.Options{
 		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
 		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		FinalTrackingURL: finalTrackingURL(c, app.String()),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
 			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
+	uiState.setWorld(w)
 	reg, err := w.Register(ctx)
 	if err != nil {
 		return nil, err
 	}
+	log.Infof("ebb am: history goes to %s/%s.json (ebb history %s)", historyDir(c, user), app, app)
 	log.Infof("ebb am: %s registered after %s (since the process started) at %s, tracking URL %s; largest container %d MB / %d vcores; %d nodes",
 		cid.Attempt.App, time.Since(start).Round(time.Millisecond), amAddr, tracking, reg.Max.MemoryMB, reg.Max.VCores, len(nodes))
 	a.SetWorld(w)

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/ebb-am/ebb/am/core"
+)
+
+// Snapshot is a whole View frozen as data: what the AM writes to its
+// history at the end, and what `ebb history` and `ebb ui --history` serve
+// with the same pages as a live AM (like Spark's history server).
+type Snapshot struct {
+	Version    int                     `json:"version"`
+	App        AppInfo                 `json:"app"`
+	At         time.Time               `json:"at"`
+	DAGList    []core.DAGStatus        `json:"dags"`
+	DAGDetails map[string]core.DAGView `json:"dagViews"`
+	Groups     []core.GroupView        `json:"groups"`
+	WorkerList []core.WorkerView       `json:"workers"`
+	Nodes      []core.NodeView         `json:"nodes"`
+	TransList  []core.Transition       `json:"transitions"`
+	MoveList   []core.WorkerMove       `json:"moves"`
+}
+
+// historyVersion changes when a Snapshot's layout does, so an older ebb
+// says what it cannot read rather than showing half a page.
+const historyVersion = 1
+
+// Capture freezes a view (on the loop goroutine, for a live AM).
+func Capture(app AppInfo, v View) Snapshot {
+	s := Snapshot{Version: historyVersion, App: app, At: v.Now(), DAGList: v.DAGs(), DAGDetails: map[string]core.DAGView{},
+		Groups: v.GroupViews(), WorkerList: v.Workers(), Nodes: v.NodeViews(), TransList: v.Transitions(), MoveList: v.Moves()}
+	for _, d := range s.DAGList {
+		if dv, ok := v.DAGView(d.ID); ok {
+			s.DAGDetails[d.ID] = dv
+		}
+	}
+	if s.App.Finished.IsZero() {
+		s.App.Finished = s.At
+	}
+	return s
+}
+
+// Encode writes a snapshot as JSON.
+func (s Snapshot) Encode() ([]byte, error) { return json.Marshal(s) }
+
+// DecodeSnapshot reads what Encode wrote.
+func DecodeSnapshot(b []byte) (*Snapshot, error) {
+	var s Snapshot
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("reading the application's history: %w", err)
+	}
+	if s.Version != historyVersion {
+		return nil, fmt.Errorf("the history has version %d; this ebb reads version %d", s.Version, historyVersion)
+	}
+	return &s, nil
+}
+
+// The Snapshot is a View.
+var _ View = (*Snapshot)(nil)
+
+func (s *Snapshot) Now() time.Time                 { return s.At }
+func (s *Snapshot) DAGs() []core.DAGStatus         { return s.DAGList }
+func (s *Snapshot) GroupViews() []core.GroupView   { return s.Groups }
+func (s *Snapshot) Workers() []core.WorkerView     { return s.WorkerList }
+func (s *Snapshot) NodeViews() []core.NodeView     { return s.Nodes }
+func (s *Snapshot) Transitions() []core.Transition { return s.TransList }
+func (s *Snapshot) Moves() []core.WorkerMove       { return s.MoveList }
+
+func (s *Snapshot) DAGView(id string) (core.DAGView, bool) {
+	d, ok := s.DAGDetails[id]
+	return d, ok
+}
+
+func (s *Snapshot) Attempt(id string) (core.AttemptRecord, bool) {
+	for _, d := range s.DAGDetails {
+		for _, a := range d.Attempts {
+			if a.ID == id {
+				return a, true
+			}
+		}
+	}
+	return core.AttemptRecord{}, false
+}
+
+// Read serves the frozen view; nothing changes it, so no lock.
+func (s *Snapshot) Read(_ context.Context, f func(View)) error {
+	f(s)
+	return nil
+}
+
+// NewHistory serves a finished application's pages from its snapshot.
+// Logs link as they did while it ran (the NodeManager keeps them, or YARN
+// aggregates them); the pages do not poll, since nothing changes.
+func NewHistory(s *Snapshot, o Options) *UI {
+	o.App = s.App
+	return New(s, o)
+}

@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// durationBuckets are the attempt-duration histogram's upper bounds in
+// seconds: from sub-second tasks to hour-long ones.
+var durationBuckets = []float64{0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}
+
+// metrics writes Prometheus text: the old gauges, then per-DAG and
+// per-vertex task counters, the attempt-duration histogram, autoscaler
+// transitions by reason and worker moves.
+func (u *UI) metrics(w http.ResponseWriter, r *http.Request) {
+	var b strings.Builder
+	if err := u.read(r, func(v View) { u.writeMetrics(&b, v) }); err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if u.o.ExtraMetrics != nil {
+		u.o.ExtraMetrics(&b)
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	writeBody(w, []byte(b.String()))
+}
+
+func help(b *strings.Builder, name, typ, text string) {
+	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, typ)
+}
+
+func (u *UI) writeMetrics(b *strings.Builder, v View) {
+	o := u.overview(v)
+	counts := map[string]int{}
+	for _, d := range o.DAGs {
+		counts[d.State]++
+	}
+	help(b, "ebb_dags", "gauge", "DAGs by state.")
+	for _, st := range []string{"SUBMITTED", "RUNNING", "SUCCEEDED", "FAILED", "KILLED"} {
+		fmt.Fprintf(b, "ebb_dags{state=%q} %d\n", st, counts[st])
+	}
+	help(b, "ebb_dag_tasks", "gauge", "Tasks per DAG by state (succeeded, running, other).")
+	for _, d := range o.DAGs {
+		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"succeeded\"} %d\n", d.ID, d.Name, d.Succeeded)
+		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"running\"} %d\n", d.ID, d.Name, d.Running)
+		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"total\"} %d\n", d.ID, d.Name, d.Tasks)
+	}
+	help(b, "ebb_dag_failed_attempts_total", "counter", "Failed attempts per DAG.")
+	for _, d := range o.DAGs {
+		fmt.Fprintf(b, "ebb_dag_failed_attempts_total{dag=%q} %d\n", d.ID, d.FailedAttempts)
+	}
+	help(b, "ebb_vertex_tasks", "gauge", "Tasks per vertex by state.")
+	for _, d := range v.DAGs() {
+		for _, vs := range d.Vertices {
+			fmt.Fprintf(b, "ebb_vertex_tasks{dag=%q,vertex=%q,state=\"succeeded\"} %d\n", d.ID, vs.Name, vs.Succeeded)
+			fmt.Fprintf(b, "ebb_vertex_tasks{dag=%q,vertex=%q,state=\"running\"} %d\n", d.ID, vs.Name, vs.Running)
+			fmt.Fprintf(b, "ebb_vertex_tasks{dag=%q,vertex=%q,state=\"total\"} %d\n", d.ID, vs.Name, vs.Total)
+		}
+	}
+	u.writeDurations(b, v)
+	help(b, "ebb_group_workers", "gauge", "Workers per ContainerGroup.")
+	for _, g := range o.Groups {
+		fmt.Fprintf(b, "ebb_group_workers{group=%q} %d\n", g.Name, g.Workers)
+	}
+	help(b, "ebb_group_usage_percent", "gauge", "Memory of running attempts / memory workers offer.")
+	for _, g := range o.Groups {
+		fmt.Fprintf(b, "ebb_group_usage_percent{group=%q} %.1f\n", g.Name, g.UsagePercent)
+	}
+	help(b, "ebb_group_queued_attempts", "gauge", "Attempts waiting for a worker.")
+	for _, g := range o.Groups {
+		fmt.Fprintf(b, "ebb_group_queued_attempts{group=%q} %d\n", g.Name, g.QueuedAttempts)
+	}
+	help(b, "ebb_autoscaler_transitions_total", "counter", "Autoscaler state changes by group, change and reason (numbers in the reason replaced by N).")
+	byReason := map[string]int{}
+	var keys []string
+	for _, t := range o.Transitions {
+		k := fmt.Sprintf("group=%q,from=%q,to=%q,reason=%q", t.Group, t.From, t.To, reasonClass(t.Reason))
+		if byReason[k] == 0 {
+			keys = append(keys, k)
+		}
+		byReason[k]++
+	}
+	for _, k := range keys {
+		fmt.Fprintf(b, "ebb_autoscaler_transitions_total{%s} %d\n", k, byReason[k])
+	}
+	help(b, "ebb_worker_moves_total", "counter", "Workers recycled from one group to another.")
+	fmt.Fprintf(b, "ebb_worker_moves_total %d\n", len(o.Moves))
+	help(b, "ebb_nodes", "gauge", "Nodes holding workers.")
+	fmt.Fprintf(b, "ebb_nodes %d\n", len(o.Nodes))
+}
+
+// writeDurations is the histogram of ended attempts' run times, per
+// vertex, over the attempts the journal holds.
+func (u *UI) writeDurations(b *strings.Builder, v View) {
+	help(b, "ebb_attempt_duration_seconds", "histogram", "Run time of ended attempts.")
+	for _, d := range v.DAGs() {
+		dv, ok := v.DAGView(d.ID)
+		if !ok {
+			continue
+		}
+		type hist struct {
+			counts []int
+			sum    float64
+			n      int
+		}
+		per := map[string]*hist{}
+		for _, a := range dv.Attempts {
+			if a.End.IsZero() {
+				continue
+			}
+			h := per[a.Vertex]
+			if h == nil {
+				h = &hist{counts: make([]int, len(durationBuckets))}
+				per[a.Vertex] = h
+			}
+			s := a.End.Sub(a.Start).Seconds()
+			for i, le := range durationBuckets {
+				if s <= le {
+					h.counts[i]++
+				}
+			}
+			h.sum += s
+			h.n++
+		}
+		for _, vs := range d.Vertices {
+			h := per[vs.Name]
+			if h == nil {
+				continue
+			}
+			for i, le := range durationBuckets {
+				fmt.Fprintf(b, "ebb_attempt_duration_seconds_bucket{dag=%q,vertex=%q,le=\"%g\"} %d\n", d.ID, vs.Name, le, h.counts[i])
+			}
+			fmt.Fprintf(b, "ebb_attempt_duration_seconds_bucket{dag=%q,vertex=%q,le=\"+Inf\"} %d\n", d.ID, vs.Name, h.n)
+			fmt.Fprintf(b, "ebb_attempt_duration_seconds_sum{dag=%q,vertex=%q} %g\n", d.ID, vs.Name, h.sum)
+			fmt.Fprintf(b, "ebb_attempt_duration_seconds_count{dag=%q,vertex=%q} %d\n", d.ID, vs.Name, h.n)
+		}
+	}
+}
+
+var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+
+// reasonClass keeps a label's values few: "usage 85% ≥ 80%, 3 attempts
+// queued" and "usage 91% ≥ 80%, 5 attempts queued" are one reason.
+func reasonClass(reason string) string { return digits.ReplaceAllString(reason, "N") }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"github.com/ebb-am/ebb/am/ui"
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnclient"
+)
+
+// newHistoryCmd serves a finished YARN application's pages from the
+// history its AM wrote to HDFS, like Spark's history server.
+func newHistoryCmd() *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "history APPLICATION_ID",
+		Short: "Serve a finished application's UI from its history in HDFS (ebb.history.dir)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := loadClientConf()
+			if err != nil {
+				return err
+			}
+			user := yarnclient.User()
+			fs, err := hdfsfs.Dial(c.DefaultFS(), user)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = fs.Close() }() // read-only
+			dir, err := fs.Path(historyDir(c, user))
+			if err != nil {
+				return err
+			}
+			b, err := fs.ReadFile(dir + "/" + args[0] + ".json")
+			if err != nil {
+				return fmt.Errorf("no history of %s in %s: %w", args[0], fs.URL(dir), err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, ui.Options{PackingHighPercent: c.Int("ebb.packing.high.threshold.percent")})
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "where to serve the pages (host:port)")
+	return cmd
+}
+
+// newUICmd serves the pages of a history file on this machine (a local
+// AM's, or one copied out of HDFS).
+func newUICmd() *cobra.Command {
+	var listen, history string
+	cmd := &cobra.Command{
+		Use:   "ui --history FILE",
+		Short: "Serve a finished application's UI from a history file",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if history == "" {
+				return errors.New("ebb ui needs --history FILE")
+			}
+			b, err := os.ReadFile(history)
+			if err != nil {
+				return err
+			}
+			o := ui.Options{}
+			// A local AM's root holds history/ beside logs/: keep its log links.
+			if logs := filepath.Join(filepath.Dir(filepath.Dir(history)), "logs"); isDir(logs) {
+				o.LocalLogDir = logs
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, o)
+		},
+	}
+	cmd.Flags().StringVar(&history, "history", "", "a history file the AM wrote (ebb.history.dir)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "where to serve the pages (host:port)")
+	return cmd
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// serveHistory serves a snapshot's pages until ctx ends, printing where.
+func serveHistory(ctx context.Context, out io.Writer, b []byte, listen string, o ui.Options) error {
+	s, err := ui.DecodeSnapshot(b)
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: ui.NewHistory(s, o), ReadHeaderTimeout: 10 * time.Second}
+	if _, err := fmt.Fprintf(out, "ebb history of %s (finished %s) at http://%s/\n", s.App.ID, s.App.Finished.UTC().Format(time.RFC3339), lis.Addr()); err != nil {
+		_ = lis.Close() // the print's error is the one to report
+		return err
+	}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close() // ending on purpose: the error says only that it closed
+	}()
+	if err := srv.Serve(lis); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// localHistory writes a local AM's history under ebb.history.dir, or
+// history/ in its root (beside logs/, so `ebb ui --history` finds them).
+func localHistory(c *conf.Config, root string, log *logrus.Logger) func([]byte) error {
+	return func(b []byte) error {
+		dir := c.String("ebb.history.dir")
+		if dir == "" {
+			dir = filepath.Join(root, "history")
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		p := filepath.Join(dir, "local-"+time.Now().UTC().Format("20060102-150405")+".json")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			return err
+		}
+		log.Infof("history written to %s (ebb ui --history %s)", p, p)
+		return nil
+	}
+}
