@@ -293,18 +293,8 @@ func TestFailedPromotionFailsTheDAG(t *testing.T) {
 // An AM that stops while a DAG runs removes what the DAG staged: nobody
 // will promote it.
 func TestStoppingAMRemovesStagedOutputs(t *testing.T) {
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.SetWorld(nopWorld{})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	amCtx, stopAM := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(amCtx) }()
+	a := runTestAM(t, Options{})
+	ctx := a.ctx
 	out := filepath.Join(t.TempDir(), "out")
 	old := map[string]string{"part-00000": "old"}
 	writeFiles(t, out, old)
@@ -316,8 +306,7 @@ func TestStoppingAMRemovesStagedOutputs(t *testing.T) {
 	staging := commit.Staging(out, a.outputPlans[id].stagingID)
 	a.mu.Unlock()
 	writeFiles(t, staging, map[string]string{"part-00001": "half"})
-	stopAM()
-	if err := <-done; err != nil {
+	if err := a.stop(); err != nil {
 		t.Fatal(err)
 	}
 	if got := readTree(t, out); !reflect.DeepEqual(got, old) {

@@ -1,13 +1,10 @@
 package am
 
 import (
-	"context"
 	"errors"
 	"io"
 	"testing"
-	"time"
 
-	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
@@ -19,18 +16,8 @@ import (
 // stream ends, so a worker of a finished application exits saying it was
 // told to, not that the stream broke.
 func TestShutdownSendsStopBeforeClosingStreams(t *testing.T) {
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.SetWorld(nopWorld{})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	amCtx, stopAM := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(amCtx) }()
+	a := runTestAM(t, Options{})
+	ctx := a.ctx
 	// A DAG defines the worker's group; nopWorld starts no worker of its own.
 	if _, err := a.Submit(ctx, SubmitRequest{SpecName: "x.yaml", Spec: []byte(`
 name: holds
@@ -56,7 +43,8 @@ vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 256}]
 	if _, err := stream.Recv(); err != nil { // the AM's answer to Register
 		t.Fatal(err)
 	}
-	stopAM()
+	stopped := make(chan error, 1)
+	go func() { stopped <- a.stop() }()
 	var stop *ebbpb.Stop
 	for {
 		m, err := stream.Recv()
@@ -76,7 +64,7 @@ vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 256}]
 	if stop.GetReason() == "" {
 		t.Error("the Stop gives no reason")
 	}
-	if err := <-done; err != nil {
+	if err := <-stopped; err != nil {
 		t.Fatalf("the AM ended with %v", err)
 	}
 }

@@ -1,37 +1,19 @@
 package am
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/ebb-am/ebb/am/core"
 )
 
 // The status page and /metrics answer from the live core.
 func TestStatusPage(t *testing.T) {
-	log := logrus.New()
-	log.SetOutput(io.Discard)
-	a, err := New(Options{Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: "s", Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.SetWorld(nopWorld{})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("the AM ended with %v", err)
-		}
-	}()
+	a := runTestAM(t, Options{StatusListen: "127.0.0.1:0"})
+	ctx := a.ctx
 	if _, err := a.Submit(ctx, SubmitRequest{SpecName: "x.yaml", Spec: []byte(`
 name: shown
 containerGroup: {name: g, workerMemoryMB: 512}
