@@ -36,6 +36,8 @@ func DefaultConfig() Config {
 
 func (c Config) nodeMB() int64 { return c.Cloud.Types[0].MemoryMB }
 
+func (c Config) nodeVCores() int { return c.Cloud.Types[0].VCores }
+
 // engine is one policy's run over one trace.
 type engine struct {
 	cfg    Config
@@ -167,24 +169,33 @@ func (e *engine) submit(now time.Time, j Job) {
 	e.dispatch(now)
 }
 
-// reshape applies the run's worker and slot sizes to a job's spec.
+// reshape applies the run's worker and slot sizes and the node's vcores
+// to a job's spec (vcores.go).
 func (e *engine) reshape(spec *dag.Spec) *dag.Spec {
 	workerMB := e.cfg.WorkerMB
 	if e.policy.NodeWorkers {
 		workerMB = e.cfg.nodeMB()
 	}
-	if workerMB == 0 && e.policy.SlotsPerNode == 0 {
-		return spec
-	}
 	cp := *spec
+	cp.Vertices = append([]dag.VertexSpec(nil), spec.Vertices...)
+	var biggest int64
+	for i := range cp.Vertices {
+		v := &cp.Vertices[i]
+		v.MemoryMB = e.cfg.reservedMB(*v)
+		if k := e.policy.SlotsPerNode; k > 0 {
+			v.MemoryMB = e.cfg.nodeMB() / int64(k)
+		}
+		biggest = max(biggest, v.MemoryMB)
+	}
 	if workerMB > 0 {
 		cp.Group = dag.GroupSpec{Name: "sim", WorkerMemoryMB: workerMB, WorkerVCores: 1}
 	}
-	if k := e.policy.SlotsPerNode; k > 0 {
-		cp.Vertices = append([]dag.VertexSpec(nil), spec.Vertices...)
-		for i := range cp.Vertices {
-			cp.Vertices[i].MemoryMB = e.cfg.nodeMB() / int64(k)
-		}
+	if biggest > cp.Group.WorkerMemoryMB {
+		// A reservation grown by its vcores no longer fits the trace's
+		// worker: such tasks get workers of their own size, in a group of
+		// their own (one name, one size, as the AM requires).
+		cp.Group.Name = fmt.Sprintf("%s-%dmb", cp.Group.Name, biggest)
+		cp.Group.WorkerMemoryMB = biggest
 	}
 	return &cp
 }

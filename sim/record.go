@@ -20,13 +20,14 @@ type Recorder struct {
 func newRecorder(policy string, cfg Config, jobs []Job) *Recorder {
 	r := &Recorder{run: report.Run{Policy: policy, NodeMemoryMB: cfg.nodeMB()}}
 	for _, j := range jobs {
-		r.run.TaskMBSeconds += taskMBSeconds(j)
+		r.run.TaskMBSeconds += taskMBSeconds(cfg, j)
 	}
 	return r
 }
 
-// taskMBSeconds is Σ over a job's tasks of memory × traced duration.
-func taskMBSeconds(j Job) float64 {
+// taskMBSeconds is Σ over a job's tasks of reserved memory (vcores.go) ×
+// traced duration.
+func taskMBSeconds(cfg Config, j Job) float64 {
 	var sum float64
 	for _, v := range j.Spec.Vertices {
 		for t := 0; t < v.Parallelism; t++ {
@@ -37,7 +38,7 @@ func taskMBSeconds(j Job) float64 {
 			if d <= 0 {
 				d = time.Second // the engine's floor for an untimed task
 			}
-			sum += float64(v.MemoryMB) * d.Seconds()
+			sum += float64(cfg.reservedMB(v)) * d.Seconds()
 		}
 	}
 	return sum
@@ -67,6 +68,7 @@ func (r *Recorder) jobEnded(j *jobRun, start time.Time) {
 
 func (r *Recorder) finish(end time.Time, e *engine) {
 	r.run.NodeSeconds = e.cloud.NodeSeconds(end)
+	r.run.PaidSeconds = e.cloud.PaidSeconds(end)
 	r.run.Cost = e.cloud.Cost(end)
 	sort.Slice(r.run.Jobs, func(i, j int) bool { return r.run.Jobs[i].ID < r.run.Jobs[j].ID })
 }
