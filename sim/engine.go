@@ -67,6 +67,9 @@ type jobRun struct {
 
 // Run replays jobs under one policy and records what happened.
 func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
+	if p.Oracle {
+		return runOracle(jobs, cfg, p)
+	}
 	start := time.Unix(0, 0).UTC()
 	alloc, err := packing.New(p.Packing, packing.Options{HighThresholdPercent: p.HighThreshold, MinNodes: p.MinNodes})
 	if err != nil {

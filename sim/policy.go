@@ -40,11 +40,14 @@ type Policy struct {
 	// SlotsPerNode > 0: every task is given 1/K of a node's memory, so a
 	// node runs K tasks at once whatever they use (fair-slots-K).
 	SlotsPerNode int
+	// Oracle: the clairvoyant reference (oracle.go), not a run of the
+	// core.
+	Oracle bool
 }
 
 // PolicyNames lists the policies ParsePolicy knows.
 func PolicyNames() []string {
-	return []string{"static-N", "mr3", "ebb", "spark-da", "k8s-ca", "ras", "fair-slots-K"}
+	return []string{"static-N", "oracle", "mr3", "ebb", "spark-da", "k8s-ca", "ras", "fair-slots-K"}
 }
 
 // ParsePolicy builds a named policy.
@@ -60,6 +63,8 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Static = n
 		base.Core.Scaling = core.ScaleOnDemand
 		return base, nil
+	case name == "oracle":
+		return Policy{Name: name, Oracle: true}, nil
 	case name == "mr3":
 		// The seed's autoscaler with MR3's defaults, on YARN's own
 		// spreading placement.

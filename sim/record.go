@@ -72,3 +72,13 @@ func (r *Recorder) finish(end time.Time, e *engine) {
 	r.run.Cost = e.cloud.Cost(end)
 	sort.Slice(r.run.Jobs, func(i, j int) bool { return r.run.Jobs[i].ID < r.run.Jobs[j].ID })
 }
+
+// jobResult is a job that completed at finish (offsets from the start).
+func jobResult(j Job, finish time.Duration) report.JobResult {
+	submit := time.Unix(0, 0).UTC().Add(j.Submit)
+	var goal time.Duration
+	if d, ok := j.Spec.Goal.Deadline(submit); ok {
+		goal = d.Sub(submit)
+	}
+	return report.JobResult{ID: j.ID, Submit: j.Submit, Finish: finish, Goal: goal, Completed: true}
+}
