@@ -89,6 +89,9 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 		t, _ := e.cloud.PaidUntil(node, e.clk.now)
 		return t
 	}
+	if billingAware(p, cfg) && opts.Scaling == mr3Scaling {
+		opts.Autoscale.BillingPeriod = cfg.Cloud.BillingPeriod
+	}
 	core, err := core.NewCore(opts)
 	if err != nil {
 		return nil, err

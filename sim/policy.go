@@ -40,6 +40,10 @@ type Policy struct {
 	// SlotsPerNode > 0: every task is given 1/K of a node's memory, so a
 	// node runs K tasks at once whatever they use (fair-slots-K).
 	SlotsPerNode int
+	// BillingAware: "true", "false", or "auto" (on for ebb when the cloud
+	// bills per period): the autoscaler's scale-in and the return of empty
+	// nodes follow the paid periods (billing.go).
+	BillingAware string
 	// Oracle: the clairvoyant reference (oracle.go), not a run of the
 	// core.
 	Oracle bool
@@ -52,7 +56,7 @@ func PolicyNames() []string {
 
 // ParsePolicy builds a named policy.
 func ParsePolicy(name string) (Policy, error) {
-	base := Policy{Name: name, Packing: "uniform", HighThreshold: 60, MinNodes: 5}
+	base := Policy{Name: name, Packing: "uniform", HighThreshold: 60, MinNodes: 5, BillingAware: "false"}
 	base.Core.IdleTimeout = 5 * time.Minute
 	switch {
 	case strings.HasPrefix(name, "static-"):
@@ -83,6 +87,7 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Core.Autoscale.OutGracePeriod = time.Minute
 		base.Core.Autoscale.InGracePeriod = time.Minute
 		base.Packing = "packed"
+		base.BillingAware = "auto"
 		return base, nil
 	case name == "spark-da":
 		base.Core.Scaling = core.ScaleSparkDA
