@@ -51,22 +51,26 @@ type jsonReport struct {
 	Policies  []jsonPolicy `json:"policies"`
 }
 
+func toJSON(s Summary) jsonPolicy {
+	return jsonPolicy{
+		Policy: s.Policy, Jobs: s.Jobs, JobsCompleted: s.JobsCompleted,
+		NodeHours: fixed(s.NodeHours), PaidHours: fixed(s.PaidHours),
+		Cost: fixed(s.Cost), CostToOracle: fixed(s.CostToOracle),
+		MeanJCT: fixed(s.MeanJCT), P95JCT: fixed(s.P95JCT), P95Slowdown: fixed(s.P95Slowdown),
+		JobsWithGoals: s.JobsWithGoals, GoalAttainment: fixed(s.GoalAttainment),
+		MeanUtilisation:     fixed(s.MeanUtilisation),
+		LowerBoundNodeHours: fixed(s.LowerBoundNodeHours), RatioToLowerBound: fixed(s.RatioToLowerBound),
+		RatioPaidToLB: fixed(s.RatioPaidToLB),
+		Makespan:      fixed(s.Makespan),
+	}
+}
+
 // WriteJSON writes the report as one indented JSON object, the same bytes
 // for the same report.
 func (r Report) WriteJSON(w io.Writer) error {
 	out := jsonReport{Reference: r.Reference, Oracle: r.Oracle, Policies: []jsonPolicy{}}
 	for _, s := range r.Policies {
-		out.Policies = append(out.Policies, jsonPolicy{
-			Policy: s.Policy, Jobs: s.Jobs, JobsCompleted: s.JobsCompleted,
-			NodeHours: fixed(s.NodeHours), PaidHours: fixed(s.PaidHours),
-			Cost: fixed(s.Cost), CostToOracle: fixed(s.CostToOracle),
-			MeanJCT: fixed(s.MeanJCT), P95JCT: fixed(s.P95JCT), P95Slowdown: fixed(s.P95Slowdown),
-			JobsWithGoals: s.JobsWithGoals, GoalAttainment: fixed(s.GoalAttainment),
-			MeanUtilisation:     fixed(s.MeanUtilisation),
-			LowerBoundNodeHours: fixed(s.LowerBoundNodeHours), RatioToLowerBound: fixed(s.RatioToLowerBound),
-			RatioPaidToLB: fixed(s.RatioPaidToLB),
-			Makespan:      fixed(s.Makespan),
-		})
+		out.Policies = append(out.Policies, toJSON(s))
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
