@@ -92,6 +92,9 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	if billingAware(p, cfg) && opts.Scaling == mr3Scaling {
 		opts.Autoscale.BillingPeriod = cfg.Cloud.BillingPeriod
 	}
+	if p.BootFromCloud && opts.Scaling == mr3Scaling {
+		opts.Autoscale.BootTime = cfg.Cloud.ProvisionDelay
+	}
 	core, err := core.NewCore(opts)
 	if err != nil {
 		return nil, err

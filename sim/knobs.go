@@ -85,6 +85,15 @@ var knobs = []knob{
 	boolKnob(scheduler.KeyWaitDAGFinished, "drained workers serve the DAGs active at the scale-in", autoscaled, func(p *Policy) *bool { return &as(p).WaitDAGFinished }),
 	boolKnob(scheduler.KeyPredictive, "predictive scale-out", autoscaled, func(p *Policy) *bool { return &as(p).Predictive }),
 	secsKnob(scheduler.KeyPredictiveTarget, "predictive scale-out's drain target", autoscaled, func(p *Policy) *time.Duration { return &as(p).PredictiveTarget }),
+	{scheduler.KeyBootTime, "hysteresis: a scale-in waits for usage low this long (0: off; ebb: the provisioning delay)", autoscaled, func(p *Policy, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return fmt.Errorf("want seconds ≥ 0")
+		}
+		p.Core.Autoscale.BootTime = time.Duration(f * float64(time.Second))
+		p.BootFromCloud = false
+		return nil
+	}},
 	{KeyBillingAware, "billing-aware scale-in: true, false, or auto (on when the cloud bills per period; ebb only)", elastic, func(p *Policy, v string) error {
 		switch v {
 		case "auto", "true", "false":

@@ -44,6 +44,9 @@ type Policy struct {
 	// bills per period): the autoscaler's scale-in and the return of empty
 	// nodes follow the paid periods (billing.go).
 	BillingAware string
+	// BootFromCloud: the autoscaler's boot time (its hysteresis) is the
+	// cloud's provisioning delay.
+	BootFromCloud bool
 	// Oracle: the clairvoyant reference (oracle.go), not a run of the
 	// core.
 	Oracle bool
@@ -88,6 +91,7 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Core.Autoscale.InGracePeriod = time.Minute
 		base.Packing = "packed"
 		base.BillingAware = "auto"
+		base.BootFromCloud = true
 		return base, nil
 	case name == "spark-da":
 		base.Core.Scaling = core.ScaleSparkDA

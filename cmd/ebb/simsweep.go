@@ -18,7 +18,7 @@ func runSweep(out io.Writer, progress *printer, f simFlags, jobs []trace.Job, po
 	key, list, ok := strings.Cut(f.sweep, "=")
 	values := strings.Split(list, ",")
 	if !ok || key == "" || list == "" {
-		return fmt.Errorf("--sweep %q: want KEY=v1,v2,...", f.sweep)
+		return fmt.Errorf("--sweep %q: want KEY=v1,v2 (a comma-separated list of values)", f.sweep)
 	}
 	type point struct {
 		policy, value string
