@@ -40,3 +40,25 @@ func TestPolicyKnobs(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// ebb's defaults in the sim: billing-aware exactly when the cloud bills per
+// period, its boot time the cloud's; other policies only when asked.
+func TestEbbBillingAndBootDefaults(t *testing.T) {
+	perSecond, hourly := testConfig(), testConfig()
+	hourly.Cloud.BillingPeriod = time.Hour
+	e, _ := ParsePolicy("ebb")
+	s, _ := ParsePolicy("spark-da")
+	if !billingAware(e, hourly) || billingAware(e, perSecond) || billingAware(s, hourly) {
+		t.Errorf("billing-aware: ebb hourly %v, ebb per second %v, spark-da hourly %v; want true, false, false",
+			billingAware(e, hourly), billingAware(e, perSecond), billingAware(s, hourly))
+	}
+	if _, err := s.Set(KeyBillingAware, "true"); err != nil || !billingAware(s, hourly) {
+		t.Errorf("spark-da with %s=true: %v", KeyBillingAware, err)
+	}
+	if !e.BootFromCloud {
+		t.Error("ebb's boot time should come from the cloud")
+	}
+	if _, err := e.Set("ebb.auto.scale.node.boot.secs", "0"); err != nil || e.BootFromCloud || e.Core.Autoscale.BootTime != 0 {
+		t.Errorf("boot 0 should switch the hysteresis off: %v, %+v", err, e)
+	}
+}
