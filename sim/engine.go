@@ -107,7 +107,7 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 		return nil, err
 	}
 	e = &engine{cfg: cfg, policy: p, core: core, cloud: cl, start: start, jobs: map[string]*jobRun{},
-		running: map[string]*running{}, byNode: map[string][]*running{}, rec: newRecorder(p.Name, cfg, jobs), lastProvision: start.Add(-24 * time.Hour)}
+		running: map[string]*running{}, byNode: map[string][]*running{}, rec: newRecorder(p, cfg, jobs), lastProvision: start.Add(-24 * time.Hour)}
 	e.clk.now = start
 	e.world = newWorld(e, alloc)
 	for i := 0; i < p.Static; i++ {
@@ -190,7 +190,7 @@ func (e *engine) reshape(spec *dag.Spec) *dag.Spec {
 	var biggest int64
 	for i := range cp.Vertices {
 		v := &cp.Vertices[i]
-		v.MemoryMB = e.cfg.reservedMB(*v)
+		v.MemoryMB = e.policy.reservedMB(e.cfg, *v)
 		if k := e.policy.SlotsPerNode; k > 0 {
 			v.MemoryMB = e.cfg.nodeMB() / int64(k)
 		}

@@ -39,7 +39,7 @@ import (
 // from the same virtual cloud as every other policy's.
 func runOracle(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	start := time.Unix(0, 0).UTC()
-	rec := newRecorder(p.Name, cfg, jobs)
+	rec := newRecorder(p, cfg, jobs)
 	var evs []demandEvent
 	var lastFinish time.Duration
 	for _, j := range jobs {

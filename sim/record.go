@@ -17,17 +17,17 @@ type Recorder struct {
 // newRecorder starts a run's record. The lower bound's Σ task MB × s comes
 // from the trace (every task once, for its traced time), not from the
 // attempts the run happened to start.
-func newRecorder(policy string, cfg Config, jobs []Job) *Recorder {
-	r := &Recorder{run: report.Run{Policy: policy, NodeMemoryMB: cfg.nodeMB()}}
+func newRecorder(p Policy, cfg Config, jobs []Job) *Recorder {
+	r := &Recorder{run: report.Run{Policy: p.Name, NodeMemoryMB: cfg.nodeMB()}}
 	for _, j := range jobs {
-		r.run.TaskMBSeconds += taskMBSeconds(cfg, j)
+		r.run.TaskMBSeconds += taskMBSeconds(p, cfg, j)
 	}
 	return r
 }
 
 // taskMBSeconds is Σ over a job's tasks of reserved memory (vcores.go) ×
 // traced duration.
-func taskMBSeconds(cfg Config, j Job) float64 {
+func taskMBSeconds(p Policy, cfg Config, j Job) float64 {
 	var sum float64
 	for _, v := range j.Spec.Vertices {
 		for t := 0; t < v.Parallelism; t++ {
@@ -38,7 +38,7 @@ func taskMBSeconds(cfg Config, j Job) float64 {
 			if d <= 0 {
 				d = time.Second // the engine's floor for an untimed task
 			}
-			sum += float64(cfg.reservedMB(v)) * d.Seconds()
+			sum += float64(p.reservedMB(cfg, v)) * d.Seconds()
 		}
 	}
 	return sum

@@ -22,3 +22,15 @@ func (c Config) reservedMB(v dag.VertexSpec) int64 {
 	byCores := (int64(max(v.VCores, 1))*nodeMB + nodeV - 1) / nodeV
 	return min(max(v.MemoryMB, byCores), nodeMB)
 }
+
+// reservedMB is what a task of v reserves under policy p: the vcore rule
+// above, except for the fixed-cluster experiments with one node-sized
+// worker per node (ras, fair-slots-K), whose concurrency the scheduler
+// decides by design, from the resource profiles' CPU and I/O shares or
+// from the slot count, which is what vcores would bound.
+func (p Policy) reservedMB(c Config, v dag.VertexSpec) int64 {
+	if p.NodeWorkers {
+		return v.MemoryMB
+	}
+	return c.reservedMB(v)
+}

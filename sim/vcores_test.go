@@ -35,4 +35,11 @@ func TestVCoresEnforced(t *testing.T) {
 			t.Errorf("%d vcores, %d MB: reserves %d MB, want %d", c.vcores, c.mb, got, c.want)
 		}
 	}
+	// ras and fair-slots decide concurrency themselves: memory as given.
+	ras, _ := ParsePolicy("ras")
+	v := j.Spec.Vertices[0]
+	v.VCores, v.MemoryMB = 4, 100
+	if got := ras.reservedMB(cfg, v); got != 100 {
+		t.Errorf("ras: a 4 vcore, 100 MB task reserves %d MB, want 100", got)
+	}
 }
