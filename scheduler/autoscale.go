@@ -24,6 +24,9 @@ type Autoscaler struct {
 	// for are not emptied before their work arrives.
 	leftScaleOut time.Time
 	requested    int // workers asked for on entering SCALE_OUT
+	// lowSince is when the usage last went to or below the scale-in
+	// threshold and has stayed there (zero: it is above, or unknown).
+	lowSince time.Time
 
 	win     window
 	usage   float64 // percent, as of the last Step
@@ -79,6 +82,7 @@ func (a *Autoscaler) SetThresholds(outPercent, inPercent, minHosts int) error {
 func (a *Autoscaler) Step(now time.Time, snap GroupSnapshot) Decision {
 	frac, ok := a.win.usage(now, a.cfg.Scheme)
 	a.usage, a.usageOK = 100*frac, ok
+	a.trackLow(now)
 
 	d := Decision{From: a.state}
 	switch a.state {
@@ -202,11 +206,15 @@ func (a *Autoscaler) scaleIn(now time.Time, s GroupSnapshot, d *Decision) {
 		return
 	}
 	if !a.leftScaleOut.IsZero() {
-		if since := now.Sub(a.leftScaleOut); since < a.cfg.InDelayAfterScaleOut {
+		if since, delay := now.Sub(a.leftScaleOut), a.inDelay(); since < delay {
 			d.Reason = fmt.Sprintf("%s but only %ss since scale-out (delay %ss)",
-				head, secs(since), secs(a.cfg.InDelayAfterScaleOut))
+				head, secs(since), secs(delay))
 			return
 		}
+	}
+	if why := a.tooSoonLow(now); why != "" {
+		d.Reason = fmt.Sprintf("%s but %s", head, why)
+		return
 	}
 	nodes, why := a.chooseNodes(now, s)
 	if len(nodes) == 0 {

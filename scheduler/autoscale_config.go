@@ -28,6 +28,7 @@ const (
 	KeyPredictive       = "ebb.auto.scale.predictive.enabled"
 	KeyPredictiveTarget = "ebb.auto.scale.predictive.target.secs"
 	KeyBillingPeriod    = "ebb.billing.period.secs"
+	KeyBootTime         = "ebb.auto.scale.node.boot.secs"
 )
 
 // UsageScheme is how the samples of a window combine into one usage
@@ -92,6 +93,12 @@ type AutoscaleConfig struct {
 	PredictiveTarget time.Duration // KeyPredictiveTarget
 
 	BillingPeriod time.Duration // KeyBillingPeriod; 0 = per-second billing
+
+	// BootTime (KeyBootTime) is how long a new node takes to come up; 0 =
+	// unknown. It is the hysteresis against churn: a scale-in needs usage
+	// at or below the threshold for this long, and waits at least this
+	// long after a scale-out (autoscale_hysteresis.go).
+	BootTime time.Duration
 }
 
 // DefaultAutoscaleConfig is CONFIG.md's defaults (MR3's, and ebb's for its
@@ -114,6 +121,7 @@ func DefaultAutoscaleConfig() AutoscaleConfig {
 		Predictive:           false,
 		PredictiveTarget:     120 * time.Second,
 		BillingPeriod:        0,
+		BootTime:             0,
 	}
 }
 
@@ -176,6 +184,7 @@ func (c AutoscaleConfig) Validate() error {
 	nonNegative(KeyInDelay, c.InDelayAfterScaleOut)
 	nonNegative(KeyInGracePeriod, c.InGracePeriod)
 	nonNegative(KeyBillingPeriod, c.BillingPeriod)
+	nonNegative(KeyBootTime, c.BootTime)
 	count(KeyMinHosts, c.MinHosts)
 	count(KeyInitialWorkers, c.InitialWorkers)
 	count(KeyIncrementWorkers, c.IncrementWorkers)

@@ -23,14 +23,17 @@ type inCandidate struct {
 // need (each takes longer to drain), then the ID so that ties replay.
 //
 // With a billing period (ebb.billing.period.secs > 0) the hour is already
-// paid: an idle node whose paid period ends later than the next two
-// sampling intervals is kept, since emptying it saves nothing and its
-// capacity is free until then; it is considered again when its period is
-// about to end (two intervals, so that one step is sure to see it before
-// it renews). The others are ordered first by the whole intervals left
-// in their paid period, so a node about to renew goes before one that
-// has just been paid; the order above breaks ties. A node with an
-// unknown paid period counts as due now.
+// paid (autoscale_billing.go): no node is emptied while attempts are
+// queued (the paid capacity is free for them), and only nodes near the
+// end of their paid period are candidates: an idle node within two
+// sampling intervals of it (so that one step is sure to see it before it
+// renews), a busy one within two intervals plus the scale-in grace period
+// (its attempts must end first). A node far from its boundary, busy or
+// idle, is never drained: emptying it saves nothing this period and
+// leaves paid capacity unused. The candidates are ordered first by the
+// whole intervals left in their paid period, so a node about to renew
+// goes before one with time left; the order above breaks ties. A node
+// with an unknown paid period counts as due now.
 //
 // How many: mr3.auto.scale.in.num.decrement.hosts, or when it is 0 the
 // most nodes (in order, at least one) whose removal keeps the projected
@@ -47,21 +50,26 @@ func (a *Autoscaler) chooseNodes(now time.Time, s GroupSnapshot) ([]string, stri
 	}
 
 	billing := a.cfg.BillingPeriod > 0
+	if billing && s.QueuedAttempts > 0 {
+		return nil, fmt.Sprintf("%d attempts queued: paid nodes are kept for them", s.QueuedAttempts)
+	}
 	margin := 2 * a.cfg.Interval
 	cands := make([]inCandidate, 0, len(s.Nodes))
 	for _, n := range s.Nodes {
 		c := inCandidate{NodeLoad: n}
 		if billing && !n.PaidUntil.IsZero() {
-			left := max(n.PaidUntil.Sub(now), 0)
-			if n.RunningAttempts == 0 && n.RunningMB == 0 && left > margin {
+			busy := n.RunningAttempts > 0 || n.RunningMB > 0
+			if !nearBoundary(now, n.PaidUntil, busy, margin, a.cfg.InGracePeriod) {
 				continue
 			}
+			left := max(n.PaidUntil.Sub(now), 0)
 			c.dueIn = int64((left + a.cfg.Interval - 1) / a.cfg.Interval)
 		}
 		cands = append(cands, c)
 	}
 	if len(cands) == 0 {
-		return nil, fmt.Sprintf("every node is idle and paid for more than %ss", secs(margin))
+		return nil, fmt.Sprintf("no node is within %ss (idle) or %ss (busy) of the end of its paid period",
+			secs(margin), secs(margin+a.cfg.InGracePeriod))
 	}
 	slices.SortFunc(cands, func(x, y inCandidate) int {
 		return cmp.Or(

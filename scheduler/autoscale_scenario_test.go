@@ -31,7 +31,8 @@ import (
 //	config  key=value ...  a fresh autoscaler on the defaults with these
 //	                       changes: interval window scheme out in out-grace
 //	                       in-delay in-grace min-hosts wait-dag initial
-//	                       increment decrement predictive target billing;
+//	                       increment decrement predictive target billing
+//	                       boot;
 //	                       the group figures and nodes stay
 //	clear                  forget the group figures and the nodes
 //	group   key=value ...  the snapshot's group figures, kept until changed:
@@ -338,7 +339,7 @@ func setConfigKey(c *AutoscaleConfig, k, v string) error {
 	durations := map[string]*time.Duration{
 		"interval": &c.Interval, "window": &c.Window, "out-grace": &c.OutGracePeriod,
 		"in-delay": &c.InDelayAfterScaleOut, "in-grace": &c.InGracePeriod,
-		"target": &c.PredictiveTarget, "billing": &c.BillingPeriod,
+		"target": &c.PredictiveTarget, "billing": &c.BillingPeriod, "boot": &c.BootTime,
 	}
 	ints := map[string]*int{
 		"out": &c.OutThresholdPercent, "in": &c.InThresholdPercent, "min-hosts": &c.MinHosts,

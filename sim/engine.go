@@ -36,6 +36,8 @@ func DefaultConfig() Config {
 
 func (c Config) nodeMB() int64 { return c.Cloud.Types[0].MemoryMB }
 
+func (c Config) nodeVCores() int { return c.Cloud.Types[0].VCores }
+
 // engine is one policy's run over one trace.
 type engine struct {
 	cfg    Config
@@ -66,6 +68,9 @@ type jobRun struct {
 
 // Run replays jobs under one policy and records what happened.
 func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
+	if p.Oracle {
+		return runOracle(jobs, cfg, p)
+	}
 	start := time.Unix(0, 0).UTC()
 	alloc, err := packing.New(p.Packing, packing.Options{HighThresholdPercent: p.HighThreshold, MinNodes: p.MinNodes})
 	if err != nil {
@@ -85,6 +90,12 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 		t, _ := e.cloud.PaidUntil(node, e.clk.now)
 		return t
 	}
+	if billingAware(p, cfg) && opts.Scaling == mr3Scaling {
+		opts.Autoscale.BillingPeriod = cfg.Cloud.BillingPeriod
+	}
+	if p.BootFromCloud && opts.Scaling == mr3Scaling {
+		opts.Autoscale.BootTime = cfg.Cloud.ProvisionDelay
+	}
 	core, err := core.NewCore(opts)
 	if err != nil {
 		return nil, err
@@ -97,7 +108,7 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 		return nil, err
 	}
 	e = &engine{cfg: cfg, policy: p, core: core, cloud: cl, start: start, jobs: map[string]*jobRun{},
-		running: map[string]*running{}, byNode: map[string][]*running{}, rec: newRecorder(p.Name, cfg, jobs), lastProvision: start.Add(-24 * time.Hour)}
+		running: map[string]*running{}, byNode: map[string][]*running{}, rec: newRecorder(p, cfg, jobs), lastProvision: start.Add(-24 * time.Hour)}
 	e.clk.now = start
 	if e.world, err = newWorld(e, alloc); err != nil {
 		return nil, err
@@ -170,24 +181,33 @@ func (e *engine) submit(now time.Time, j Job) {
 	e.dispatch(now)
 }
 
-// reshape applies the run's worker and slot sizes to a job's spec.
+// reshape applies the run's worker and slot sizes and the node's vcores
+// to a job's spec (vcores.go).
 func (e *engine) reshape(spec *dag.Spec) *dag.Spec {
 	workerMB := e.cfg.WorkerMB
 	if e.policy.NodeWorkers {
 		workerMB = e.cfg.nodeMB()
 	}
-	if workerMB == 0 && e.policy.SlotsPerNode == 0 {
-		return spec
-	}
 	cp := *spec
+	cp.Vertices = append([]dag.VertexSpec(nil), spec.Vertices...)
+	var biggest int64
+	for i := range cp.Vertices {
+		v := &cp.Vertices[i]
+		v.MemoryMB = e.policy.reservedMB(e.cfg, *v)
+		if k := e.policy.SlotsPerNode; k > 0 {
+			v.MemoryMB = e.cfg.nodeMB() / int64(k)
+		}
+		biggest = max(biggest, v.MemoryMB)
+	}
 	if workerMB > 0 {
 		cp.Group = dag.GroupSpec{Name: "sim", WorkerMemoryMB: workerMB, WorkerVCores: 1}
 	}
-	if k := e.policy.SlotsPerNode; k > 0 {
-		cp.Vertices = append([]dag.VertexSpec(nil), spec.Vertices...)
-		for i := range cp.Vertices {
-			cp.Vertices[i].MemoryMB = e.cfg.nodeMB() / int64(k)
-		}
+	if biggest > cp.Group.WorkerMemoryMB {
+		// A reservation grown by its vcores no longer fits the trace's
+		// worker: such tasks get workers of their own size, in a group of
+		// their own (one name, one size, as the AM requires).
+		cp.Group.Name = fmt.Sprintf("%s-%dmb", cp.Group.Name, biggest)
+		cp.Group.WorkerMemoryMB = biggest
 	}
 	return &cp
 }

@@ -45,16 +45,26 @@ type Policy struct {
 	// SlotsPerNode > 0: every task is given 1/K of a node's memory, so a
 	// node runs K tasks at once whatever they use (fair-slots-K).
 	SlotsPerNode int
+	// BillingAware: "true", "false", or "auto" (on for ebb when the cloud
+	// bills per period): the autoscaler's scale-in and the return of empty
+	// nodes follow the paid periods (billing.go).
+	BillingAware string
+	// BootFromCloud: the autoscaler's boot time (its hysteresis) is the
+	// cloud's provisioning delay.
+	BootFromCloud bool
+	// Oracle: the clairvoyant reference (oracle.go), not a run of the
+	// core.
+	Oracle bool
 }
 
 // PolicyNames lists the policies ParsePolicy knows.
 func PolicyNames() []string {
-	return []string{"static-N", "mr3", "ebb", "spark-da", "k8s-ca", "ras", "fair-slots-K"}
+	return []string{"static-N", "oracle", "mr3", "ebb", "spark-da", "k8s-ca", "ras", "fair-slots-K"}
 }
 
 // ParsePolicy builds a named policy.
 func ParsePolicy(name string) (Policy, error) {
-	base := Policy{Name: name, Packing: "uniform", HighThreshold: 60, MinNodes: 5}
+	base := Policy{Name: name, Packing: "uniform", HighThreshold: 60, MinNodes: 5, BillingAware: "false"}
 	base.Core.IdleTimeout = 5 * time.Minute
 	switch {
 	case strings.HasPrefix(name, "static-"):
@@ -65,6 +75,8 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Static = n
 		base.Core.Scaling = core.ScaleOnDemand
 		return base, nil
+	case name == "oracle":
+		return Policy{Name: name, Oracle: true}, nil
 	case name == "mr3":
 		// The seed's autoscaler with MR3's defaults, on YARN's own
 		// spreading placement.
@@ -83,6 +95,8 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Core.Autoscale.OutGracePeriod = time.Minute
 		base.Core.Autoscale.InGracePeriod = time.Minute
 		base.Packing = "packed"
+		base.BillingAware = "auto"
+		base.BootFromCloud = true
 		return base, nil
 	case name == "spark-da":
 		base.Core.Scaling = core.ScaleSparkDA

@@ -33,16 +33,17 @@ func (r *Recorder) PeakRunning(job string) int { return r.peak[job] }
 // newRecorder starts a run's record. The lower bound's Σ task MB × s comes
 // from the trace (every task once, for its traced time), not from the
 // attempts the run happened to start.
-func newRecorder(policy string, cfg Config, jobs []Job) *Recorder {
-	r := &Recorder{run: report.Run{Policy: policy, NodeMemoryMB: cfg.nodeMB()}}
+func newRecorder(p Policy, cfg Config, jobs []Job) *Recorder {
+	r := &Recorder{run: report.Run{Policy: p.Name, NodeMemoryMB: cfg.nodeMB()}}
 	for _, j := range jobs {
-		r.run.TaskMBSeconds += taskMBSeconds(j)
+		r.run.TaskMBSeconds += taskMBSeconds(p, cfg, j)
 	}
 	return r
 }
 
-// taskMBSeconds is Σ over a job's tasks of memory × traced duration.
-func taskMBSeconds(j Job) float64 {
+// taskMBSeconds is Σ over a job's tasks of reserved memory (vcores.go) ×
+// traced duration.
+func taskMBSeconds(p Policy, cfg Config, j Job) float64 {
 	var sum float64
 	for _, v := range j.Spec.Vertices {
 		for t := 0; t < v.Parallelism; t++ {
@@ -53,7 +54,7 @@ func taskMBSeconds(j Job) float64 {
 			if d <= 0 {
 				d = time.Second // the engine's floor for an untimed task
 			}
-			sum += float64(v.MemoryMB) * d.Seconds()
+			sum += float64(p.reservedMB(cfg, v)) * d.Seconds()
 		}
 	}
 	return sum
@@ -83,6 +84,17 @@ func (r *Recorder) jobEnded(j *jobRun, start time.Time) {
 
 func (r *Recorder) finish(end time.Time, e *engine) {
 	r.run.NodeSeconds = e.cloud.NodeSeconds(end)
+	r.run.PaidSeconds = e.cloud.PaidSeconds(end)
 	r.run.Cost = e.cloud.Cost(end)
 	sort.Slice(r.run.Jobs, func(i, j int) bool { return r.run.Jobs[i].ID < r.run.Jobs[j].ID })
+}
+
+// jobResult is a job that completed at finish (offsets from the start).
+func jobResult(j Job, finish time.Duration) report.JobResult {
+	submit := time.Unix(0, 0).UTC().Add(j.Submit)
+	var goal time.Duration
+	if d, ok := j.Spec.Goal.Deadline(submit); ok {
+		goal = d.Sub(submit)
+	}
+	return report.JobResult{ID: j.ID, Submit: j.Submit, Finish: finish, Goal: goal, Completed: true}
 }

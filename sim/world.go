@@ -43,7 +43,8 @@ func newWorld(e *engine, alloc packing.Allocator) (*world, error) {
 		NodeMB: e.cfg.nodeMB(), NodeVCores: e.cfg.Cloud.Types[0].VCores, MaxNodes: e.cfg.Cloud.MaxNodes,
 		ReclaimDelay: e.cfg.Cloud.ReclaimDelay,
 		// A static cluster keeps its nodes; k8s-ca removes nodes itself.
-		KeepNodes: e.policy.Static > 0 || e.policy.NodeScaler == "k8s-ca",
+		// Billing-aware runs keep them until near their paid period's end.
+		KeepNodes: e.policy.Static > 0 || e.policy.NodeScaler == "k8s-ca" || e.billingAware(),
 		Allocator: alloc, WorkerID: func(seq int) string { return fmt.Sprintf("vw%06d", seq) },
 	}, cloudNodes{e})
 	if err != nil {
@@ -137,7 +138,10 @@ func (w *world) WorkerMoved(now time.Time, id string, g core.GroupInfo) {
 }
 
 func (w *world) Tick(now time.Time) {
-	if w.e.policy.NodeScaler == "k8s-ca" {
+	switch {
+	case w.e.policy.NodeScaler == "k8s-ca":
 		w.k8sScaleDown(now)
+	case w.e.policy.Static == 0 && w.e.billingAware():
+		w.billingRelease(now)
 	}
 }

@@ -31,6 +31,10 @@ type simFlags struct {
 	nodeMB                  int64
 	nodeVCores              int
 	price                   float64
+	sets                    []string // [POLICY:]KEY=VALUE
+	policyFile              string
+	billingAware            bool
+	sweep                   string // KEY=v1,v2,...
 }
 
 func newSimCmd() *cobra.Command {
@@ -55,7 +59,7 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	fl.StringVar(&f.trace, "trace", "", "the trace file (SWIM .tsv, Alibaba 2017 .csv, Decima .json.gz/.csv, ebb .json/.csv)")
 	fl.StringVar(&f.format, "format", "", "the trace's format ("+strings.Join(trace.Formats, ", ")+"); default: from the file name")
 	fl.StringVar(&f.scenario, "scenario", "", "an ebb JSON scenario (jobs plus the cluster: nodes, node memory)")
-	fl.StringVar(&f.policies, "policies", "static-40,mr3,spark-da,k8s-ca,ebb", "policies to compare, comma-separated")
+	fl.StringVar(&f.policies, "policies", "static-40,oracle,mr3,spark-da,k8s-ca,ebb", "policies to compare, comma-separated")
 	fl.StringVar(&f.reference, "reference", "static", "the policy slowdowns are measured against (a name, or a prefix like static)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON object instead of a table")
 	fl.BoolVar(&f.perJob, "per-job", false, "after the table, each job's completion time (and goal) under each policy; a miss is marked *")
@@ -87,6 +91,11 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	fl.DurationVar(&f.cfg.Cloud.ReclaimDelay, "reclaim-delay", f.cfg.Cloud.ReclaimDelay, "an empty node is given back after this")
 	fl.DurationVar(&f.cfg.Cloud.BillingPeriod, "billing-period", f.cfg.Cloud.BillingPeriod, "0: per-second billing; e.g. 1h: a started hour is paid in full")
 	fl.IntVar(&f.cfg.Cloud.MaxNodes, "max-nodes", f.cfg.Cloud.MaxNodes, "cap on nodes (0: none)")
+	// The policies' knobs (sim/knobs.go).
+	fl.StringArrayVar(&f.sets, "set", nil, "[POLICY:]KEY=VALUE: change a policy knob (every policy it applies to, or POLICY only); repeatable. Keys: "+strings.Join(sim.KnobKeys(), "; "))
+	fl.StringVar(&f.policyFile, "policy-file", "", "a file of [POLICY:]KEY=VALUE lines, applied before --set ('#' starts a comment)")
+	fl.BoolVar(&f.billingAware, "billing-aware", false, "billing-aware scale-in for every elastic policy (--set "+sim.KeyBillingAware+"=true); ebb has it on by default under --billing-period")
+	fl.StringVar(&f.sweep, "sweep", "", "KEY=v1,v2,...: run every policy at each value of KEY and plot cost against p95 slowdown (sweep.png/svg in --plots)")
 	return cmd
 }
 
@@ -126,29 +135,22 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 	if len(jobs) == 0 {
 		return fmt.Errorf("sim: no job to replay (check --window-start and --window)")
 	}
+	policies, err := f.buildPolicies(staticNodes)
+	if err != nil {
+		return err
+	}
+	if f.sweep != "" {
+		return runSweep(out, progress, f, jobs, policies)
+	}
 	var runs []report.Run
-	for _, name := range strings.Split(f.policies, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		p, err := sim.ParsePolicy(name)
-		if err != nil {
-			return fmt.Errorf("--policies: %w", err)
-		}
-		if staticNodes > 0 && p.Static == 0 && p.FixedCluster {
-			p.Static = staticNodes
-		}
-		start := time.Now()
-		rec, err := sim.Run(jobs, f.cfg, p)
+	for _, p := range policies {
+		run, err := runPolicy(progress, jobs, f.cfg, p)
 		if err != nil {
 			return err
 		}
-		progress.printf("sim: %s: %d jobs in %s\n", name, len(jobs), time.Since(start).Round(time.Millisecond))
-		runs = append(runs, rec.Run())
+		runs = append(runs, run)
 	}
 	rep := report.Summarize(runs, f.reference)
-	var err error
 	if f.jsonOut {
 		err = rep.WriteJSON(out)
 	} else {

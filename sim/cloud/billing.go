@@ -46,6 +46,23 @@ func (c *Cloud) Cost(now time.Time) float64 {
 	return cost
 }
 
+// PaidSeconds is the seconds every node has been billed for up to now:
+// its life rounded up to a started second (at least MinBilled) or to a
+// started billing period. Cost is PaidSeconds priced per node type.
+func (c *Cloud) PaidSeconds(now time.Time) float64 {
+	var s float64
+	for _, n := range c.nodes {
+		if now.Before(n.Requested) {
+			continue
+		}
+		s += c.cfg.billed(n.end(now).Sub(n.Requested)).Seconds()
+	}
+	return s
+}
+
+// Billed is how long a node that lived for life is paid for under c.
+func (c Config) Billed(life time.Duration) time.Duration { return c.billed(life) }
+
 // NodeSeconds is the seconds every node existed up to now, from its
 // request to its release (or now), unrounded by billing.
 func (c *Cloud) NodeSeconds(now time.Time) float64 {

@@ -31,47 +31,48 @@ func TestBilling(t *testing.T) {
 		now         float64
 		cost        float64
 		nodeSeconds float64
+		paid        float64 // seconds billed
 	}{
 		{
 			// small 0..100 s = 100 s x 0.0001 = 0.01; small 50..250 (live)
 			// = 200 s x 0.0001 = 0.02; big 10..20.5 = 11 started s x 0.0002 = 0.0022.
 			name:  "per second",
 			nodes: []life{{"small", 0, 100}, {"small", 50, -1}, {"big", 10, 20.5}},
-			now:   250, cost: 0.01 + 0.02 + 0.0022, nodeSeconds: 100 + 200 + 10.5,
+			now:   250, cost: 0.01 + 0.02 + 0.0022, nodeSeconds: 100 + 200 + 10.5, paid: 100 + 200 + 11,
 		},
 		{
 			// The same lives with a 60 s minimum: 100 + 200 + 60 s.
 			name: "per second, 60 s minimum", min: time.Minute,
 			nodes: []life{{"small", 0, 100}, {"small", 50, -1}, {"big", 10, 20.5}},
-			now:   250, cost: 0.01 + 0.02 + 60*0.0002, nodeSeconds: 310.5,
+			now:   250, cost: 0.01 + 0.02 + 60*0.0002, nodeSeconds: 310.5, paid: 100 + 200 + 60,
 		},
 		{
 			// Hourly: 100 s pays one hour (0.36); 50..3700 = 3650 s pays two
 			// (0.72); big 10 s pays one hour (0.72).
 			name: "per hour", period: time.Hour,
 			nodes: []life{{"small", 0, 100}, {"small", 50, -1}, {"big", 10, 20.5}},
-			now:   3700, cost: 0.36 + 0.72 + 0.72, nodeSeconds: 100 + 3650 + 10.5,
+			now:   3700, cost: 0.36 + 0.72 + 0.72, nodeSeconds: 100 + 3650 + 10.5, paid: 3600 + 7200 + 3600,
 		},
 		{
 			// Exactly one hour is one period; one hour and a second is two.
 			name: "period boundary", period: time.Hour,
 			nodes: []life{{"small", 0, 3600}, {"small", 0, 3601}},
-			now:   5000, cost: 0.36 + 0.72, nodeSeconds: 7201,
+			now:   5000, cost: 0.36 + 0.72, nodeSeconds: 7201, paid: 3600 + 7200,
 		},
 		{
 			// Released the instant it was requested: nothing per second, a
 			// whole period hourly (the launch is paid).
 			name:  "zero life, per second",
-			nodes: []life{{"big", 30, 30}}, now: 40, cost: 0, nodeSeconds: 0,
+			nodes: []life{{"big", 30, 30}}, now: 40, cost: 0, nodeSeconds: 0, paid: 0,
 		},
 		{
 			name: "zero life, per hour", period: time.Hour,
-			nodes: []life{{"big", 30, 30}}, now: 40, cost: 0.72, nodeSeconds: 0,
+			nodes: []life{{"big", 30, 30}}, now: 40, cost: 0.72, nodeSeconds: 0, paid: 3600,
 		},
 		{
 			// 15-minute periods: 0..1000 s = 2 periods of 900 s x 0.0001.
 			name: "15 min periods", period: 15 * time.Minute,
-			nodes: []life{{"small", 0, -1}}, now: 1000, cost: 1800 * 0.0001, nodeSeconds: 1000,
+			nodes: []life{{"small", 0, -1}}, now: 1000, cost: 1800 * 0.0001, nodeSeconds: 1000, paid: 1800,
 		},
 	}
 	for _, c := range cases {
@@ -96,6 +97,9 @@ func TestBilling(t *testing.T) {
 		}
 		if got := cl.NodeSeconds(now); math.Abs(got-c.nodeSeconds) > 1e-9 {
 			t.Errorf("%s: node-seconds %.3f, want %.3f", c.name, got, c.nodeSeconds)
+		}
+		if got := cl.PaidSeconds(now); got != c.paid {
+			t.Errorf("%s: paid seconds %.3f, want %.0f", c.name, got, c.paid)
 		}
 	}
 }

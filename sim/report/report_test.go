@@ -69,7 +69,9 @@ func runs() []Run {
 				{At: time.Minute, Nodes: 2, UsedMB: 6144, CapacityMB: 8192},
 				{At: 2 * time.Minute, Nodes: 1, UsedMB: 0, CapacityMB: 4096},
 			},
-			NodeSeconds: 7200, Cost: 1.5,
+			// Two hours of node life billed hourly as three (a node
+			// that lived 1.5 h pays two, another 0.5 h pays one).
+			NodeSeconds: 7200, PaidSeconds: 10800, Cost: 1.5,
 			TaskMBSeconds: 4096 * 1800, NodeMemoryMB: 4096,
 		},
 		{
@@ -80,20 +82,26 @@ func runs() []Run {
 				job("C", 20, 60, 0, true),   // JCT 40
 				job("D", 30, 50, 100, true), // JCT 20
 			},
-			NodeSeconds: 3600, Cost: 0.75,
+			NodeSeconds: 3600, PaidSeconds: 3600, Cost: 0.75,
 		},
 	}
 }
 
+// oracleRun is a clairvoyant run costing 0.5: ebb's 1.5 is 3 times it,
+// static-2's 0.75 is 1.5 times.
+var oracleRun = Run{Policy: "oracle", NodeSeconds: 1800, PaidSeconds: 1800, Cost: 0.5,
+	Jobs: []JobResult{job("A", 0, 100, 0, true)}}
+
 func TestSummarize(t *testing.T) {
-	r := Summarize(runs(), "static")
-	if r.Reference != "static-2" || len(r.Policies) != 2 {
-		t.Fatalf("reference %q, %d policies; want static-2, 2", r.Reference, len(r.Policies))
+	r := Summarize(append(runs(), oracleRun), "static")
+	if r.Reference != "static-2" || r.Oracle != "oracle" || len(r.Policies) != 3 {
+		t.Fatalf("reference %q, oracle %q, %d policies; want static-2, oracle, 3", r.Reference, r.Oracle, len(r.Policies))
 	}
 	e := r.Policies[0]
 	want := Summary{
 		Policy: "ebb", Jobs: 4, JobsCompleted: 3,
 		NodeHours: 2, Cost: 1.5, // 7200 s
+		PaidHours: 3, CostToOracle: 3, // 10800 s; 1.5 / 0.5
 		MeanJCT: 90, // (150 + 80 + 40) / 3
 		P95JCT:  150,
 		// slowdowns 150/100, 80/20, 40/40 = 1.5, 4, 1: rank ceil(2.85) = 3.
@@ -103,7 +111,8 @@ func TestSummarize(t *testing.T) {
 		MeanUtilisation: 0.4375,
 		// 4096 MB x 1800 s / 4096 MB / 3600 = 0.5 node-hours; 2 / 0.5 = 4.
 		LowerBoundNodeHours: 0.5, RatioToLowerBound: 4,
-		Makespan: 150, // A, the last completed job, ends at 150 s
+		RatioPaidToLB: 6,   // 3 paid hours / 0.5
+		Makespan:      150, // A, the last completed job, ends at 150 s
 	}
 	if e != want {
 		t.Errorf("ebb:\n got %+v\nwant %+v", e, want)
@@ -111,7 +120,8 @@ func TestSummarize(t *testing.T) {
 	s := r.Policies[1]
 	// JCTs 100, 20, 40, 20: mean 45, p95 rank ceil(3.8) = 4 -> 100; every
 	// slowdown against itself is 1; all three goals met.
-	if s.MeanJCT != 45 || s.P95JCT != 100 || s.P95Slowdown != 1 || s.GoalAttainment != 1 || s.NodeHours != 1 {
+	if s.MeanJCT != 45 || s.P95JCT != 100 || s.P95Slowdown != 1 || s.GoalAttainment != 1 || s.NodeHours != 1 ||
+		s.PaidHours != 1 || s.CostToOracle != 1.5 {
 		t.Errorf("static-2: %+v", s)
 	}
 	// No samples, no node memory: nothing to measure.
@@ -120,7 +130,8 @@ func TestSummarize(t *testing.T) {
 	}
 	// An unknown reference leaves slowdowns unmeasured.
 	none := Summarize(runs(), "static-99")
-	if none.Reference != "" || !math.IsNaN(none.Policies[0].P95Slowdown) {
+	if none.Reference != "" || none.Oracle != "" || !math.IsNaN(none.Policies[0].P95Slowdown) ||
+		!math.IsNaN(none.Policies[0].CostToOracle) {
 		t.Errorf("unknown reference: %q, p95 slowdown %g", none.Reference, none.Policies[0].P95Slowdown)
 	}
 	// An exact name wins over the prefix rule.
@@ -135,13 +146,16 @@ func TestSummarize(t *testing.T) {
 // goal; D never finished, so misses 130.
 const wantJSON = `{
   "reference": "static-2",
+  "oracle": "",
   "policies": [
     {
       "policy": "ebb",
       "jobs": 4,
       "jobs_completed": 3,
       "node_hours": 2.000000,
+      "paid_hours": 3.000000,
       "cost": 1.500000,
+      "cost_to_oracle": null,
       "mean_jct_secs": 90.000000,
       "p95_jct_secs": 150.000000,
       "p95_slowdown": 4.000000,
@@ -150,6 +164,7 @@ const wantJSON = `{
       "mean_utilisation": 0.437500,
       "lower_bound_node_hours": 0.500000,
       "ratio_to_lower_bound": 4.000000,
+      "ratio_paid_to_lower_bound": 6.000000,
       "makespan_secs": 150.000000,
       "job_results": [
         {
@@ -191,7 +206,9 @@ const wantJSON = `{
       "jobs": 4,
       "jobs_completed": 4,
       "node_hours": 1.000000,
+      "paid_hours": 1.000000,
       "cost": 0.750000,
+      "cost_to_oracle": null,
       "mean_jct_secs": 45.000000,
       "p95_jct_secs": 100.000000,
       "p95_slowdown": 1.000000,
@@ -200,6 +217,7 @@ const wantJSON = `{
       "mean_utilisation": null,
       "lower_bound_node_hours": null,
       "ratio_to_lower_bound": null,
+      "ratio_paid_to_lower_bound": null,
       "makespan_secs": 100.000000,
       "job_results": [
         {
@@ -254,7 +272,7 @@ func TestWriteJSON(t *testing.T) {
 	}
 	var empty bytes.Buffer
 	_ = Summarize(nil, "").WriteJSON(&empty)
-	if empty.String() != "{\n  \"reference\": \"\",\n  \"policies\": []\n}\n" {
+	if empty.String() != "{\n  \"reference\": \"\",\n  \"oracle\": \"\",\n  \"policies\": []\n}\n" {
 		t.Errorf("empty report: %q", empty.String())
 	}
 }
@@ -268,7 +286,7 @@ func TestWriteTable(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("table has %d lines, want header, 2 policies, footer:\n%s", len(lines), b.String())
 	}
-	for _, want := range []string{"ebb", "3/4", "2.00", "1.50", "90.0", "150.0", "4.00", "33.3% of 3", "43.8%", "0.50"} {
+	for _, want := range []string{"ebb", "3/4", "2.00", "3.00", "1.50", "90.0", "150.0", "4.00", "33.3% of 3", "43.8%", "0.50", "6.00"} {
 		if !strings.Contains(lines[1], want) {
 			t.Errorf("ebb row %q lacks %q", lines[1], want)
 		}

@@ -7,9 +7,10 @@ type Run struct {
 	Policy  string
 	Samples []Sample
 	Jobs    []JobResult
-	// NodeSeconds is the seconds every node existed, Cost what they were
-	// billed.
-	NodeSeconds, Cost float64
+	// NodeSeconds is the seconds every node existed, PaidSeconds the
+	// seconds they were billed for (lives rounded up to the billing
+	// granularity), Cost what that cost.
+	NodeSeconds, PaidSeconds, Cost float64
 	// TaskMBSeconds is the sum over tasks of memory x run time.
 	TaskMBSeconds float64
 	// NodeMemoryMB is the memory of one node, for the lower bound.

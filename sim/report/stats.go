@@ -34,7 +34,7 @@ func Mean(xs []float64) float64 {
 
 // ratio is a/b, NaN when b is 0.
 func ratio(a, b float64) float64 {
-	if b == 0 {
+	if b == 0 || math.IsNaN(b) {
 		return math.NaN()
 	}
 	return a / b

@@ -10,8 +10,11 @@ type Report struct {
 	// Reference is the policy slowdowns are measured against ("" when
 	// none of the runs matched the requested one).
 	Reference string
-	Policies  []Summary
-	runs      []Run // for the plots
+	// Oracle is the run costs are measured against ("" when there is no
+	// run of the oracle policy).
+	Oracle   string
+	Policies []Summary
+	runs     []Run // for the plots
 }
 
 // Summary is one policy's figures. Times are in seconds.
@@ -20,7 +23,9 @@ type Summary struct {
 	Jobs                int
 	JobsCompleted       int
 	NodeHours           float64
+	PaidHours           float64 // node-hours as billed
 	Cost                float64
+	CostToOracle        float64 // cost / the oracle's cost
 	MeanJCT             float64
 	P95JCT              float64
 	P95Slowdown         float64
@@ -28,18 +33,33 @@ type Summary struct {
 	GoalAttainment      float64
 	MeanUtilisation     float64
 	LowerBoundNodeHours float64
-	RatioToLowerBound   float64
+	RatioToLowerBound   float64 // node-hours / lower bound
+	RatioPaidToLB       float64 // paid hours / lower bound
 	// Makespan: from the trace's start to the last job's end (seconds).
 	Makespan float64
 }
+
+// OraclePolicy is the clairvoyant policy's name: costs are reported as a
+// multiple of its cost.
+const OraclePolicy = "oracle"
 
 // Summarize computes each run's figures. reference names the run that
 // slowdowns are measured against: an exact policy name, or else the first
 // run whose name starts with reference + "-" (so "static" finds
 // "static-40").
+//
+// Costs are measured against the run of the policy named OraclePolicy,
+// when there is one.
 func Summarize(runs []Run, reference string) Report {
 	ref := findReference(runs, reference)
 	r := Report{runs: runs}
+	oracleCost := math.NaN()
+	for _, run := range runs {
+		if run.Policy == OraclePolicy {
+			r.Oracle, oracleCost = run.Policy, run.Cost
+			break
+		}
+	}
 	var refJCT map[string]float64
 	if ref != nil {
 		r.Reference = ref.Policy
@@ -51,7 +71,9 @@ func Summarize(runs []Run, reference string) Report {
 		}
 	}
 	for _, run := range runs {
-		r.Policies = append(r.Policies, summarize(run, refJCT))
+		s := summarize(run, refJCT)
+		s.CostToOracle = ratio(s.Cost, oracleCost)
+		r.Policies = append(r.Policies, s)
 	}
 	return r
 }
@@ -76,7 +98,8 @@ func findReference(runs []Run, name string) *Run {
 // summarize is one run's figures; refJCT (nil: no reference) maps job ids
 // to their JCT in the reference run.
 func summarize(run Run, refJCT map[string]float64) Summary {
-	s := Summary{Policy: run.Policy, Jobs: len(run.Jobs), NodeHours: run.NodeSeconds / 3600, Cost: run.Cost}
+	s := Summary{Policy: run.Policy, Jobs: len(run.Jobs), NodeHours: run.NodeSeconds / 3600,
+		PaidHours: run.PaidSeconds / 3600, Cost: run.Cost}
 	var jcts, slowdowns []float64
 	met := 0
 	for _, j := range run.Jobs {
@@ -112,5 +135,6 @@ func summarize(run Run, refJCT map[string]float64) Summary {
 	s.MeanUtilisation = ratio(used, capacity)
 	s.LowerBoundNodeHours = ratio(run.TaskMBSeconds, float64(run.NodeMemoryMB)) / 3600
 	s.RatioToLowerBound = ratio(s.NodeHours, s.LowerBoundNodeHours)
+	s.RatioPaidToLB = ratio(s.PaidHours, s.LowerBoundNodeHours)
 	return s
 }

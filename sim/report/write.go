@@ -30,7 +30,9 @@ type jsonPolicy struct {
 	Jobs                int    `json:"jobs"`
 	JobsCompleted       int    `json:"jobs_completed"`
 	NodeHours           fixed  `json:"node_hours"`
+	PaidHours           fixed  `json:"paid_hours"`
 	Cost                fixed  `json:"cost"`
+	CostToOracle        fixed  `json:"cost_to_oracle"`
 	MeanJCT             fixed  `json:"mean_jct_secs"`
 	P95JCT              fixed  `json:"p95_jct_secs"`
 	P95Slowdown         fixed  `json:"p95_slowdown"`
@@ -39,6 +41,7 @@ type jsonPolicy struct {
 	MeanUtilisation     fixed  `json:"mean_utilisation"`
 	LowerBoundNodeHours fixed  `json:"lower_bound_node_hours"`
 	RatioToLowerBound   fixed  `json:"ratio_to_lower_bound"`
+	RatioPaidToLB       fixed  `json:"ratio_paid_to_lower_bound"`
 	Makespan            fixed  `json:"makespan_secs"`
 	// JobResults: each job, so a script can judge goals job by job.
 	JobResults []jsonJob `json:"job_results"`
@@ -76,27 +79,36 @@ func jsonJobs(js []JobResult) []jsonJob {
 
 type jsonReport struct {
 	Reference string       `json:"reference"`
+	Oracle    string       `json:"oracle"`
 	Policies  []jsonPolicy `json:"policies"`
+}
+
+func toJSON(s Summary) jsonPolicy {
+	return jsonPolicy{
+		Policy: s.Policy, Jobs: s.Jobs, JobsCompleted: s.JobsCompleted,
+		NodeHours: fixed(s.NodeHours), PaidHours: fixed(s.PaidHours),
+		Cost: fixed(s.Cost), CostToOracle: fixed(s.CostToOracle),
+		MeanJCT: fixed(s.MeanJCT), P95JCT: fixed(s.P95JCT), P95Slowdown: fixed(s.P95Slowdown),
+		JobsWithGoals: s.JobsWithGoals, GoalAttainment: fixed(s.GoalAttainment),
+		MeanUtilisation:     fixed(s.MeanUtilisation),
+		LowerBoundNodeHours: fixed(s.LowerBoundNodeHours), RatioToLowerBound: fixed(s.RatioToLowerBound),
+		RatioPaidToLB: fixed(s.RatioPaidToLB),
+		Makespan:      fixed(s.Makespan),
+	}
 }
 
 // WriteJSON writes the report as one indented JSON object, the same bytes
 // for the same report.
 func (r Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{Reference: r.Reference, Policies: []jsonPolicy{}}
+	out := jsonReport{Reference: r.Reference, Oracle: r.Oracle, Policies: []jsonPolicy{}}
 	for i, s := range r.Policies {
+		p := toJSON(s)
 		var jobs []JobResult
 		if i < len(r.runs) {
 			jobs = r.runs[i].Jobs
 		}
-		out.Policies = append(out.Policies, jsonPolicy{
-			Policy: s.Policy, Jobs: s.Jobs, JobsCompleted: s.JobsCompleted,
-			NodeHours: fixed(s.NodeHours), Cost: fixed(s.Cost),
-			MeanJCT: fixed(s.MeanJCT), P95JCT: fixed(s.P95JCT), P95Slowdown: fixed(s.P95Slowdown),
-			JobsWithGoals: s.JobsWithGoals, GoalAttainment: fixed(s.GoalAttainment),
-			MeanUtilisation:     fixed(s.MeanUtilisation),
-			LowerBoundNodeHours: fixed(s.LowerBoundNodeHours), RatioToLowerBound: fixed(s.RatioToLowerBound),
-			Makespan: fixed(s.Makespan), JobResults: jsonJobs(jobs),
-		})
+		p.JobResults = jsonJobs(jobs)
+		out.Policies = append(out.Policies, p)
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -112,15 +124,16 @@ func (r Report) WriteJSON(w io.Writer) error {
 func (r Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// tabwriter buffers every row; Flush reports a write error.
-	_, _ = fmt.Fprintln(tw, "policy\tjobs done\tmakespan s\tnode-h\tcost\tmean JCT s\tp95 JCT s\tp95 slowdown\tgoals met\tmean util\tLB node-h\tx LB\t")
+	_, _ = fmt.Fprintln(tw, "policy\tjobs done\tmakespan s\tnode-h\tpaid h\tcost\tx oracle\tmean JCT s\tp95 JCT s\tp95 slowdown\tgoals met\tmean util\tLB node-h\tpaid x LB\t")
 	for _, s := range r.Policies {
 		goals := "-"
 		if s.JobsWithGoals > 0 {
 			goals = fmt.Sprintf("%s of %d", percent(s.GoalAttainment), s.JobsWithGoals)
 		}
-		_, _ = fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Policy, s.JobsCompleted, s.Jobs,
-			num(s.Makespan, 0), num(s.NodeHours, 2), num(s.Cost, 2), num(s.MeanJCT, 1), num(s.P95JCT, 1), num(s.P95Slowdown, 2),
-			goals, percent(s.MeanUtilisation), num(s.LowerBoundNodeHours, 2), num(s.RatioToLowerBound, 2))
+		_, _ = fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Policy, s.JobsCompleted, s.Jobs,
+			num(s.Makespan, 0), num(s.NodeHours, 2), num(s.PaidHours, 2), num(s.Cost, 2), num(s.CostToOracle, 2),
+			num(s.MeanJCT, 1), num(s.P95JCT, 1), num(s.P95Slowdown, 2),
+			goals, percent(s.MeanUtilisation), num(s.LowerBoundNodeHours, 2), num(s.RatioPaidToLB, 2))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -129,7 +142,11 @@ func (r Report) WriteTable(w io.Writer) error {
 	if ref == "" {
 		ref = "no reference run"
 	}
-	_, err := fmt.Fprintf(w, "slowdown against %s; LB = lower bound on node-hours (task memory x time / node memory)\n", ref)
+	orc := r.Oracle
+	if orc == "" {
+		orc = "no oracle run"
+	}
+	_, err := fmt.Fprintf(w, "slowdown against %s; cost against %s; paid h = node-hours as billed; LB = lower bound on node-hours (task reservation x time / node memory)\n", ref, orc)
 	return err
 }
 
