@@ -44,7 +44,12 @@ type Options struct {
 	Host        string
 	Port        int32
 	TrackingURL string
-	Worker      WorkerLaunch
+	// FinalTrackingURL is what the application's tracking URL becomes at
+	// unregister. It must outlive the AM: "" makes the RM (its UI, its web
+	// proxy, `yarn application -list`) show its own application page,
+	// where the AM's status page would be a port about to close.
+	FinalTrackingURL string
+	Worker           WorkerLaunch
 	// Nodes are the cluster's NodeManagers at start (getClusterNodes).
 	Nodes []NodeReport
 	// IncludePort: yarn.scheduler.include-port-in-node-name.
@@ -423,7 +428,7 @@ func (w *World) Close() error {
 // confirms (it may still be saving the application's state).
 func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics string) error {
 	for {
-		done, err := w.o.RM.Finish(ctx, status, diagnostics, w.o.TrackingURL)
+		done, err := w.o.RM.Finish(ctx, status, diagnostics, w.o.FinalTrackingURL)
 		if err == nil && done {
 			w.o.Log.Infof("yarn: unregistered: %s %s", status, diagnostics)
 			return nil

@@ -58,6 +58,9 @@ type yarnAM struct {
 	fs      *hdfsfs.FS
 	staging string // path in HDFS
 	start   time.Time
+	// last: this is the application's last attempt (MAX_APP_ATTEMPTS), so
+	// nothing will need the staging directory after it, however it ends.
+	last bool
 }
 
 func runYarnAM(ctx context.Context, o yarnAMOptions) error {
@@ -73,7 +76,19 @@ func runYarnAM(ctx context.Context, o yarnAMOptions) error {
 	return y.finish(status, diag)
 }
 
-func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start time.Time) (*yarnAM, error) {
+// lastAttempt says whether attempt is the application's last: the NM
+// tells the AM container the RM's effective maximum (MAX_APP_ATTEMPTS,
+// which yarn.resourcemanager.am.max-attempts may have lowered); without it
+// the configured mr3.am.max.app.attempts counts.
+func lastAttempt(attempt int32, c *conf.Config) bool {
+	maxAttempts, err := strconv.Atoi(os.Getenv("MAX_APP_ATTEMPTS"))
+	if err != nil || maxAttempts <= 0 {
+		maxAttempts = c.Int("mr3.am.max.app.attempts")
+	}
+	return int(attempt) >= maxAttempts
+}
+
+func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start time.Time) (y *yarnAM, err error) {
 	cid, err := yarn.ParseContainerID(os.Getenv("CONTAINER_ID"))
 	if err != nil {
 		return nil, fmt.Errorf("CONTAINER_ID: %w", err)
@@ -103,6 +118,21 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil || staging == "" {
 		staging = yarnclient.StagingDir(user, app)
 	}
+	last := lastAttempt(cid.Attempt.Attempt, c)
+	defer func() {
+		if err == nil {
+			return
+		}
+		// This attempt fails before it could register; the RM starts
+		// another unless it was the last, and then nobody needs the
+		// binary, the configuration or the secret any more.
+		if last {
+			if rerr := fs.RemoveAll(staging); rerr != nil {
+				log.Warnf("ebb am: the last attempt failed and could not remove %s: %v", staging, rerr)
+			}
+		}
+		_ = fs.Close() // this attempt is over; nothing is open on it
+	}()
 	secret, err := am.NewSecret()
 	if err != nil {
 		return nil, err
@@ -149,6 +179,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	w := yarn.New(yarn.Options{
 		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
 		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
 			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},
@@ -163,7 +194,19 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		cid.Attempt.App, time.Since(start).Round(time.Millisecond), amAddr, tracking, reg.Max.MemoryMB, reg.Max.VCores, len(nodes))
 	a.SetWorld(w)
 	w.Start()
-	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start}, nil
+	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start, last: last}, nil
+}
+
+// rmWebapp is the RM's web address (yarn.resourcemanager.webapp.address,
+// else yarn.resourcemanager.hostname with the default port 8088).
+func rmWebapp(c *conf.Config) string {
+	if v, ok := c.Raw("yarn.resourcemanager.webapp.address"); ok && strings.TrimSpace(v) != "" {
+		return v
+	}
+	if h, ok := c.Raw("yarn.resourcemanager.hostname"); ok && strings.TrimSpace(h) != "" {
+		return net.JoinHostPort(strings.TrimSpace(h), "8088")
+	}
+	return ""
 }
 
 func portOf(addr string) int {
@@ -312,9 +355,10 @@ func checkFits(name string, data []byte, max yarn.Resource) error {
 }
 
 // finish unregisters with the final status and then removes the staging
-// directory. An AM that could not unregister leaves it: the RM may start
-// another attempt, which needs the binary and the configuration again
-// (and `ebb submit` removes it when it sees the application end).
+// directory. An AM that could not unregister leaves it unless this is the
+// last attempt: the RM may start another attempt, which needs the binary,
+// the configuration and the secret again (and `ebb submit`, `ebb clean`
+// remove it once the application has ended).
 func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -323,6 +367,11 @@ func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	defer func() { _ = y.fs.Close() }()
 	if err := y.world.Finish(ctx, status, diag); err != nil {
 		y.log.Errorf("ebb am: %v", err)
+		if y.last {
+			if rerr := y.fs.RemoveAll(y.staging); rerr != nil {
+				y.log.Warnf("ebb am: %v", rerr)
+			}
+		}
 		return err
 	}
 	if err := y.fs.RemoveAll(y.staging); err != nil {
