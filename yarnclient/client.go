@@ -39,6 +39,7 @@ type Store interface {
 	WriteFile(p string, data []byte, mode os.FileMode) (hdfsfs.FileStamp, error)
 	ReadFile(p string) ([]byte, error)
 	RemoveAll(p string) error
+	List(dir string) ([]hdfsfs.Entry, error)
 	URL(p string) string
 	Close() error
 }

@@ -112,3 +112,38 @@ func (c *Client) WaitRunning(ctx context.Context, id yarn.AppID, timeout time.Du
 func AMAddress(rep yarn.AppReport) string {
 	return net.JoinHostPort(rep.Host, strconv.Itoa(int(rep.RPCPort)))
 }
+
+// Detach waits until the application's AM runs (RUNNING) or the
+// application ended, whichever comes first, for `ebb submit --detach`:
+// an application the ResourceManager refuses (an unknown queue, an AM
+// that cannot start) is FAILED within seconds, and the user hears so
+// instead of an exit status of 0. An application that ended without
+// succeeding has its staging directory removed and comes back as an
+// *AppError with the RM's diagnostics. One still waiting after timeout
+// (a full queue) is returned as it is, without an error: it was submitted.
+func (c *Client) Detach(ctx context.Context, id yarn.AppID, timeout time.Duration) (yarn.AppReport, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		rep, err := c.Report(ctx, id)
+		if err != nil {
+			return rep, err
+		}
+		if rep.State.Done() {
+			if rerr := c.RemoveStaging(rep); rerr != nil {
+				return rep, fmt.Errorf("%w (and removing its staging directory: %v)", appError(rep), rerr)
+			}
+			if rep.Final != yarn.Succeeded {
+				return rep, appError(rep)
+			}
+			return rep, nil
+		}
+		if rep.State == yarn.StateRunning || time.Now().After(deadline) {
+			return rep, nil
+		}
+		select {
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
