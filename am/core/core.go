@@ -101,6 +101,12 @@ type Core struct {
 	recycled    int
 	lastFair    time.Time
 	rasPlan     *scheduler.RASPlan
+
+	// Recovery (recover.go): the wait for workers of an earlier attempt,
+	// and the tasks that succeeded since TakeJournal.
+	rec        *recovery
+	journaling bool
+	journal    []TaskDone
 }
 
 // NewCore returns an empty Core.
@@ -156,6 +162,7 @@ func (c *Core) advance(now time.Time) {
 func (c *Core) Tick(now time.Time) {
 	c.advance(now)
 	c.checkTimeouts()
+	c.recoveryTick()
 	c.admit()
 	c.rasCycle()
 	c.schedule()

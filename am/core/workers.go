@@ -45,6 +45,7 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 		g.pending--
 	}
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
+	c.recoveredWorker(w)
 	c.schedule()
 	c.updateWanted()
 	return nil
