@@ -33,6 +33,8 @@ type Options struct {
 	FS fsys.Lister
 	// OutputRoot is where DAGs without an output commit their results.
 	OutputRoot string
+	// Recovery, when set, keeps a recovery log (recovery.go).
+	Recovery *Recovery
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -84,6 +86,11 @@ func New(o Options) (*AM, error) {
 		stopped: make(chan struct{}), waiters: map[string][]chan core.DAGStatus{}, ended: map[string]core.DAGStatus{}}
 	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
+	if o.Recovery != nil {
+		c.EnableJournal()
+		a.loop.OnDAGEnded(a.recordEnded)
+		a.loop.journal = a.recordTasks
+	}
 	auth := secretAuth{secret: []byte(o.Secret)}
 	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
 	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat})

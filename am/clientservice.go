@@ -154,15 +154,62 @@ type SubmitRequest struct {
 }
 
 // Submit parses, validates and resolves a DAG (listing its inputs: IO that
-// happens here, off the loop), then hands it to the Core.
+// happens here, off the loop), then hands it to the Core. With a recovery
+// log the DAG is acknowledged only once its record is durable.
 func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
-	name := r.SpecName
-	if name == "" {
-		name = "dag"
-	}
-	spec, err := dag.Parse(name, r.Spec)
+	spec, out, err := resolveSpec(r)
 	if err != nil {
 		return "", err
+	}
+	splits, err := ComputeSplits(spec, a.fs.List)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", specName(r), err)
+	}
+	var id string
+	var serr error
+	var ticket uint64
+	err = a.loop.Do(ctx, func(c *core.Core, now time.Time) {
+		sub := core.Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
+		if sub.Output == "" && a.outputRoot != "" {
+			// Decided by the AM so every DAG has somewhere to commit.
+			sub.Output = a.outputRoot + "/" + fmt.Sprintf("%s-%d", spec.Name, now.UnixMilli())
+		}
+		id, serr = c.SubmitDAG(now, sub)
+		if serr == nil {
+			// In the loop, so the record precedes every record of the
+			// DAG's tasks.
+			ticket, serr = a.recordAccepted(id, r, sub, now)
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	var se *core.SubmitError
+	if errors.As(serr, &se) {
+		return "", fmt.Errorf("%s: %w", specName(r), serr)
+	}
+	if serr != nil {
+		return "", serr
+	}
+	if err := a.syncAccepted(ctx, id, ticket); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func specName(r SubmitRequest) string {
+	if r.SpecName == "" {
+		return "dag"
+	}
+	return r.SpecName
+}
+
+// resolveSpec parses and validates a DAG and resolves its relative inputs
+// and output against the client's directory.
+func resolveSpec(r SubmitRequest) (*dag.Spec, string, error) {
+	spec, err := dag.Parse(specName(r), r.Spec)
+	if err != nil {
+		return nil, "", err
 	}
 	resolve := func(p string) string {
 		if p == "" || strings.Contains(p, "://") || filepath.IsAbs(p) || r.BaseDir == "" {
@@ -179,27 +226,5 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	if r.Output != "" {
 		out = r.Output
 	}
-	out = resolve(out)
-	splits, err := ComputeSplits(spec, a.fs.List)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
-	}
-	var id string
-	var serr error
-	err = a.loop.Do(ctx, func(c *core.Core, now time.Time) {
-		sub := core.Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
-		if sub.Output == "" && a.outputRoot != "" {
-			// Decided by the AM so every DAG has somewhere to commit.
-			sub.Output = a.outputRoot + "/" + fmt.Sprintf("%s-%d", spec.Name, now.UnixMilli())
-		}
-		id, serr = c.SubmitDAG(now, sub)
-	})
-	if err != nil {
-		return "", err
-	}
-	var se *core.SubmitError
-	if errors.As(serr, &se) {
-		return "", fmt.Errorf("%s: %w", name, serr)
-	}
-	return id, serr
+	return spec, resolve(out), nil
 }

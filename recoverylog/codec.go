@@ -75,10 +75,12 @@ type DAGAccepted struct {
 	DAG      string `json:"dag"`
 	SpecName string `json:"specName"`
 	// Spec is the DAG spec as the AM accepted it (its inputs resolved).
-	Spec   []byte               `json:"spec"`
-	Output string               `json:"output"`
-	Client string               `json:"client,omitempty"`
-	Splits map[string][][]Split `json:"splits,omitempty"`
+	Spec []byte `json:"spec"`
+	// BaseDir is what relative inputs are resolved against.
+	BaseDir string               `json:"baseDir,omitempty"`
+	Output  string               `json:"output"`
+	Client  string               `json:"client,omitempty"`
+	Splits  map[string][][]Split `json:"splits,omitempty"`
 	// Conf is the AM's effective configuration when it accepted the DAG.
 	Conf         map[string]string `json:"conf,omitempty"`
 	SubmitUnixMs int64             `json:"submitMs"`

@@ -18,8 +18,12 @@ func (p RMPort) Register(ctx context.Context, host string, port int32, trackingU
 	if err != nil {
 		return Registration{}, err
 	}
-	return Registration{Max: resourceFrom(r.GetMaximumCapability()), Queue: r.GetQueue(),
-		NMTokens: nmTokensFrom(r.GetNmTokensFromPreviousAttempts())}, nil
+	reg := Registration{Max: resourceFrom(r.GetMaximumCapability()), Queue: r.GetQueue(),
+		NMTokens: nmTokensFrom(r.GetNmTokensFromPreviousAttempts())}
+	for _, c := range r.GetContainersFromPreviousAttempts() {
+		reg.Previous = append(reg.Previous, containerFrom(c))
+	}
+	return reg, nil
 }
 
 // Allocate implements RM.
@@ -56,11 +60,7 @@ func (p RMPort) Allocate(ctx context.Context, req AllocateRequest) (AllocateResp
 		}
 	}
 	for _, c := range r.GetAllocatedContainers() {
-		out.Allocated = append(out.Allocated, Container{
-			ID: containerIDFrom(c.GetId()), Node: nodeName(c.GetNodeId()), Host: c.GetNodeId().GetHost(),
-			Resource: resourceFrom(c.GetResource()), Priority: c.GetPriority().GetPriority(),
-			Token: yarnrpc.TokenFromProto(c.GetContainerToken()),
-		})
+		out.Allocated = append(out.Allocated, containerFrom(c))
 	}
 	for _, s := range r.GetCompletedContainerStatuses() {
 		out.Completed = append(out.Completed, Completed{ID: containerIDFrom(s.GetContainerId()), ExitStatus: s.GetExitStatus(), Diagnostics: s.GetDiagnostics()})
@@ -73,6 +73,14 @@ func (p RMPort) Allocate(ctx context.Context, req AllocateRequest) (AllocateResp
 		out.AMRMToken = &tok // yarnrpc already uses it for new connections
 	}
 	return out, nil
+}
+
+func containerFrom(c *hadooppb.ContainerProto) Container {
+	return Container{
+		ID: containerIDFrom(c.GetId()), Node: nodeName(c.GetNodeId()), Host: c.GetNodeId().GetHost(),
+		Resource: resourceFrom(c.GetResource()), Priority: c.GetPriority().GetPriority(),
+		Token: yarnrpc.TokenFromProto(c.GetContainerToken()),
+	}
 }
 
 // Finish implements RM.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
@@ -61,6 +62,10 @@ type yarnAM struct {
 	// last: this is the application's last attempt (MAX_APP_ATTEMPTS), so
 	// nothing will need the staging directory after it, however it ends.
 	last bool
+	rec  *recovery.Recorder
+	// resumed: the DAGs of earlier attempts, in the order accepted (the
+	// first is the one `ebb submit` started the application with).
+	resumed []string
 }
 
 func runYarnAM(ctx context.Context, o yarnAMOptions) error {
@@ -133,18 +138,27 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		}
 		_ = fs.Close() // this attempt is over; nothing is open on it
 	}()
-	secret, err := am.NewSecret()
+	secret, err := appSecret(fs, staging, log)
 	if err != nil {
 		return nil, err
 	}
-	core, err := coreOptions(c, "")
+	rec, records, err := openRecoveryLog(fs, staging, c, log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = rec.Recorder.Close() // nothing was recorded by an attempt that did not start
+		}
+	}()
+	coreOpts, err := coreOptions(c, "")
 	if err != nil {
 		return nil, err
 	}
 	a, err := am.New(am.Options{
-		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
+		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: ms(c, "ebb.am.worker.heartbeat.interval.ms"),
-		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"),
+		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Recovery: rec,
 	})
 	if err != nil {
 		return nil, err
@@ -192,9 +206,20 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	log.Infof("ebb am: %s registered after %s (since the process started) at %s, tracking URL %s; largest container %d MB / %d vcores; %d nodes",
 		cid.Attempt.App, time.Since(start).Round(time.Millisecond), amAddr, tracking, reg.Max.MemoryMB, reg.Max.VCores, len(nodes))
+	// Workers of earlier attempts that YARN kept (containers from previous
+	// attempts) are given the recovery window to come back with the
+	// outputs they hold; without any there is nothing to wait for.
+	window := time.Duration(0)
+	if len(reg.Previous) > 0 {
+		window = workerReturnWindow
+	}
+	if err := a.Recover(records, core.RecoverOptions{Window: window, Off: !c.Bool("mr3.dag.recovery.enabled")}); err != nil {
+		return nil, fmt.Errorf("recovering the DAGs of the earlier attempt: %w", err)
+	}
 	a.SetWorld(w)
 	w.Start()
-	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start, last: last}, nil
+	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start, last: last,
+		rec: rec.Recorder, resumed: resumedDAGs(records)}, nil
 }
 
 // rmWebapp is the RM's web address (yarn.resourcemanager.webapp.address,
@@ -294,8 +319,13 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
-	id, err := y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.dagPath, Output: o.output, Client: "ebb submit"})
-	if err != nil {
+	var id string
+	if len(y.resumed) > 0 {
+		// An earlier attempt accepted the application's DAG: it resumes
+		// under its own id instead of starting again.
+		id = y.resumed[0]
+		y.log.Infof("ebb am: resuming DAG %s of the earlier attempt", id)
+	} else if id, err = y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.dagPath, Output: o.output, Client: "ebb submit"}); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
@@ -365,6 +395,9 @@ func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	// Every file was closed by the call that wrote it; the connection
 	// holds nothing more.
 	defer func() { _ = y.fs.Close() }()
+	if err := y.rec.Close(); err != nil {
+		y.log.Warnf("ebb am: %v", err)
+	}
 	if err := y.world.Finish(ctx, status, diag); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		if y.last {
