@@ -167,6 +167,10 @@ type WorkerInfo struct {
 	VCores      int
 	Address     string // where its outputs are served
 	ContainerID string
+	// Reconnected: a worker of an earlier AM attempt, which serves the
+	// outputs of the attempts in Outputs.
+	Reconnected bool
+	Outputs     []string
 }
 
 // Submission is a DAG handed to the Core: the validated spec, its input

@@ -62,6 +62,16 @@ type recovery struct {
 	dags    []*dagRun
 }
 
+// missing counts the workers still awaited (the "" entry holds outputs
+// known lost, which wait for nobody).
+func (r *recovery) missing() int {
+	n := len(r.orphans)
+	if _, ok := r.orphans[""]; ok {
+		n--
+	}
+	return n
+}
+
 // TaskDone is a task that succeeded, for the recovery log.
 type TaskDone struct {
 	DAG     string
@@ -144,8 +154,8 @@ func (c *Core) Recover(now time.Time, dags []RecoveredDAG, o RecoverOptions) err
 	}
 	c.rec = rec
 	c.logf("recovered %d DAGs (%d to resume); waiting up to %s for %d workers holding their outputs",
-		len(dags), len(rec.dags), o.Window, len(rec.orphans))
-	if len(rec.orphans) == 0 {
+		len(dags), len(rec.dags), o.Window, rec.missing())
+	if rec.missing() == 0 {
 		c.endRecovery("no worker of the earlier attempt holds a needed output")
 	}
 	return nil
@@ -267,8 +277,18 @@ func (c *Core) recoveredWorker(w *workerRun) {
 		return
 	}
 	delete(c.rec.orphans, w.info.ID)
+	held := map[string]bool{}
+	for _, id := range w.info.Outputs {
+		held[id] = true
+	}
 	for _, t := range ts {
 		if t.state != taskSucceeded || t.output == nil || t.output.worker != nil {
+			continue
+		}
+		if w.info.Reconnected && !held[t.output.id] {
+			// The log says it holds the output, the worker says not (its
+			// directory is gone): recompute when the wait ends.
+			c.rec.orphans[""] = append(c.rec.orphans[""], t)
 			continue
 		}
 		t.output.worker = w
@@ -279,7 +299,7 @@ func (c *Core) recoveredWorker(w *workerRun) {
 		}
 	}
 	c.logf("worker %s of the earlier attempt is back with %d outputs", w.info.ID, len(ts))
-	if len(c.rec.orphans) == 0 {
+	if c.rec.missing() == 0 {
 		c.endRecovery("every worker holding a needed output is back")
 	}
 }
@@ -287,7 +307,7 @@ func (c *Core) recoveredWorker(w *workerRun) {
 // recoveryTick ends the wait when the window has passed.
 func (c *Core) recoveryTick() {
 	if c.rec != nil && !c.now.Before(c.rec.until) {
-		c.endRecovery(fmt.Sprintf("the recovery window passed with %d workers missing", len(c.rec.orphans)))
+		c.endRecovery(fmt.Sprintf("the recovery window passed with %d workers missing", c.rec.missing()))
 	}
 }
 

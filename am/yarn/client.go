@@ -42,6 +42,9 @@ type AppSpec struct {
 	MaxAttempts int
 	Tags        []string
 	AM          Launch
+	// KeepContainers: the workers outlive a failed AM attempt, for the next
+	// one to take over (keep_containers_across_application_attempts).
+	KeepContainers bool
 }
 
 // Submit submits an application under an id from NewApp.
@@ -63,6 +66,9 @@ func (c *Client) Submit(ctx context.Context, s AppSpec) error {
 	}
 	if s.MaxAttempts > 0 {
 		sub.MaxAppAttempts = proto.Int32(int32(s.MaxAttempts))
+	}
+	if s.KeepContainers {
+		sub.KeepContainersAcrossApplicationAttempts = proto.Bool(true)
 	}
 	return c.c.SubmitApplication(ctx, sub)
 }

@@ -31,6 +31,10 @@ type WorkerLaunch struct {
 	SecretFile LocalResource
 	// Env is added to every worker's environment (HADOOP_USER_NAME, ...).
 	Env map[string]string
+	// AMFile, when set, is where the current AM attempt publishes its
+	// address (an hdfs:// URL in the staging directory): a worker whose
+	// AM died reads it to rejoin the next attempt.
+	AMFile string
 }
 
 // Options configure the yarn world.
@@ -137,7 +141,13 @@ func (w *World) Register(ctx context.Context) (Registration, error) {
 	w.mu.Lock()
 	w.reg = reg
 	w.respID = 0
+	for _, c := range reg.Previous {
+		w.book.Adopt(c)
+	}
 	w.mu.Unlock()
+	if len(reg.Previous) > 0 {
+		w.o.Log.Infof("yarn: %d containers of earlier attempts are still running; their workers may reconnect", len(reg.Previous))
+	}
 	for _, t := range reg.NMTokens {
 		w.o.NM.SetToken(t.Node, t.Token)
 	}
@@ -371,6 +381,20 @@ func (w *World) WorkerStopped(_ time.Time, worker string) {
 	w.book.Stopped(id)
 	w.mu.Unlock()
 }
+
+// WorkerJoined: the worker of a container of an earlier attempt has
+// reconnected; it counts for its group from now on.
+func (w *World) WorkerJoined(_ time.Time, worker, group string) {
+	id, err := ParseContainerID(worker)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.book.Moved(id, core.GroupInfo{Name: group})
+	w.mu.Unlock()
+}
+
+var _ am.WorkerJoiner = (*World)(nil)
 
 // WorkerMoved: same container, another group.
 func (w *World) WorkerMoved(_ time.Time, worker string, g core.GroupInfo) {

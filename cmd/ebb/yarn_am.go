@@ -190,12 +190,18 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
 	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
+	// Workers (this attempt's and those of an earlier one that YARN kept)
+	// find the current attempt here.
+	amFile := staging + "/" + stagedAMAddress
+	if _, err := fs.WriteFile(amFile, []byte(amAddr+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("publishing the AM's address: %w", err)
+	}
 	w := yarn.New(yarn.Options{
 		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
 		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
-			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
+			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
 			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },

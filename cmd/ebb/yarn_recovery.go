@@ -22,6 +22,10 @@ import (
 // (workers and clients of the earlier attempt hold it) and the recovery
 // log under recovery/.
 
+// stagedAMAddress is the file in the staging directory naming the current
+// AM attempt's worker and client address.
+const stagedAMAddress = "am-address"
+
 // workerReturnWindow is how long recovered DAGs wait for the workers of
 // the earlier attempt that YARN kept to reconnect with their outputs.
 const workerReturnWindow = 30 * time.Second

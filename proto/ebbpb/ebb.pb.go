@@ -196,7 +196,13 @@ type Register struct {
 	// host:port of the worker's HTTP server that serves finished outputs.
 	DataAddress string `protobuf:"bytes,6,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
 	// The YARN container id, or the local world's process id, for operators.
-	ContainerId   string `protobuf:"bytes,7,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	ContainerId string `protobuf:"bytes,7,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	// A worker reconnecting to a new AM attempt (the one it registered with
+	// died) says what it is still running, or finished while no AM listened
+	// (their final updates follow Registered), and whose outputs it serves.
+	Reconnect     bool           `protobuf:"varint,8,opt,name=reconnect,proto3" json:"reconnect,omitempty"`
+	Attempts      []*HeldAttempt `protobuf:"bytes,9,rep,name=attempts,proto3" json:"attempts,omitempty"`
+	Outputs       []string       `protobuf:"bytes,10,rep,name=outputs,proto3" json:"outputs,omitempty"` // attempt ids
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -280,6 +286,95 @@ func (x *Register) GetContainerId() string {
 	return ""
 }
 
+func (x *Register) GetReconnect() bool {
+	if x != nil {
+		return x.Reconnect
+	}
+	return false
+}
+
+func (x *Register) GetAttempts() []*HeldAttempt {
+	if x != nil {
+		return x.Attempts
+	}
+	return nil
+}
+
+func (x *Register) GetOutputs() []string {
+	if x != nil {
+		return x.Outputs
+	}
+	return nil
+}
+
+type HeldAttempt struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AttemptId     string                 `protobuf:"bytes,1,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
+	DagId         string                 `protobuf:"bytes,2,opt,name=dag_id,json=dagId,proto3" json:"dag_id,omitempty"`
+	Vertex        string                 `protobuf:"bytes,3,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	TaskIndex     int32                  `protobuf:"varint,4,opt,name=task_index,json=taskIndex,proto3" json:"task_index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeldAttempt) Reset() {
+	*x = HeldAttempt{}
+	mi := &file_ebb_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeldAttempt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeldAttempt) ProtoMessage() {}
+
+func (x *HeldAttempt) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeldAttempt.ProtoReflect.Descriptor instead.
+func (*HeldAttempt) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *HeldAttempt) GetAttemptId() string {
+	if x != nil {
+		return x.AttemptId
+	}
+	return ""
+}
+
+func (x *HeldAttempt) GetDagId() string {
+	if x != nil {
+		return x.DagId
+	}
+	return ""
+}
+
+func (x *HeldAttempt) GetVertex() string {
+	if x != nil {
+		return x.Vertex
+	}
+	return ""
+}
+
+func (x *HeldAttempt) GetTaskIndex() int32 {
+	if x != nil {
+		return x.TaskIndex
+	}
+	return 0
+}
+
 type Heartbeat struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	RunningAttempts []string               `protobuf:"bytes,1,rep,name=running_attempts,json=runningAttempts,proto3" json:"running_attempts,omitempty"`
@@ -290,7 +385,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_ebb_proto_msgTypes[2]
+	mi := &file_ebb_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -302,7 +397,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[2]
+	mi := &file_ebb_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -315,7 +410,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{2}
+	return file_ebb_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Heartbeat) GetRunningAttempts() []string {
@@ -348,7 +443,7 @@ type AttemptUpdate struct {
 
 func (x *AttemptUpdate) Reset() {
 	*x = AttemptUpdate{}
-	mi := &file_ebb_proto_msgTypes[3]
+	mi := &file_ebb_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -360,7 +455,7 @@ func (x *AttemptUpdate) String() string {
 func (*AttemptUpdate) ProtoMessage() {}
 
 func (x *AttemptUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[3]
+	mi := &file_ebb_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -373,7 +468,7 @@ func (x *AttemptUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttemptUpdate.ProtoReflect.Descriptor instead.
 func (*AttemptUpdate) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{3}
+	return file_ebb_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AttemptUpdate) GetAttemptId() string {
@@ -442,7 +537,7 @@ type AMMessage struct {
 
 func (x *AMMessage) Reset() {
 	*x = AMMessage{}
-	mi := &file_ebb_proto_msgTypes[4]
+	mi := &file_ebb_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -454,7 +549,7 @@ func (x *AMMessage) String() string {
 func (*AMMessage) ProtoMessage() {}
 
 func (x *AMMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[4]
+	mi := &file_ebb_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -467,7 +562,7 @@ func (x *AMMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AMMessage.ProtoReflect.Descriptor instead.
 func (*AMMessage) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{4}
+	return file_ebb_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AMMessage) GetMsg() isAMMessage_Msg {
@@ -581,7 +676,7 @@ type Registered struct {
 
 func (x *Registered) Reset() {
 	*x = Registered{}
-	mi := &file_ebb_proto_msgTypes[5]
+	mi := &file_ebb_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +688,7 @@ func (x *Registered) String() string {
 func (*Registered) ProtoMessage() {}
 
 func (x *Registered) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[5]
+	mi := &file_ebb_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +701,7 @@ func (x *Registered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Registered.ProtoReflect.Descriptor instead.
 func (*Registered) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{5}
+	return file_ebb_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Registered) GetWorkerId() string {
@@ -654,7 +749,7 @@ type RunAttempt struct {
 
 func (x *RunAttempt) Reset() {
 	*x = RunAttempt{}
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -666,7 +761,7 @@ func (x *RunAttempt) String() string {
 func (*RunAttempt) ProtoMessage() {}
 
 func (x *RunAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -679,7 +774,7 @@ func (x *RunAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunAttempt.ProtoReflect.Descriptor instead.
 func (*RunAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{6}
+	return file_ebb_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RunAttempt) GetAttemptId() string {
@@ -797,7 +892,7 @@ type OutputSpec struct {
 
 func (x *OutputSpec) Reset() {
 	*x = OutputSpec{}
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +904,7 @@ func (x *OutputSpec) String() string {
 func (*OutputSpec) ProtoMessage() {}
 
 func (x *OutputSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +917,7 @@ func (x *OutputSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputSpec.ProtoReflect.Descriptor instead.
 func (*OutputSpec) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{7}
+	return file_ebb_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *OutputSpec) GetConsumer() string {
@@ -855,7 +950,7 @@ type InputFetch struct {
 
 func (x *InputFetch) Reset() {
 	*x = InputFetch{}
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -867,7 +962,7 @@ func (x *InputFetch) String() string {
 func (*InputFetch) ProtoMessage() {}
 
 func (x *InputFetch) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -880,7 +975,7 @@ func (x *InputFetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputFetch.ProtoReflect.Descriptor instead.
 func (*InputFetch) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{8}
+	return file_ebb_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *InputFetch) GetProducerVertex() string {
@@ -936,7 +1031,7 @@ type InputSplit struct {
 
 func (x *InputSplit) Reset() {
 	*x = InputSplit{}
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1043,7 @@ func (x *InputSplit) String() string {
 func (*InputSplit) ProtoMessage() {}
 
 func (x *InputSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1056,7 @@ func (x *InputSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputSplit.ProtoReflect.Descriptor instead.
 func (*InputSplit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{9}
+	return file_ebb_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InputSplit) GetPath() string {
@@ -995,7 +1090,7 @@ type KillAttempt struct {
 
 func (x *KillAttempt) Reset() {
 	*x = KillAttempt{}
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1102,7 @@ func (x *KillAttempt) String() string {
 func (*KillAttempt) ProtoMessage() {}
 
 func (x *KillAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1115,7 @@ func (x *KillAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillAttempt.ProtoReflect.Descriptor instead.
 func (*KillAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{10}
+	return file_ebb_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KillAttempt) GetAttemptId() string {
@@ -1047,7 +1142,7 @@ type DAGDone struct {
 
 func (x *DAGDone) Reset() {
 	*x = DAGDone{}
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1154,7 @@ func (x *DAGDone) String() string {
 func (*DAGDone) ProtoMessage() {}
 
 func (x *DAGDone) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1167,7 @@ func (x *DAGDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGDone.ProtoReflect.Descriptor instead.
 func (*DAGDone) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{11}
+	return file_ebb_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DAGDone) GetDagId() string {
@@ -1095,7 +1190,7 @@ type Stop struct {
 
 func (x *Stop) Reset() {
 	*x = Stop{}
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1202,7 @@ func (x *Stop) String() string {
 func (*Stop) ProtoMessage() {}
 
 func (x *Stop) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1215,7 @@ func (x *Stop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stop.ProtoReflect.Descriptor instead.
 func (*Stop) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{12}
+	return file_ebb_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Stop) GetGraceful() bool {
@@ -1150,7 +1245,7 @@ type Reinit struct {
 
 func (x *Reinit) Reset() {
 	*x = Reinit{}
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1257,7 @@ func (x *Reinit) String() string {
 func (*Reinit) ProtoMessage() {}
 
 func (x *Reinit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1270,7 @@ func (x *Reinit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reinit.ProtoReflect.Descriptor instead.
 func (*Reinit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{13}
+	return file_ebb_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Reinit) GetGroup() string {
@@ -1217,7 +1312,7 @@ type SubmitDAGRequest struct {
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1229,7 +1324,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1242,7 +1337,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{14}
+	return file_ebb_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1289,7 +1384,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1396,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1409,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{15}
+	return file_ebb_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1333,7 +1428,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1440,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1453,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1377,7 +1472,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1389,7 +1484,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1402,7 +1497,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1440,7 +1535,7 @@ type DAGStatus struct {
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1452,7 +1547,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1465,7 +1560,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -1600,7 +1695,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1612,7 +1707,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1625,7 +1720,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -1673,7 +1768,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1685,7 +1780,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1698,7 +1793,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -1723,7 +1818,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1735,7 +1830,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1748,7 +1843,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 type ListDAGsRequest struct {
@@ -1759,7 +1854,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1771,7 +1866,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1784,7 +1879,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 type ListDAGsResponse struct {
@@ -1796,7 +1891,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1808,7 +1903,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1821,7 +1916,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -1839,7 +1934,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1851,7 +1946,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1864,7 +1959,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 type ClusterStatusResponse struct {
@@ -1878,7 +1973,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1890,7 +1985,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1903,7 +1998,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -1944,7 +2039,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1956,7 +2051,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1969,7 +2064,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2048,7 +2143,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2060,7 +2155,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2073,7 +2168,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2124,7 +2219,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2136,7 +2231,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2149,7 +2244,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2200,7 +2295,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2212,7 +2307,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2225,7 +2320,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2264,7 +2359,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2276,7 +2371,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2289,7 +2384,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 type ShutdownRequest struct {
@@ -2301,7 +2396,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2313,7 +2408,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2326,7 +2421,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2344,7 +2439,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2356,7 +2451,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2369,7 +2464,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -2381,7 +2476,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\bregister\x18\x01 \x01(\v2\x10.ebb.v1.RegisterH\x00R\bregister\x121\n" +
 	"\theartbeat\x18\x02 \x01(\v2\x11.ebb.v1.HeartbeatH\x00R\theartbeat\x121\n" +
 	"\aattempt\x18\x03 \x01(\v2\x15.ebb.v1.AttemptUpdateH\x00R\aattemptB\x05\n" +
-	"\x03msg\"\xcc\x01\n" +
+	"\x03msg\"\xb5\x02\n" +
 	"\bRegister\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12\x14\n" +
 	"\x05group\x18\x02 \x01(\tR\x05group\x12\x12\n" +
@@ -2389,7 +2484,18 @@ const file_ebb_proto_rawDesc = "" +
 	"\tmemory_mb\x18\x04 \x01(\x03R\bmemoryMb\x12\x16\n" +
 	"\x06vcores\x18\x05 \x01(\x05R\x06vcores\x12!\n" +
 	"\fdata_address\x18\x06 \x01(\tR\vdataAddress\x12!\n" +
-	"\fcontainer_id\x18\a \x01(\tR\vcontainerId\"\\\n" +
+	"\fcontainer_id\x18\a \x01(\tR\vcontainerId\x12\x1c\n" +
+	"\treconnect\x18\b \x01(\bR\treconnect\x12/\n" +
+	"\battempts\x18\t \x03(\v2\x13.ebb.v1.HeldAttemptR\battempts\x12\x18\n" +
+	"\aoutputs\x18\n" +
+	" \x03(\tR\aoutputs\"z\n" +
+	"\vHeldAttempt\x12\x1d\n" +
+	"\n" +
+	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12\x15\n" +
+	"\x06dag_id\x18\x02 \x01(\tR\x05dagId\x12\x16\n" +
+	"\x06vertex\x18\x03 \x01(\tR\x06vertex\x12\x1d\n" +
+	"\n" +
+	"task_index\x18\x04 \x01(\x05R\ttaskIndex\"\\\n" +
 	"\tHeartbeat\x12)\n" +
 	"\x10running_attempts\x18\x01 \x03(\tR\x0frunningAttempts\x12$\n" +
 	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\"\x8a\x02\n" +
@@ -2593,88 +2699,90 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),             // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
 	(*Register)(nil),              // 2: ebb.v1.Register
-	(*Heartbeat)(nil),             // 3: ebb.v1.Heartbeat
-	(*AttemptUpdate)(nil),         // 4: ebb.v1.AttemptUpdate
-	(*AMMessage)(nil),             // 5: ebb.v1.AMMessage
-	(*Registered)(nil),            // 6: ebb.v1.Registered
-	(*RunAttempt)(nil),            // 7: ebb.v1.RunAttempt
-	(*OutputSpec)(nil),            // 8: ebb.v1.OutputSpec
-	(*InputFetch)(nil),            // 9: ebb.v1.InputFetch
-	(*InputSplit)(nil),            // 10: ebb.v1.InputSplit
-	(*KillAttempt)(nil),           // 11: ebb.v1.KillAttempt
-	(*DAGDone)(nil),               // 12: ebb.v1.DAGDone
-	(*Stop)(nil),                  // 13: ebb.v1.Stop
-	(*Reinit)(nil),                // 14: ebb.v1.Reinit
-	(*SubmitDAGRequest)(nil),      // 15: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 16: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 17: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 18: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 19: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 20: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 21: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 22: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 23: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 24: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 25: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 26: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 27: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 28: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 29: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 30: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 31: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 32: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 33: ebb.v1.ShutdownResponse
-	nil,                           // 34: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 35: ebb.v1.Reinit.EnvEntry
+	(*HeldAttempt)(nil),           // 3: ebb.v1.HeldAttempt
+	(*Heartbeat)(nil),             // 4: ebb.v1.Heartbeat
+	(*AttemptUpdate)(nil),         // 5: ebb.v1.AttemptUpdate
+	(*AMMessage)(nil),             // 6: ebb.v1.AMMessage
+	(*Registered)(nil),            // 7: ebb.v1.Registered
+	(*RunAttempt)(nil),            // 8: ebb.v1.RunAttempt
+	(*OutputSpec)(nil),            // 9: ebb.v1.OutputSpec
+	(*InputFetch)(nil),            // 10: ebb.v1.InputFetch
+	(*InputSplit)(nil),            // 11: ebb.v1.InputSplit
+	(*KillAttempt)(nil),           // 12: ebb.v1.KillAttempt
+	(*DAGDone)(nil),               // 13: ebb.v1.DAGDone
+	(*Stop)(nil),                  // 14: ebb.v1.Stop
+	(*Reinit)(nil),                // 15: ebb.v1.Reinit
+	(*SubmitDAGRequest)(nil),      // 16: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),     // 17: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),      // 18: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),     // 19: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),             // 20: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),          // 21: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),        // 22: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),       // 23: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),       // 24: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),      // 25: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),  // 26: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil), // 27: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),           // 28: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),            // 29: ebb.v1.NodeStatus
+	(*Transition)(nil),            // 30: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),   // 31: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),  // 32: ebb.v1.SetAutoscaleResponse
+	(*ShutdownRequest)(nil),       // 33: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 34: ebb.v1.ShutdownResponse
+	nil,                           // 35: ebb.v1.RunAttempt.EnvEntry
+	nil,                           // 36: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
-	3,  // 1: ebb.v1.WorkerMessage.heartbeat:type_name -> ebb.v1.Heartbeat
-	4,  // 2: ebb.v1.WorkerMessage.attempt:type_name -> ebb.v1.AttemptUpdate
-	0,  // 3: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
-	6,  // 4: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
-	7,  // 5: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
-	11, // 6: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
-	12, // 7: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
-	13, // 8: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
-	14, // 9: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
-	34, // 10: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	8,  // 11: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	9,  // 12: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	10, // 13: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	35, // 14: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	19, // 15: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	20, // 16: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	19, // 17: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	27, // 18: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	28, // 19: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	29, // 20: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 21: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	15, // 22: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	17, // 23: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	21, // 24: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	23, // 25: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	25, // 26: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	30, // 27: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	32, // 28: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	5,  // 29: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	16, // 30: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	18, // 31: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	22, // 32: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	24, // 33: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	26, // 34: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	31, // 35: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	33, // 36: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	29, // [29:37] is the sub-list for method output_type
-	21, // [21:29] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	4,  // 1: ebb.v1.WorkerMessage.heartbeat:type_name -> ebb.v1.Heartbeat
+	5,  // 2: ebb.v1.WorkerMessage.attempt:type_name -> ebb.v1.AttemptUpdate
+	3,  // 3: ebb.v1.Register.attempts:type_name -> ebb.v1.HeldAttempt
+	0,  // 4: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
+	7,  // 5: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
+	8,  // 6: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
+	12, // 7: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
+	13, // 8: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
+	14, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
+	15, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
+	35, // 11: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	9,  // 12: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	10, // 13: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	11, // 14: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	36, // 15: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	20, // 16: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	21, // 17: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	20, // 18: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	28, // 19: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	29, // 20: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	30, // 21: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 22: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	16, // 23: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	18, // 24: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	22, // 25: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	24, // 26: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	26, // 27: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	31, // 28: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	33, // 29: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	6,  // 30: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	17, // 31: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	19, // 32: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	23, // 33: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	25, // 34: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	27, // 35: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	32, // 36: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	34, // 37: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	30, // [30:38] is the sub-list for method output_type
+	22, // [22:30] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -2687,7 +2795,7 @@ func file_ebb_proto_init() {
 		(*WorkerMessage_Heartbeat)(nil),
 		(*WorkerMessage_Attempt)(nil),
 	}
-	file_ebb_proto_msgTypes[4].OneofWrappers = []any{
+	file_ebb_proto_msgTypes[5].OneofWrappers = []any{
 		(*AMMessage_Registered)(nil),
 		(*AMMessage_Run)(nil),
 		(*AMMessage_Kill)(nil),
@@ -2701,7 +2809,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
