@@ -110,7 +110,7 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 	p := &ebbpb.DAGStatus{DagId: d.ID, Name: d.Name, State: d.State.String(), Diagnostics: d.Diagnostics,
 		TotalTasks: int32(d.TotalTasks), SucceededTasks: int32(d.Succeeded), RunningAttempts: int32(d.Running),
 		FailedAttempts: int32(d.Failed), SubmitUnixMs: d.Submit.UnixMilli(), Output: d.Output, Group: d.Group,
-		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots)}
+		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots), Recovered: d.Recovered}
 	if !d.Finish.IsZero() {
 		p.FinishUnixMs = d.Finish.UnixMilli()
 	}
@@ -132,7 +132,7 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 func DAGStatusFromPB(p *ebbpb.DAGStatus) core.DAGStatus {
 	d := core.DAGStatus{ID: p.DagId, Name: p.Name, Diagnostics: p.Diagnostics, Group: p.Group, Output: p.Output,
 		TotalTasks: int(p.TotalTasks), Succeeded: int(p.SucceededTasks), Running: int(p.RunningAttempts),
-		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots)}
+		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots), Recovered: p.Recovered}
 	d.State, _ = core.ParseDAGState(p.State)
 	d.Submit = time.UnixMilli(p.SubmitUnixMs)
 	if p.FinishUnixMs != 0 {

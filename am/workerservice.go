@@ -42,14 +42,14 @@ func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
 		if s.loop.world != nil {
 			info.NodeMB = s.loop.world.NodeMB(reg.Node)
 		}
+		for _, h := range reg.Attempts {
+			info.Attempts = append(info.Attempts, core.AdoptedAttempt{ID: h.AttemptId, DAG: h.DagId, Vertex: h.Vertex, Task: int(h.TaskIndex)})
+		}
 		if regErr = c.WorkerRegistered(now, info); regErr != nil || !reg.Reconnect {
 			return
 		}
 		if j, ok := s.loop.world.(WorkerJoiner); ok {
 			j.WorkerJoined(now, reg.WorkerId, reg.Group)
-		}
-		for _, h := range reg.Attempts {
-			c.AdoptAttempt(now, reg.WorkerId, core.AdoptedAttempt{ID: h.AttemptId, DAG: h.DagId, Vertex: h.Vertex, Task: int(h.TaskIndex)})
 		}
 	})
 	if err == nil {

@@ -171,6 +171,9 @@ type WorkerInfo struct {
 	// outputs of the attempts in Outputs.
 	Reconnected bool
 	Outputs     []string
+	// Attempts it still runs (or finished while no AM listened): adopted
+	// before the recovered DAGs queue anything.
+	Attempts []AdoptedAttempt
 }
 
 // Submission is a DAG handed to the Core: the validated spec, its input

@@ -269,6 +269,9 @@ func (d *dagRun) totalTasks() int {
 // recoveredWorker gives a re-registered worker of the earlier attempt the
 // outputs it holds, and ends the wait once every such worker is back.
 func (c *Core) recoveredWorker(w *workerRun) {
+	for _, a := range w.info.Attempts {
+		c.adopt(w, a)
+	}
 	if c.rec == nil {
 		return
 	}
@@ -349,10 +352,15 @@ type AdoptedAttempt struct {
 // runs elsewhere) is killed.
 func (c *Core) AdoptAttempt(now time.Time, worker string, a AdoptedAttempt) {
 	c.advance(now)
-	w, ok := c.workers[worker]
-	if !ok {
-		return
+	if w, ok := c.workers[worker]; ok {
+		c.adopt(w, a)
+		c.schedule()
+		c.updateWanted()
 	}
+}
+
+func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
+	worker := w.info.ID
 	d, ok := c.dags[a.DAG]
 	var t *taskRun
 	if ok && !d.state.Done() {

@@ -67,16 +67,26 @@ func TestRecoverKeepsOutputsOfAWorkerThatCameBack(t *testing.T) {
 	if f.wanted["g"] != 0 || len(f.running) != 0 {
 		t.Fatalf("while waiting: wanted %d workers, running %v; want nothing (w1 is coming back)", f.wanted["g"], f.running)
 	}
-	f.addWorker("w1", "g", "n1", 1024)
-	for _, task := range []int{0, 1} {
-		f.c.AdoptAttempt(f.now, "w1", AdoptedAttempt{ID: fmt.Sprintf("dag_0001_b_%06d_0", task), DAG: "dag_0001", Vertex: "b", Task: task})
+	// w1 rejoins running both b attempts: they are adopted before the
+	// DAG queues anything, so nothing new starts.
+	info := WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 4096, MemoryMB: 1024, Address: "w1:1", Reconnected: true,
+		Outputs: []string{"dag_0001_a_000000_0", "dag_0001_a_000001_0"}}
+	for task := 0; task < 2; task++ {
+		info.Attempts = append(info.Attempts, AdoptedAttempt{ID: fmt.Sprintf("dag_0001_b_%06d_0", task), DAG: "dag_0001", Vertex: "b", Task: task})
 	}
-	f.drain()
+	if err := f.c.WorkerRegistered(f.now, info); err != nil {
+		t.Fatal(err)
+	}
+	x := &countingExec{fakeWorld: f}
+	f.c.Drain(f.now, x)
 	if f.c.Recovering() {
 		t.Fatal("still recovering after w1 came back")
 	}
-	if len(f.running) != 0 {
-		t.Fatalf("started %v; want nothing new: a's outputs are on w1 and b's attempts were adopted", f.running)
+	if len(x.runs)+len(x.kills) != 0 {
+		t.Fatalf("started %v and killed %v; want neither: a's outputs are on w1 and b's attempts were adopted", x.runs, x.kills)
+	}
+	if d, _ := f.c.DAG("dag_0001"); d.State != DAGRunning || d.Running != 2 || d.Succeeded != 2 || !d.Recovered {
+		t.Fatalf("DAG %+v; want RUNNING, recovered, 2 done and the 2 adopted attempts running", d)
 	}
 	for _, id := range []string{"dag_0001_b_000000_0", "dag_0001_b_000001_0"} {
 		f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: id, Result: AttemptSucceeded})
@@ -197,4 +207,20 @@ func (f *fakeWorld) addWorkerGroup(spec string) {
 	for id := range f.running {
 		delete(f.running, id)
 	}
+}
+
+// countingExec records every attempt the Core starts or kills.
+type countingExec struct {
+	*fakeWorld
+	runs, kills []string
+}
+
+func (x *countingExec) RunAttempt(now time.Time, a RunAttempt) {
+	x.runs = append(x.runs, a.Attempt.ID)
+	x.fakeWorld.RunAttempt(now, a)
+}
+
+func (x *countingExec) KillAttempt(now time.Time, a KillAttempt) {
+	x.kills = append(x.kills, a.AttemptID)
+	x.fakeWorld.KillAttempt(now, a)
 }

@@ -111,6 +111,8 @@ type AppReport struct {
 	Progress    float32
 	StartMs     int64
 	Tags        []string
+	// Attempt is the number of the current application attempt (1, 2…).
+	Attempt int32
 }
 
 func reportFrom(r *hadooppb.ApplicationReportProto) AppReport {
@@ -121,7 +123,7 @@ func reportFrom(r *hadooppb.ApplicationReportProto) AppReport {
 	return AppReport{ID: appIDFrom(r.GetApplicationId()), Name: r.GetName(), User: r.GetUser(), Queue: r.GetQueue(),
 		Type: r.GetApplicationType(), Host: r.GetHost(), RPCPort: r.GetRpcPort(), State: AppState(r.GetYarnApplicationState()),
 		Final: final, TrackingURL: r.GetTrackingUrl(), AMURL: r.GetOriginalTrackingUrl(), Diagnostics: r.GetDiagnostics(), Progress: r.GetProgress(), StartMs: r.GetStartTime(),
-		Tags: r.GetApplicationTags()}
+		Tags: r.GetApplicationTags(), Attempt: r.GetCurrentApplicationAttemptId().GetAttemptId()}
 }
 
 // Report returns one application's report.

@@ -218,6 +218,9 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 func printDAG(out *printer, d *ebbpb.DAGStatus) {
 	out.printf("%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
 		d.SucceededTasks, d.TotalTasks, d.RunningAttempts, d.FailedAttempts)
+	if d.Recovered {
+		out.printf(", recovered")
+	}
 	if d.SReq != 0 || d.Slots != 0 {
 		out.printf(", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
 	}

@@ -1525,10 +1525,12 @@ type DAGStatus struct {
 	Group           string          `protobuf:"bytes,13,opt,name=group,proto3" json:"group,omitempty"`
 	// Resource-aware scheduling (ras): the estimate of concurrent tasks
 	// needed to meet the goal, the DAG's utility, and its planned slots.
-	SReq          float64 `protobuf:"fixed64,14,opt,name=s_req,json=sReq,proto3" json:"s_req,omitempty"`
-	Utility       float64 `protobuf:"fixed64,15,opt,name=utility,proto3" json:"utility,omitempty"`
-	Slots         int32   `protobuf:"varint,16,opt,name=slots,proto3" json:"slots,omitempty"`
-	GoalUnixMs    int64   `protobuf:"varint,17,opt,name=goal_unix_ms,json=goalUnixMs,proto3" json:"goal_unix_ms,omitempty"`
+	SReq       float64 `protobuf:"fixed64,14,opt,name=s_req,json=sReq,proto3" json:"s_req,omitempty"`
+	Utility    float64 `protobuf:"fixed64,15,opt,name=utility,proto3" json:"utility,omitempty"`
+	Slots      int32   `protobuf:"varint,16,opt,name=slots,proto3" json:"slots,omitempty"`
+	GoalUnixMs int64   `protobuf:"varint,17,opt,name=goal_unix_ms,json=goalUnixMs,proto3" json:"goal_unix_ms,omitempty"`
+	// Rebuilt from the recovery log by a later AM attempt.
+	Recovered     bool `protobuf:"varint,18,opt,name=recovered,proto3" json:"recovered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1680,6 +1682,13 @@ func (x *DAGStatus) GetGoalUnixMs() int64 {
 		return x.GoalUnixMs
 	}
 	return 0
+}
+
+func (x *DAGStatus) GetRecovered() bool {
+	if x != nil {
+		return x.Recovered
+	}
+	return false
 }
 
 type VertexStatus struct {
@@ -2592,7 +2601,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10DAGStatusRequest\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\"8\n" +
 	"\x11DAGStatusResponse\x12#\n" +
-	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\x9f\x04\n" +
+	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xbd\x04\n" +
 	"\tDAGStatus\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -2613,7 +2622,8 @@ const file_ebb_proto_rawDesc = "" +
 	"\autility\x18\x0f \x01(\x01R\autility\x12\x14\n" +
 	"\x05slots\x18\x10 \x01(\x05R\x05slots\x12 \n" +
 	"\fgoal_unix_ms\x18\x11 \x01(\x03R\n" +
-	"goalUnixMs\"\x86\x01\n" +
+	"goalUnixMs\x12\x1c\n" +
+	"\trecovered\x18\x12 \x01(\bR\trecovered\"\x86\x01\n" +
 	"\fVertexStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
