@@ -52,6 +52,10 @@ type RecoverOptions struct {
 	// Off (mr3.dag.recovery.enabled=false): unfinished DAGs fail with
 	// RecoveryOffReason; ended ones are still listed.
 	Off bool
+	// Expect are workers of the earlier attempt known to be alive (YARN
+	// kept their containers): the wait is for them too, so that the
+	// attempts they run are adopted before anything is queued again.
+	Expect []string
 }
 
 // recovery is the Core's state while recovered DAGs wait for workers.
@@ -152,11 +156,18 @@ func (c *Core) Recover(now time.Time, dags []RecoveredDAG, o RecoverOptions) err
 			rec.dags = append(rec.dags, d)
 		}
 	}
+	if len(rec.dags) > 0 {
+		for _, w := range o.Expect {
+			if _, ok := rec.orphans[w]; !ok {
+				rec.orphans[w] = nil
+			}
+		}
+	}
 	c.rec = rec
-	c.logf("recovered %d DAGs (%d to resume); waiting up to %s for %d workers holding their outputs",
+	c.logf("recovered %d DAGs (%d to resume); waiting up to %s for %d workers of the earlier attempt",
 		len(dags), len(rec.dags), o.Window, rec.missing())
 	if rec.missing() == 0 {
-		c.endRecovery("no worker of the earlier attempt holds a needed output")
+		c.endRecovery("no worker of the earlier attempt holds a needed output or is still alive")
 	}
 	return nil
 }
@@ -301,7 +312,7 @@ func (c *Core) recoveredWorker(w *workerRun) {
 			t.released = true
 		}
 	}
-	c.logf("worker %s of the earlier attempt is back with %d outputs", w.info.ID, len(ts))
+	c.logf("worker %s of the earlier attempt is back (%d outputs, %d attempts)", w.info.ID, len(ts), len(w.info.Attempts))
 	if c.rec.missing() == 0 {
 		c.endRecovery("every worker holding a needed output is back")
 	}

@@ -224,3 +224,35 @@ func (x *countingExec) KillAttempt(now time.Time, a KillAttempt) {
 	x.kills = append(x.kills, a.AttemptID)
 	x.fakeWorld.KillAttempt(now, a)
 }
+
+// TestRecoverWaitsForAliveWorkersToAdoptTheirAttempts: nothing the DAG
+// needs is on a worker (its one vertex is a sink), but YARN kept w1, which
+// runs one of its attempts: the wait lasts until w1 is back, so that
+// attempt is adopted instead of queued again and then killed.
+func TestRecoverWaitsForAliveWorkersToAdoptTheirAttempts(t *testing.T) {
+	spec, _ := dag.Parse("test.yaml", []byte(`
+name: flat
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices:
+  - {name: v, command: "true", parallelism: 2, memoryMB: 256}
+`))
+	r := RecoveredDAG{ID: "dag_0002", Submission: Submission{Spec: spec}}
+	f := newFake(t, CoreOptions{})
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: time.Minute, Expect: []string{"w1"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.drain()
+	if !f.c.Recovering() {
+		t.Fatal("not waiting for w1, which YARN kept")
+	}
+	info := WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 4096, MemoryMB: 1024, Reconnected: true,
+		Attempts: []AdoptedAttempt{{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0}}}
+	if err := f.c.WorkerRegistered(f.now, info); err != nil {
+		t.Fatal(err)
+	}
+	x := &countingExec{fakeWorld: f}
+	f.c.Drain(f.now, x)
+	if len(x.kills) != 0 || !reflect.DeepEqual(x.runs, []string{"dag_0002_v_000001_0"}) {
+		t.Fatalf("started %v, killed %v; want task 1 started and task 0's attempt adopted", x.runs, x.kills)
+	}
+}

@@ -216,10 +216,14 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	// attempts) are given the recovery window to come back with the
 	// outputs they hold; without any there is nothing to wait for.
 	window := time.Duration(0)
+	var expect []string
 	if len(reg.Previous) > 0 {
 		window = workerReturnWindow
 	}
-	if err := a.Recover(records, core.RecoverOptions{Window: window, Off: !c.Bool("mr3.dag.recovery.enabled")}); err != nil {
+	for _, pc := range reg.Previous {
+		expect = append(expect, pc.ID.String())
+	}
+	if err := a.Recover(records, core.RecoverOptions{Window: window, Off: !c.Bool("mr3.dag.recovery.enabled"), Expect: expect}); err != nil {
 		return nil, fmt.Errorf("recovering the DAGs of the earlier attempt: %w", err)
 	}
 	a.SetWorld(w)

@@ -172,3 +172,104 @@ func (y *yarnTest) dagNow(ctx context.Context, id yarn.AppID) (*ebbpb.DAGStatus,
 	}
 	return r.Dag, rep.Attempt, nil
 }
+
+// dagsNow lists the DAGs of the application's current AM attempt.
+func (y *yarnTest) dagsNow(ctx context.Context, id yarn.AppID) ([]*ebbpb.DAGStatus, int32, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	rep, err := y.rm.Report(ctx, id)
+	if err != nil || rep.State != yarn.StateRunning || rep.RPCPort <= 0 {
+		return nil, 0, fmt.Errorf("not running (%v)", err)
+	}
+	b, err := y.fs.ReadFile(yarnclient.StagingDir(y.user, id) + "/" + yarnclient.StagedSecret)
+	if err != nil {
+		return nil, 0, err
+	}
+	conn, err := yarnclient.DialAM(yarnclient.AMAddress(rep), strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer conn.Close()
+	r, err := ebbpb.NewClientClient(conn).ListDAGs(ctx, &ebbpb.ListDAGsRequest{})
+	if err != nil {
+		return nil, 0, err
+	}
+	return r.Dags, rep.Attempt, nil
+}
+
+// TestYarnSessionRecoversThreeDAGs: a session with one DAG finished, one
+// running and one queued (one DAG at a time); kill -9 of its AM. Attempt 2
+// lists all three with their states, marked recovered; the running and the
+// queued one finish; ebb dag status says "recovered".
+func TestYarnSessionRecoversThreeDAGs(t *testing.T) {
+	y := newYarnTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
+	defer cancel()
+	sets := append(append([]string{}, amSets...), "--set", "mr3.am.max.app.attempts=2",
+		"--set", "mr3.am.max.num.concurrent.dags=1", "--set", "ebb.session.idle.timeout.secs=120")
+	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", "recovering-session"}, sets...)...)
+	if err != nil {
+		t.Fatalf("ebb submit --detach (a session): %v\n%s", err, out)
+	}
+	id := y.appID(out)
+	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }() // the verdict is in; an ended application cannot be killed
+	dagSpec := func(name, secs string) string {
+		return y.writeDAG(fmt.Sprintf(`
+name: %s
+containerGroup: {name: s, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "%s"], parallelism: 2, memoryMB: 128}
+`, name, secs))
+	}
+	local := func() string { return filepath.Join(t.TempDir(), "out") }
+	if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", "--output", local(), dagSpec("first", "0.2")); err != nil {
+		t.Fatalf("first DAG: %v\n%s", err, out)
+	}
+	for _, name := range []string{"second", "third"} {
+		if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--output", local(), dagSpec(name, "8")); err != nil {
+			t.Fatalf("%s DAG: %v\n%s", name, err, out)
+		}
+	}
+	states := func(dags []*ebbpb.DAGStatus) string {
+		var s []string
+		for _, d := range dags {
+			s = append(s, fmt.Sprintf("%s %s %s recovered=%v", d.DagId, d.Name, d.State, d.Recovered))
+		}
+		sort.Strings(s)
+		return strings.Join(s, "; ")
+	}
+	y.waitFor("second running, third queued", 60*time.Second, func() bool {
+		dags, _, err := y.dagsNow(ctx, id)
+		return err == nil && states(dags) == "dag_0001 first SUCCEEDED recovered=false; dag_0002 second RUNNING recovered=false; dag_0003 third SUBMITTED recovered=false" &&
+			dags[1].RunningAttempts > 0
+	})
+	y.kill9AM(id)
+	var listed string
+	y.waitFor("attempt 2 to list the DAGs", 60*time.Second, func() bool {
+		dags, attempt, err := y.dagsNow(ctx, id)
+		if err != nil || attempt != 2 {
+			return false
+		}
+		listed = states(dags)
+		return true
+	})
+	t.Logf("attempt 2 lists: %s", listed)
+	if !strings.HasPrefix(listed, "dag_0001 first SUCCEEDED recovered=true; dag_0002 second ") ||
+		!strings.Contains(listed, "dag_0003 third SUBMITTED recovered=true") || !strings.Contains(listed, "dag_0002 second RUNNING recovered=true") &&
+		!strings.Contains(listed, "dag_0002 second SUBMITTED recovered=true") {
+		t.Errorf("attempt 2 lists %s", listed)
+	}
+	y.waitFor("the second and third DAG to finish", 90*time.Second, func() bool {
+		dags, _, err := y.dagsNow(ctx, id)
+		return err == nil && states(dags) == "dag_0001 first SUCCEEDED recovered=true; dag_0002 second SUCCEEDED recovered=true; dag_0003 third SUCCEEDED recovered=true"
+	})
+	out, err = y.ebb(ctx, "dag", "status", "--app", id.String(), "dag_0002")
+	t.Logf("ebb dag status --app %s dag_0002:\n%s", id, out)
+	if err != nil || !strings.Contains(out, "recovered") || !strings.Contains(out, "SUCCEEDED") {
+		t.Errorf("ebb dag status does not show dag_0002 SUCCEEDED and recovered: %v", err)
+	}
+	// The attempts running at the kill were adopted, not killed and rerun.
+	if !strings.Contains(out, " 0 failed attempts") {
+		t.Errorf("dag_0002 lost attempts to the takeover")
+	}
+}
