@@ -15,6 +15,10 @@ import (
 type AM struct {
 	Addr   string
 	Secret string
+	// App and Attempt are the application and its current attempt, for
+	// finding the AM again when it moves (a new attempt took over).
+	App     string
+	Attempt int32
 }
 
 // FindAM resolves an application id to its AM, waiting for it to run.
@@ -48,7 +52,7 @@ func (c *Client) FindAM(ctx context.Context, app string, start bool, progress fu
 	if err != nil {
 		return AM{}, err
 	}
-	return AM{Addr: AMAddress(rep), Secret: secret}, nil
+	return AM{Addr: AMAddress(rep), Secret: secret, App: rep.ID.String(), Attempt: rep.Attempt}, nil
 }
 
 // FindSession is the user's newest running session that has an AM to

@@ -225,10 +225,23 @@ vertices:
 	if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", "--output", local(), dagSpec("first", "0.2")); err != nil {
 		t.Fatalf("first DAG: %v\n%s", err, out)
 	}
-	for _, name := range []string{"second", "third"} {
-		if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--output", local(), dagSpec(name, "8")); err != nil {
-			t.Fatalf("%s DAG: %v\n%s", name, err, out)
-		}
+	// The second DAG's client waits for it, through the takeover.
+	type result struct {
+		out string
+		err error
+	}
+	waited := make(chan result, 1)
+	secondSpec := dagSpec("second", "8")
+	go func() {
+		out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", "--output", local(), secondSpec)
+		waited <- result{out, err}
+	}()
+	y.waitFor("the second DAG to be accepted", 30*time.Second, func() bool {
+		dags, _, err := y.dagsNow(ctx, id)
+		return err == nil && len(dags) == 2
+	})
+	if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--output", local(), dagSpec("third", "8")); err != nil {
+		t.Fatalf("third DAG: %v\n%s", err, out)
 	}
 	states := func(dags []*ebbpb.DAGStatus) string {
 		var s []string
@@ -263,6 +276,11 @@ vertices:
 		dags, _, err := y.dagsNow(ctx, id)
 		return err == nil && states(dags) == "dag_0001 first SUCCEEDED recovered=true; dag_0002 second SUCCEEDED recovered=true; dag_0003 third SUCCEEDED recovered=true"
 	})
+	w := <-waited
+	t.Logf("ebb dag submit --wait of the second DAG said:\n%s", w.out)
+	if w.err != nil || !strings.Contains(w.out, "AM attempt 2 took over; DAG dag_0002 resumed at") || !strings.Contains(w.out, "dag_0002 SUCCEEDED") {
+		t.Errorf("ebb dag submit --wait did not follow the DAG through the takeover to its end: %v", w.err)
+	}
 	out, err = y.ebb(ctx, "dag", "status", "--app", id.String(), "dag_0002")
 	t.Logf("ebb dag status --app %s dag_0002:\n%s", id, out)
 	if err != nil || !strings.Contains(out, "recovered") || !strings.Contains(out, "SUCCEEDED") {
