@@ -291,3 +291,55 @@ vertices:
 		t.Errorf("dag_0002 lost attempts to the takeover")
 	}
 }
+
+// TestYarnRecoveryOff: with mr3.dag.recovery.enabled=false, attempt 2 of a
+// session fails the DAG that was running with "AM restarted and recovery
+// is off", and the session stays up and runs a new DAG.
+func TestYarnRecoveryOff(t *testing.T) {
+	y := newYarnTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
+	defer cancel()
+	sets := append(append([]string{}, amSets...), "--set", "mr3.am.max.app.attempts=2",
+		"--set", "mr3.dag.recovery.enabled=false", "--set", "ebb.session.idle.timeout.secs=120")
+	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", "no-recovery"}, sets...)...)
+	if err != nil {
+		t.Fatalf("ebb submit --detach (a session): %v\n%s", err, out)
+	}
+	id := y.appID(out)
+	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }() // the verdict is in
+	spec := y.writeDAG(`
+name: long
+containerGroup: {name: s, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "0.5"], parallelism: 1, memoryMB: 128}
+`)
+	slow := y.writeDAG(`
+name: slow
+containerGroup: {name: s, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "600"], parallelism: 1, memoryMB: 128}
+`)
+	local := filepath.Join(t.TempDir(), "out")
+	if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--output", local, slow); err != nil {
+		t.Fatalf("dag submit: %v\n%s", err, out)
+	}
+	y.waitFor("the DAG to run", 60*time.Second, func() bool {
+		dags, _, err := y.dagsNow(ctx, id)
+		return err == nil && len(dags) == 1 && dags[0].RunningAttempts > 0
+	})
+	y.kill9AM(id)
+	var dags []*ebbpb.DAGStatus
+	y.waitFor("attempt 2 to list the DAG", 60*time.Second, func() bool {
+		var attempt int32
+		dags, attempt, err = y.dagsNow(ctx, id)
+		return err == nil && attempt == 2 && len(dags) == 1 && dags[0].State == "FAILED"
+	})
+	if d := dags[0]; d.DagId != "dag_0001" || d.Diagnostics != "AM restarted and recovery is off" {
+		t.Errorf("attempt 2 lists %s %s: %s", d.DagId, d.State, d.Diagnostics)
+	}
+	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", "--output", filepath.Join(t.TempDir(), "out2"), spec)
+	t.Logf("a new DAG after the restart:\n%s", out)
+	if err != nil || !strings.Contains(out, "dag_0002 SUCCEEDED") {
+		t.Errorf("the session does not run a new DAG after the restart: %v", err)
+	}
+}
