@@ -75,7 +75,9 @@ func TestYarnAMKilledMidDAGResumes(t *testing.T) {
 	}
 	followed := make(chan result, 1)
 	go func() {
-		out, err := y.ebb(ctx, append(append([]string{"submit", spec}, amSets...), "--set", "mr3.am.max.app.attempts=2")...)
+		// The measurement is with a 1 s RM heartbeat (later --set wins).
+		out, err := y.ebb(ctx, append(append([]string{"submit", spec}, amSets...), "--set", "mr3.am.max.app.attempts=2",
+			"--set", "mr3.am.rm.heartbeat.interval.ms=1000")...)
 		followed <- result{out, err}
 	}()
 	var id yarn.AppID
