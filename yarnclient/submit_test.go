@@ -144,3 +144,19 @@ func TestSubmitNeedsResourceManager(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoResourceManager", err)
 	}
 }
+
+// TestSubmitKeepsContainersWhenRecoveryIsOn: a new AM attempt resumes
+// with the old one's workers only if YARN keeps them; with recovery off
+// there is nobody to hand them to.
+func TestSubmitKeepsContainersWhenRecoveryIsOn(t *testing.T) {
+	for _, on := range []string{"true", "false"} {
+		rm, fs := newFakeRM(), newMemStore()
+		yc := testClient(t, testConf(t, "mr3.dag.recovery.enabled", on), rm, fs)
+		if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := rm.submitted[0].KeepContainers; got != (on == "true") {
+			t.Errorf("mr3.dag.recovery.enabled=%s: keep containers %v", on, got)
+		}
+	}
+}
