@@ -1,10 +1,16 @@
 package am
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/recoverylog"
 )
 
@@ -51,5 +57,67 @@ func TestRecoveredDAGsFromRecords(t *testing.T) {
 	}
 	if len(warns) != 1 {
 		t.Errorf("warnings %v, want one about dag_0009", warns)
+	}
+}
+
+// TestTornLogRecoversEveryEarlierDAGAndTask is the case end to
+// end, without HDFS: an AM wrote two DAGs and their tasks to the log and
+// died inside its last record. The next attempt reads every record before
+// the cut, and a new Core lists both DAGs with the tasks that succeeded.
+func TestTornLogRecoversEveryEarlierDAGAndTask(t *testing.T) {
+	dir := t.TempDir()
+	d, all, _, _, err := recovery.Open(recovery.LocalFS{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := recovery.NewRecorder(d, all, time.Millisecond, nil)
+	recs := []recoverylog.Record{
+		{DAGAccepted: &recoverylog.DAGAccepted{DAG: "dag_0001", SpecName: "wc.yaml", Spec: []byte(recSpec), SubmitUnixMs: 1000}},
+		{TaskSucceeded: &recoverylog.TaskSucceeded{DAG: "dag_0001", Vertex: "map", Task: 0, Attempt: "dag_0001_map_000000_0", Worker: "w1"}},
+		{TaskSucceeded: &recoverylog.TaskSucceeded{DAG: "dag_0001", Vertex: "map", Task: 1, Attempt: "dag_0001_map_000001_0", Worker: "w1"}},
+		{TaskSucceeded: &recoverylog.TaskSucceeded{DAG: "dag_0001", Vertex: "reduce", Task: 0, Attempt: "dag_0001_reduce_000000_0"}},
+		{DAGEnded: &recoverylog.DAGEnded{DAG: "dag_0001", State: "SUCCEEDED", FinishUnixMs: 2000}},
+		{DAGAccepted: &recoverylog.DAGAccepted{DAG: "dag_0002", SpecName: "wc.yaml", Spec: []byte(recSpec), SubmitUnixMs: 3000}},
+		{TaskSucceeded: &recoverylog.TaskSucceeded{DAG: "dag_0002", Vertex: "map", Task: 1, Attempt: "dag_0002_map_000001_0", Worker: "w2"}},
+	}
+	for _, rec := range recs {
+		ticket, err := r.Add(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Sync(context.Background(), ticket); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The dying AM's last write: a task record cut in half.
+	half, _ := recoverylog.Append(nil, recoverylog.Record{TaskSucceeded: &recoverylog.TaskSucceeded{DAG: "dag_0002", Vertex: "map", Task: 0, Attempt: "dag_0002_map_000000_0", Worker: "w2"}})
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%010d.seg", len(recs))), half[:len(half)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, got, torn, err := recovery.Open(recovery.LocalFS{}, dir)
+	if err != nil || torn == nil {
+		t.Fatalf("Open: %v, torn %v; want the cut reported", err, torn)
+	}
+	dags, warns := RecoveredDAGs(got)
+	if len(warns) != 0 {
+		t.Fatalf("warnings %v", warns)
+	}
+	c, err := core.NewCore(core.CoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Recover(time.Unix(5000, 0), dags, core.RecoverOptions{Window: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, s := range c.DAGs() {
+		states = append(states, fmt.Sprintf("%s %s %d/%d recovered=%v", s.ID, s.State, s.Succeeded, s.TotalTasks, s.Recovered))
+	}
+	want := []string{"dag_0001 SUCCEEDED 3/3 recovered=true", "dag_0002 SUBMITTED 1/3 recovered=true"}
+	if !reflect.DeepEqual(states, want) {
+		t.Fatalf("after recovery: %v\nwant %v", states, want)
 	}
 }
