@@ -58,7 +58,7 @@ type Options struct {
 	// empty means this process's own.
 	Binary string
 	// RM talks to the ResourceManager; nil means a yarn.Client of
-	// Conf.RMAddress(). The Client closes it.
+	// Conf.RMAddresses() (several under RM HA). The Client closes it.
 	RM RM
 	// DialFS opens the staging file system; nil means HDFS at
 	// Conf.DefaultFS() as User.
@@ -91,7 +91,7 @@ func New(o Options) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.rm = yarn.NewClient(o.Conf.RMAddress(), c.user, yarnrpc.WithTimeouts(connect, call))
+		c.rm = yarn.NewHAClient(o.Conf.RMAddresses(), c.user, yarnrpc.WithTimeouts(connect, call))
 	}
 	if c.dialFS == nil {
 		c.dialFS = func() (Store, error) { return hdfsfs.Dial(o.Conf.DefaultFS(), c.user) }

@@ -182,7 +182,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, err
 	}
 	timeouts := yarnrpc.WithTimeouts(connect, call)
-	rmc := yarn.NewClient(c.RMAddress(), user, timeouts)
+	rmc := yarn.NewHAClient(c.RMAddresses(), user, timeouts)
 	nodes, err := rmc.Nodes(ctx)
 	_ = rmc.Close() // the node list is in; nothing else went over it
 	if err != nil {
@@ -197,7 +197,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, fmt.Errorf("publishing the AM's address: %w", err)
 	}
 	w := yarn.New(yarn.Options{
-		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
+		RM: yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, timeouts)), NM: yarn.NewNMPort(timeouts),
 		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
@@ -230,6 +230,16 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	w.Start()
 	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start, last: last,
 		rec: rec.Recorder, resumed: resumedDAGs(records)}, nil
+}
+
+// amrmClients is one ApplicationMasterProtocol client per RM (several
+// under RM HA); the AMRMToken is valid at each.
+func amrmClients(addrs []string, amrm yarnrpc.Token, opts ...yarnrpc.Option) []*yarnrpc.AMRMClient {
+	out := make([]*yarnrpc.AMRMClient, 0, len(addrs))
+	for _, a := range addrs {
+		out = append(out, yarnrpc.NewAMRMClient(a, amrm, opts...))
+	}
+	return out
 }
 
 // rmWebapp is the RM's web address (yarn.resourcemanager.webapp.address,
