@@ -8,7 +8,7 @@ test:
 	bash scripts/test.sh
 
 bench:
-	go test -run XXX -bench . -benchtime 2x ./am/ ./packing/
+	go test -run XXX -bench . -benchtime 2x ./am/core/ ./packing/
 
 proto:
 	scripts/genproto.sh

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
@@ -35,6 +36,9 @@ type Options struct {
 	OutputRoot string
 	// Recovery, when set, keeps a recovery log (recovery.go).
 	Recovery *Recovery
+	// Committer stages, promotes and aborts DAG outputs (nil: package
+	// commit on the local file system).
+	Committer OutputCommitter
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -55,9 +59,17 @@ type AM struct {
 	stopped  chan struct{}
 	reason   string
 
+	committer OutputCommitter
+	// settling counts outputs being promoted or aborted; Run waits for them.
+	settling sync.WaitGroup
+
 	mu      sync.Mutex
 	waiters map[string][]chan core.DAGStatus
 	ended   map[string]core.DAGStatus
+	// outputPlans: DAGs whose output is not settled yet, by DAG id;
+	// outputUsers: the DAG writing each output (by outputKey).
+	outputPlans map[string]outputPlan
+	outputUsers map[string]string
 }
 
 // New builds an AM and binds its listeners; Run starts it.
@@ -74,6 +86,9 @@ func New(o Options) (*AM, error) {
 	if o.FS == nil {
 		o.FS = fsys.LocalFS{}
 	}
+	if o.Committer == nil {
+		o.Committer = commit.New(commit.LocalResolver)
+	}
 	c, err := core.NewCore(o.Core)
 	if err != nil {
 		return nil, err
@@ -82,8 +97,9 @@ func New(o Options) (*AM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("am: listen on %s: %w", o.Listen, err)
 	}
-	a := &AM{opts: o, core: c, fs: o.FS, outputRoot: o.OutputRoot, lis: lis, log: o.Log,
-		stopped: make(chan struct{}), waiters: map[string][]chan core.DAGStatus{}, ended: map[string]core.DAGStatus{}}
+	a := &AM{opts: o, core: c, fs: o.FS, outputRoot: o.OutputRoot, committer: o.Committer, lis: lis, log: o.Log,
+		stopped: make(chan struct{}), waiters: map[string][]chan core.DAGStatus{}, ended: map[string]core.DAGStatus{},
+		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}}
 	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
 	if o.Recovery != nil {
@@ -176,10 +192,38 @@ func (a *AM) Run(ctx context.Context) error {
 			a.log.Warnf("closing the status page: %v", cerr)
 		}
 	}
+	// A DAG that ended is not over for its client until its output is.
+	a.settling.Wait()
+	a.abandonOutputs()
 	return err
 }
 
+// dagEnded hears from the loop that the core ended a DAG. A DAG with an
+// output is settled (promoted or aborted) off the loop before its waiters
+// are told, so that a client that hears SUCCEEDED finds the results in
+// place, and one that hears FAILED or KILLED finds the old output as it was.
 func (a *AM) dagEnded(s core.DAGStatus) {
+	a.mu.Lock()
+	plan, ok := a.outputPlans[s.ID]
+	a.mu.Unlock()
+	if !ok {
+		a.tellEnded(s)
+		return
+	}
+	a.settling.Add(1)
+	go func() {
+		defer a.settling.Done()
+		s := a.settleOutput(s, plan)
+		a.mu.Lock()
+		delete(a.outputPlans, s.ID)
+		delete(a.outputUsers, outputKey(plan.output))
+		a.mu.Unlock()
+		a.tellEnded(s)
+	}()
+}
+
+// tellEnded records a DAG's final status and wakes its waiters.
+func (a *AM) tellEnded(s core.DAGStatus) {
 	a.mu.Lock()
 	a.ended[s.ID] = s
 	ws := a.waiters[s.ID]
@@ -208,10 +252,10 @@ func (a *AM) WaitDAG(ctx context.Context, id string) (core.DAGStatus, error) {
 	}
 }
 
-// Status returns a DAG's status now.
+// Status returns a DAG's status now, as clients see it (see view).
 func (a *AM) Status(ctx context.Context, id string) (core.DAGStatus, bool, error) {
 	var s core.DAGStatus
 	var ok bool
 	err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { s, ok = c.DAG(id) })
-	return s, ok, err
+	return a.view(s), ok, err
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
@@ -23,7 +24,8 @@ type clientService struct {
 }
 
 func (s *clientService) SubmitDAG(ctx context.Context, r *ebbpb.SubmitDAGRequest) (*ebbpb.SubmitDAGResponse, error) {
-	id, err := s.am.Submit(ctx, SubmitRequest{Spec: r.Spec, SpecName: r.SpecName, BaseDir: r.BaseDir, Output: r.Output, Client: r.Client})
+	id, err := s.am.Submit(ctx, SubmitRequest{Spec: r.Spec, SpecName: r.SpecName, BaseDir: r.BaseDir, Output: r.Output,
+		Overwrite: r.Overwrite, Client: r.Client})
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -39,7 +41,7 @@ func (s *clientService) DAGStatus(ctx context.Context, r *ebbpb.DAGStatusRequest
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "no DAG %q", r.DagId)
 	}
-	return &ebbpb.DAGStatusResponse{Dag: dagStatusPB(st)}, nil
+	return &ebbpb.DAGStatusResponse{Dag: dagStatusPB(s.am.view(st))}, nil
 }
 
 func (s *clientService) KillDAG(ctx context.Context, r *ebbpb.KillDAGRequest) (*ebbpb.KillDAGResponse, error) {
@@ -60,7 +62,7 @@ func (s *clientService) ListDAGs(ctx context.Context, _ *ebbpb.ListDAGsRequest) 
 	}
 	resp := &ebbpb.ListDAGsResponse{}
 	for _, d := range all {
-		resp.Dags = append(resp.Dags, dagStatusPB(d))
+		resp.Dags = append(resp.Dags, dagStatusPB(s.am.view(d)))
 	}
 	return resp, nil
 }
@@ -150,20 +152,33 @@ type SubmitRequest struct {
 	SpecName string
 	BaseDir  string
 	Output   string
-	Client   string
+	// Overwrite replaces an output that holds results, on success (as
+	// the spec's overwrite does).
+	Overwrite bool
+	Client    string
 }
 
-// Submit parses, validates and resolves a DAG (listing its inputs: IO that
-// happens here, off the loop), then hands it to the Core. With a recovery
-// log the DAG is acknowledged only once its record is durable.
+// Submit parses, validates and resolves a DAG (listing its inputs and
+// checking its output: IO that happens here, off the loop), then hands it
+// to the Core. An output that already holds results is refused here,
+// before the Core asks for any worker, unless the DAG or the request says
+// overwrite. With a recovery log the DAG is acknowledged only once its
+// record is durable.
 func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
+	name := specName(r)
 	spec, out, err := resolveSpec(r)
 	if err != nil {
 		return "", err
 	}
+	plan := outputPlan{output: out, stagingID: commit.NewStagingID(), overwrite: spec.Overwrite || r.Overwrite}
+	if out != "" {
+		if plan.existed, err = a.checkOutput(spec, out, plan.overwrite); err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	splits, err := ComputeSplits(spec, a.fs.List)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", specName(r), err)
+		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	var id string
 	var serr error
@@ -174,19 +189,33 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 			// Decided by the AM so every DAG has somewhere to commit.
 			sub.Output = a.outputRoot + "/" + fmt.Sprintf("%s-%d", spec.Name, now.UnixMilli())
 		}
+		if sub.Output != "" {
+			// Checked again here, where submissions are one at a time:
+			// another DAG may have claimed the output since the check.
+			if other, busy := a.outputUser(sub.Output); busy {
+				serr = &OutputInUseError{Output: sub.Output, DAG: other}
+				return
+			}
+			plan.output = sub.Output
+			sub.Staging = commit.Staging(sub.Output, plan.stagingID)
+		}
 		id, serr = c.SubmitDAG(now, sub)
+		if serr == nil && sub.Output != "" {
+			a.claimOutput(id, plan)
+		}
 		if serr == nil {
 			// In the loop, so the record precedes every record of the
 			// DAG's tasks.
-			ticket, serr = a.recordAccepted(id, r, sub, now)
+			ticket, serr = a.recordAccepted(id, r, sub, plan, now)
 		}
 	})
 	if err != nil {
 		return "", err
 	}
 	var se *core.SubmitError
-	if errors.As(serr, &se) {
-		return "", fmt.Errorf("%s: %w", specName(r), serr)
+	var ue *OutputInUseError
+	if errors.As(serr, &se) || errors.As(serr, &ue) {
+		return "", fmt.Errorf("%s: %w", name, serr)
 	}
 	if serr != nil {
 		return "", serr

@@ -59,3 +59,10 @@ func (x executor) Log(_ time.Time, a core.Log) {
 		x.l.log.Info(a.Msg)
 	}
 }
+
+// AttemptInputs hands a slow-started attempt the inputs that appeared
+// since it started. If its worker cannot be reached the attempt is lost
+// with it, which the Core learns from the worker's loss.
+func (x executor) AttemptInputs(_ time.Time, a core.AttemptInputs) {
+	x.l.send(a.Worker, inputsMessage(a))
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/recovery"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/recoverylog"
 )
 
@@ -20,12 +21,15 @@ type Recovery struct {
 }
 
 // recordAccepted queues a DAG's record (on the loop goroutine).
-func (a *AM) recordAccepted(id string, r SubmitRequest, sub core.Submission, now time.Time) (uint64, error) {
+func (a *AM) recordAccepted(id string, r SubmitRequest, sub core.Submission, plan outputPlan, now time.Time) (uint64, error) {
 	if a.opts.Recovery == nil {
 		return 0, nil
 	}
 	rec := &recoverylog.DAGAccepted{DAG: id, SpecName: specName(r), Spec: r.Spec, BaseDir: r.BaseDir, Output: sub.Output,
 		Client: sub.Client, Conf: a.opts.Recovery.Conf, SubmitUnixMs: now.UnixMilli()}
+	if sub.Output != "" {
+		rec.StagingID, rec.Overwrite, rec.Existed = plan.stagingID, plan.overwrite, plan.existed
+	}
 	if len(sub.Splits) > 0 {
 		rec.Splits = map[string][][]recoverylog.Split{}
 		for v, tasks := range sub.Splits {
@@ -90,9 +94,29 @@ func (a *AM) Recover(records []recoverylog.Record, o core.RecoverOptions) error 
 	if len(dags) == 0 {
 		return nil
 	}
+	// The DAGs that go on write their outputs as planned at submission.
+	for id, plan := range recoveredPlans(records) {
+		a.claimOutput(id, plan)
+	}
 	// The actions this causes (logs, DAGs failed when recovery is off)
 	// are carried out by the loop's first round.
 	return a.loop.core.Recover(time.Now(), dags, o)
+}
+
+// recoveredPlans are the output plans of the DAGs the log accepted and did
+// not see end.
+func recoveredPlans(records []recoverylog.Record) map[string]outputPlan {
+	plans := map[string]outputPlan{}
+	for _, r := range records {
+		switch {
+		case r.DAGAccepted != nil && r.DAGAccepted.Output != "" && r.DAGAccepted.StagingID != "":
+			x := r.DAGAccepted
+			plans[x.DAG] = outputPlan{output: x.Output, stagingID: x.StagingID, overwrite: x.Overwrite, existed: x.Existed}
+		case r.DAGEnded != nil:
+			delete(plans, r.DAGEnded.DAG)
+		}
+	}
+	return plans
 }
 
 // RecoveredDAGs turns the log's records into the Core's recovered DAGs,
@@ -111,6 +135,9 @@ func RecoveredDAGs(records []recoverylog.Record) ([]core.RecoveredDAG, []string)
 				continue
 			}
 			sub := core.Submission{Spec: spec, Output: x.Output, Client: x.Client}
+			if x.Output != "" && x.StagingID != "" {
+				sub.Staging = commit.Staging(x.Output, x.StagingID)
+			}
 			if len(x.Splits) > 0 {
 				sub.Splits = map[string][][]core.Split{}
 				for v, tasks := range x.Splits {

@@ -89,18 +89,30 @@ func runMessage(a core.AttemptSpec) *ebbpb.AMMessage {
 		AttemptId: a.ID, DagId: a.DAGID, DagName: a.DAGName, Vertex: a.Vertex,
 		TaskIndex: int32(a.Task), Attempt: int32(a.Number), Parallelism: int32(a.Parallelism),
 		Command: a.Command, Env: a.Env, MemoryMb: a.MemoryMB, Vcores: int32(a.VCores), CommitDir: a.CommitDir,
+		Incomplete: a.Incomplete,
 	}
 	for _, o := range a.Outputs {
 		r.Outputs = append(r.Outputs, &ebbpb.OutputSpec{Consumer: o.Consumer, Partitions: int32(o.Partitions)})
 	}
-	for _, in := range a.Inputs {
-		r.Inputs = append(r.Inputs, &ebbpb.InputFetch{ProducerVertex: in.ProducerVertex, ProducerTask: int32(in.ProducerTask),
-			ProducerAttempt: in.ProducerAttempt, Address: in.Address, Consumer: in.Consumer, Partition: int32(in.Partition)})
-	}
+	r.Inputs = inputFetches(a.Inputs)
 	for _, s := range a.Splits {
 		r.Splits = append(r.Splits, &ebbpb.InputSplit{Path: s.Path, Offset: s.Offset, Length: s.Length})
 	}
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Run{Run: r}}
+}
+
+func inputFetches(ins []core.InputFetch) []*ebbpb.InputFetch {
+	var out []*ebbpb.InputFetch
+	for _, in := range ins {
+		out = append(out, &ebbpb.InputFetch{ProducerVertex: in.ProducerVertex, ProducerTask: int32(in.ProducerTask),
+			ProducerAttempt: in.ProducerAttempt, Address: in.Address, Consumer: in.Consumer, Partition: int32(in.Partition)})
+	}
+	return out
+}
+
+func inputsMessage(a core.AttemptInputs) *ebbpb.AMMessage {
+	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Inputs{Inputs: &ebbpb.AttemptInputs{
+		AttemptId: a.AttemptID, Inputs: inputFetches(a.Inputs), Complete: a.Complete}}}
 }
 
 func killMessage(id, reason string) *ebbpb.AMMessage {

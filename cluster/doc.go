@@ -27,4 +27,6 @@
 // new node when one is coming), and only then is a new node requested, up
 // to the cap. Draining and avoided nodes get no new worker. A node empty
 // for ReclaimDelay is removed unless KeepNodes.
+//
+// It may import only packing and the standard library: no clock, no IO.
 package cluster

@@ -19,4 +19,6 @@
 // Other packages never see viper or XML: they ask a *Config for plain
 // values and build their own narrow option structs, using Config.ErrorFor
 // to report a rule that spans several keys in the same one-line form.
+//
+// It imports no other ebb package: subsystems get narrow typed values from it, never the config library.
 package conf

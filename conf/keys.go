@@ -64,7 +64,9 @@ var keys = []Key{
 	{Name: "mr3.am.task.max.failed.attempts", Type: Int, Default: "3", Bounds: from(1),
 		Doc: "attempts per task before the DAG fails"},
 	{Name: "mr3.am.node-blacklisting.enabled", Type: Bool, Default: "false",
-		Doc: "stop using nodes where attempts keep failing"},
+		Doc: "stop using a node where attempts keep failing: it drains, gets no new attempts or workers, and joins the RM's blacklist"},
+	{Name: "mr3.am.maxtaskfailure.percent", Type: Int, Default: "50", Bounds: between(1, 100),
+		Doc: "with blacklisting on, the share of attempts ended on a node that failed (once at least 3 did) at which the node is blacklisted"},
 	{Name: "ebb.am.worker.heartbeat.interval.ms", Type: Int64, Default: "1000", Bounds: millis(1),
 		Doc: "how often a worker reports to the AM"},
 
@@ -78,17 +80,13 @@ var keys = []Key{
 	{Name: "mr3.am.rm.heartbeat.interval.ms", Type: Int64, Default: "1000", Bounds: millis(1),
 		Doc: "allocate() heartbeat to the ResourceManager"},
 	{Name: "mr3.am.resourcescheduler.max.requests.per.taskscheduler", Type: Int, Default: "10", Bounds: from(1),
-		Doc: "container requests outstanding at once per group"},
+		Doc: "workers a group asks for beyond those it has, at most; more are asked for as they arrive"},
 	{Name: "mr3.am.max.num.concurrent.dags", Type: Int, Default: "128", Bounds: from(1),
 		Doc: "DAGs running at once; more wait"},
 	{Name: "mr3.am.session.mode", Type: Bool, Default: "false",
 		Doc: "keep the AM up for many DAGs"},
 	{Name: "mr3.dag.recovery.enabled", Type: Bool, Default: "true",
 		Doc: "a new AM attempt resumes running DAGs"},
-	{Name: "mr3.dag.queue.scheme", Type: Enum, Default: "common", Enum: []string{"common", "individual", "capacity"},
-		Doc: "one queue, a fair share per DAG, or capacity queues"},
-	{Name: "mr3.dag.priority.scheme", Type: Enum, Default: "fifo", Enum: []string{"fifo", "concurrent"},
-		Doc: "how DAG priorities are assigned"},
 	{Name: "ebb.session.idle.timeout.secs", Type: Int, Default: "300", Bounds: from(0),
 		Doc: "a session with no DAG this long finishes and gives every container back (0 = never)"},
 
@@ -105,6 +103,8 @@ var keys = []Key{
 		Doc: "task scheduling across DAGs (ras: resource-aware, completion-time goals)"},
 	{Name: "ebb.ras.control.cycle.secs", Type: Int, Default: "30", Bounds: from(1),
 		Doc: "the resource-aware scheduler's control cycle"},
+	{Name: "ebb.slowstart.completed.producers", Type: Float, Default: "0.05", Bounds: between(0, 1),
+		Doc: "fraction of a scatter-gather edge's producer tasks that must have succeeded before its consumers start and fetch the rest as they finish (Hadoop's mapreduce.job.reduce.slowstart.completedmaps); at least one; 1 = after all"},
 	{Name: "ebb.billing.period.secs", Type: Int, Default: "0", Bounds: from(0),
 		Doc: "node billing period (0 = per second); with 3600 nodes are emptied near the end of their paid hour"},
 
@@ -123,10 +123,6 @@ var keys = []Key{
 		Doc: "an empty local virtual node is removed after this"},
 	{Name: "ebb.local.dir", Type: String, Default: "",
 		Doc: "working directory of the local world (empty = a fresh temporary directory)"},
-
-	// The simulator.
-	{Name: "ebb.sim.provision.delay.secs", Type: Int, Default: "180", Bounds: from(0),
-		Doc: "time the simulated cloud takes to provide a new node"},
 
 	// conf itself.
 	{Name: "ebb.conf.unknown.keys", Type: Enum, Default: "error", Enum: []string{"error", "warn"},

@@ -59,6 +59,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"mr3.heartbeat.task.timeout.ms":                           "120000",
 		"mr3.am.task.max.failed.attempts":                         "3",
 		"mr3.am.node-blacklisting.enabled":                        "false",
+		"mr3.am.maxtaskfailure.percent":                           "50",
 		"mr3.am.resource.memory.mb":                               "4096",
 		"mr3.am.resource.cpu.cores":                               "1",
 		"mr3.am.max.app.attempts":                                 "2",
@@ -67,14 +68,13 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"mr3.am.max.num.concurrent.dags":                          "128",
 		"mr3.am.session.mode":                                     "false",
 		"mr3.dag.recovery.enabled":                                "true",
-		"mr3.dag.queue.scheme":                                    "common",
-		"mr3.dag.priority.scheme":                                 "fifo",
 		"ebb.packing.scheme":                                      "packed",
 		"ebb.packing.high.threshold.percent":                      "60",
 		"ebb.packing.min.nodes":                                   "5",
 		"ebb.packing.locality.delay.ms":                           "250",
 		"ebb.scheduler.scheme":                                    "fifo",
 		"ebb.ras.control.cycle.secs":                              "30",
+		"ebb.slowstart.completed.producers":                       "0.05", // Hadoop's mapreduce.job.reduce.slowstart.completedmaps
 		"ebb.auto.scale.predictive.enabled":                       "false",
 		"ebb.auto.scale.predictive.target.secs":                   "120",
 		"ebb.billing.period.secs":                                 "0",
@@ -88,7 +88,6 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.local.dir":                                           "",
 		"ebb.conf.unknown.keys":                                   "error",
 		"ebb.am.worker.heartbeat.interval.ms":                     "1000",
-		"ebb.sim.provision.delay.secs":                            "180",
 	}
 	c := Defaults()
 	for name, def := range want {

@@ -3,4 +3,6 @@
 // validation that turns a bad spec into one clear error naming the file,
 // line and field. It knows nothing of workers, YARN or time: the AM expands
 // a validated Spec into tasks and attempts.
+//
+// It imports no other ebb package.
 package dag

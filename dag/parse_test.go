@@ -76,6 +76,10 @@ func TestParseErrors(t *testing.T) {
 			"bad.yaml:14: field paralellism not found in type dag.VertexSpec"},
 		{"bad edge type", strings.Replace(good, "scatter-gather", "shuffle", 1),
 			`bad.yaml:17: unknown edge type "shuffle": want one of scatter-gather, one-to-one, broadcast`},
+		{"overwrite not a bool", strings.Replace(good, "goal:", "overwrite: please\ngoal:", 1),
+			"bad.yaml:5: cannot unmarshal !!str `please` into bool"},
+		{"overwrite a root", strings.Replace(good, "goal:", "output: hdfs://nn:8020/\noverwrite: true\ngoal:", 1),
+			`bad.yaml:6: overwrite: output "hdfs://nn:8020/" is the root of a file system: overwriting it would remove everything on it`},
 		{"not yaml", "name: [", "bad.yaml:1: did not find expected node content"},
 		{"empty", "", "bad.yaml: empty DAG spec"},
 	}
@@ -125,5 +129,16 @@ edges:
 	order := s.Topo()
 	if len(order) != 3 || order[0] != 2 || order[1] != 1 || order[2] != 0 {
 		t.Fatalf("topo = %v, want [2 1 0]", order)
+	}
+}
+
+func TestIsRoot(t *testing.T) {
+	for loc, want := range map[string]bool{
+		"/": true, "//": true, "hdfs://nn:8020": true, "hdfs://nn:8020/": true, "file:///": true,
+		"": false, "out": false, "/out": false, "hdfs://nn:8020/out": false, "file:///tmp/x": false,
+	} {
+		if got := IsRoot(loc); got != want {
+			t.Errorf("IsRoot(%q) = %v, want %v", loc, got, want)
+		}
 	}
 }

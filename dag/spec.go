@@ -22,9 +22,13 @@ type Spec struct {
 	Group   GroupSpec `yaml:"containerGroup" json:"containerGroup"`
 	// Output is where the sink vertices' files are committed (a local path
 	// or an hdfs:// URL). Relative local paths are relative to the spec file.
-	Output   string       `yaml:"output,omitempty" json:"output,omitempty"`
-	Vertices []VertexSpec `yaml:"vertices" json:"vertices"`
-	Edges    []EdgeSpec   `yaml:"edges,omitempty" json:"edges,omitempty"`
+	Output string `yaml:"output,omitempty" json:"output,omitempty"`
+	// Overwrite lets the DAG write to an output that already holds
+	// results: they are replaced by the DAG's, and only once it has
+	// succeeded. Without it such an output is refused at submission.
+	Overwrite bool         `yaml:"overwrite,omitempty" json:"overwrite,omitempty"`
+	Vertices  []VertexSpec `yaml:"vertices" json:"vertices"`
+	Edges     []EdgeSpec   `yaml:"edges,omitempty" json:"edges,omitempty"`
 }
 
 // Goal is a completion-time goal: either relative to submission (Within)

@@ -27,6 +27,9 @@ func (s *Spec) validate() error {
 	if s.Goal != nil && s.Goal.Within > 0 && !s.Goal.By.IsZero() {
 		return fieldErr("goal", "give either within or by, not both")
 	}
+	if s.Overwrite && IsRoot(s.Output) {
+		return fieldErr("overwrite", "output %q is the root of a file system: overwriting it would remove everything on it", s.Output)
+	}
 	if err := s.Group.validate(); err != nil {
 		return err
 	}
@@ -220,4 +223,17 @@ func (s *Spec) Topo() []int {
 		}
 	}
 	return order
+}
+
+// IsRoot says whether an output location is the root of its file system
+// ("/", "hdfs://host:port/"): never a place to overwrite.
+func IsRoot(location string) bool {
+	p := location
+	if _, rest, ok := strings.Cut(location, "://"); ok {
+		p = "/"
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			p = rest[i:]
+		}
+	}
+	return p != "" && strings.Trim(p, "/") == ""
 }

@@ -10,7 +10,7 @@ import (
 // attempts never compile the AM (its core, its gRPC server, its worlds).
 func TestLeafPackagesDoNotDependOnTheAM(t *testing.T) {
 	const module = "github.com/ebb-am/ebb/"
-	for _, leaf := range []string{"fsys", "hdfsfs", "worker", "task"} {
+	for _, leaf := range []string{"fsys", "commit", "hdfsfs", "worker", "task"} {
 		out, err := exec.Command("go", "list", "-deps", module+leaf).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", leaf, err, out)

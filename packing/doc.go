@@ -24,4 +24,6 @@
 // waited less than the locality delay, only its preferred nodes are
 // eligible; after that any node is, with preferred nodes still ranked first
 // within each step.
+//
+// It imports no other ebb package: allocators are pure functions of a snapshot.
 package packing

@@ -27,7 +27,7 @@ type packed struct {
 func (packed) Name() string { return "packed" }
 
 func (p packed) Choose(nodes []Node, req Request) (int, bool) {
-	if len(nodes) < p.minNodes {
+	if max(len(nodes), req.ClusterNodes) < p.minNodes {
 		// Too few nodes to leave any empty: packing would only make
 		// hot spots.
 		return spread(nodes, req, p.delay)

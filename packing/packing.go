@@ -16,6 +16,10 @@ type Request struct {
 	Preferred []string      // locality preference (node ids); empty = none
 	Waited    time.Duration // how long this request has waited so far (the caller computes it from its `now`)
 	Seed      uint64        // for the random choice among low nodes; derived from the request identity so runs replay
+	// ClusterNodes is how many nodes the cluster has, when the caller
+	// knows (0: count the nodes offered). ebb.packing.min.nodes is about
+	// the cluster's size, not about how many nodes this choice sees.
+	ClusterNodes int
 }
 
 // Options are the allocator settings, already read from the configuration

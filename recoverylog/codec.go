@@ -81,6 +81,12 @@ type DAGAccepted struct {
 	Output  string               `json:"output"`
 	Client  string               `json:"client,omitempty"`
 	Splits  map[string][][]Split `json:"splits,omitempty"`
+	// StagingID names the directory under Output where its sinks commit
+	// before the output is promoted (package commit); Overwrite and
+	// Existed are how it is promoted or aborted.
+	StagingID string `json:"stagingID,omitempty"`
+	Overwrite bool   `json:"overwrite,omitempty"`
+	Existed   bool   `json:"existed,omitempty"`
 	// Conf is the AM's effective configuration when it accepted the DAG.
 	Conf         map[string]string `json:"conf,omitempty"`
 	SubmitUnixMs int64             `json:"submitMs"`

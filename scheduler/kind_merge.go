@@ -2,18 +2,46 @@ package scheduler
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
-// GroupConflictError is a group named again with other properties.
+// GroupConflictError is a group named again with other properties while
+// the group is in use.
 type GroupConflictError struct {
 	Name    string
 	Differs []string // property names, as GroupProps.Diff gives them
+	// Have is the group in use, Want what the new DAG asks for.
+	Have, Want GroupProps
+	// Owners are the DAGs using the group (filled in by the AM core).
+	Owners []string
 }
 
 func (e *GroupConflictError) Error() string {
-	return fmt.Sprintf("containerGroup %q is already in use with a different %s; use another name or the same properties",
-		e.Name, strings.Join(e.Differs, ", "))
+	by := ""
+	if len(e.Owners) > 0 {
+		by = " by " + strings.Join(e.Owners, ", ")
+	}
+	return fmt.Sprintf("containerGroup %q is in use%s with %s; this DAG asks for %s (%s differ): "+
+		"name another group, use the same properties, or wait for (or kill) the DAGs using it: the group is released once none is left",
+		e.Name, by, e.Have.describe(), e.Want.describe(), strings.Join(e.Differs, ", "))
+}
+
+// describe prints the properties as a DAG spec names them.
+func (p GroupProps) describe() string {
+	s := fmt.Sprintf("workerMemoryMB=%d, workerVCores=%d", p.WorkerMemoryMB, p.WorkerVCores)
+	if p.MaxWorkers > 0 {
+		s += fmt.Sprintf(", maxWorkers=%d", p.MaxWorkers)
+	}
+	if len(p.Env) > 0 {
+		keys := make([]string, 0, len(p.Env))
+		for k := range p.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		s += ", env " + strings.Join(keys, ",") // names only: values may be secret
+	}
+	return s
 }
 
 // MergeGroup is the rule for a DAG that names a group already in use:
@@ -30,7 +58,7 @@ func (e *GroupConflictError) Error() string {
 // another name. A name not in use is simply a new group.
 func MergeGroup(have, p GroupProps) error {
 	if d := have.Diff(p); len(d) > 0 {
-		return &GroupConflictError{Name: p.Name, Differs: d}
+		return &GroupConflictError{Name: p.Name, Differs: d, Have: have, Want: p}
 	}
 	return nil
 }

@@ -40,9 +40,10 @@ type QueueHead struct {
 	Running  int   // the DAG's attempts running now
 	MemoryMB int64 // the attempt's memory
 	// Resource-aware orders only: the attempt's kind, and the profile it
-	// would run with if it started now.
+	// would run with if it started now, and the DAG's tasks by kind now.
 	Kind    RASKind
 	Profile Profile
+	Demand  RASDemand
 }
 
 // OrderNode is one node holding the group's workers.

@@ -64,14 +64,15 @@ func TestFIFOAndFair(t *testing.T) {
 }
 
 // rasTestPlan is a plan by hand: on n0, A should hold 3 producers, B 1
-// producer and 1 consumer; n1 has no slots. Utilities: A -0.5, B -0.2,
-// C 0.3.
+// producer and 1 consumer; n1 has no slots. s_req: A 4, B 2, C 1. The
+// utilities the plan computed (A -0.5, B -0.2, C 0.3) are a cycle old: ras
+// computes them again from what each DAG runs now.
 func rasTestPlan() RASPlan {
 	return RASPlan{
 		DAGs: []RASDAGPlan{
-			{ID: "A", Order: 0, Utility: -0.5},
-			{ID: "B", Order: 1, Utility: -0.2},
-			{ID: "C", Order: 2, Utility: 0.3},
+			{ID: "A", Order: 0, SReq: 4, Utility: -0.5},
+			{ID: "B", Order: 1, SReq: 2, Utility: -0.2},
+			{ID: "C", Order: 2, SReq: 1, Utility: 0.3},
 		},
 		Nodes: []RASNodePlan{{ID: "n0", Slots: []RASSlot{
 			{DAG: "A", Kind: RASProducer, Planned: 3},
@@ -82,13 +83,17 @@ func rasTestPlan() RASPlan {
 	}
 }
 
+// The paper's task scheduler: the room goes to the lowest utility now whose
+// task fits, whatever the plan's slots say.
 func TestRASNext(t *testing.T) {
 	p25 := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
 	big := Profile{CPU: 0.6, Memory: 0.1, IO: 0.1}
 	a := RASAttempt{"A", RASProducer, p25}
 	bc := RASAttempt{"B", RASConsumer, p25}
-	head := func(dag string, k RASKind, p Profile) QueueHead {
-		return QueueHead{DAG: dag, Kind: k, Profile: p, MemoryMB: 100}
+	// prod: running and queued producers.
+	prod := func(run, queued int) RASDemand { return RASDemand{RunningProducers: run, QueuedProducers: queued} }
+	head := func(dag string, k RASKind, p Profile, d RASDemand) QueueHead {
+		return QueueHead{DAG: dag, Kind: k, Profile: p, MemoryMB: 100, Demand: d}
 	}
 	n0 := func(as ...RASAttempt) []OrderNode { return []OrderNode{{ID: "n0", FitsMB: 1000, Running: as}} }
 	tests := []struct {
@@ -97,29 +102,38 @@ func TestRASNext(t *testing.T) {
 		heads []QueueHead
 		want  string // "dag/kind", or "" for none
 	}{
-		{"furthest below plan first", n0(a, bc), // A 1 of 3 (2 short), B producer 0 of 1 (1 short)
-			[]QueueHead{head("B", RASProducer, p25), head("A", RASProducer, p25)}, "A/producer"},
-		{"below plan beats lower utility", n0(a, a, a), // A at plan, B consumer 1 short
-			[]QueueHead{head("A", RASProducer, p25), head("B", RASConsumer, p25)}, "B/consumer"},
-		{"equal shortfall: lowest utility", n0(a, a), // A 1 short (-0.5), B producer 1 short (-0.2)
-			[]QueueHead{head("B", RASProducer, p25), head("A", RASProducer, p25)}, "A/producer"},
-		{"only what fits", n0(a, bc), // load CPU 0.5: A's big task (0.6) does not fit
-			[]QueueHead{head("A", RASProducer, big), head("C", RASProducer, p25)}, "C/producer"},
+		// A: 2 running, s_req 4: log 2 / log 4 - 1 = -0.5; B: 1 running,
+		// s_req 2: log 1 / log 2 - 1 = -1.
+		{"lowest utility now", n0(a, a),
+			[]QueueHead{head("A", RASProducer, p25, prod(2, 6)), head("B", RASProducer, p25, prod(1, 3))}, "B/producer"},
+		// A at its s_req 4 of 8 left: (4-4)/(8-4) = 0; B none of s_req 2:
+		// the floor. The plan's own utilities (A below B) are a cycle old.
+		{"utility now, not the plan's", n0(),
+			[]QueueHead{head("A", RASProducer, p25, prod(4, 4)), head("B", RASProducer, p25, prod(0, 5))}, "B/producer"},
+		// A would be lower (floor) but its task does not fit beside CPU 0.5.
+		{"only what fits", n0(a, bc),
+			[]QueueHead{head("A", RASProducer, big, prod(0, 5)), head("C", RASProducer, p25, prod(3, 1))}, "C/producer"},
 		{"nothing fits", n0(a, a, bc), // CPU 0.75 + 0.6 > 1
-			[]QueueHead{head("A", RASProducer, big)}, ""},
+			[]QueueHead{head("A", RASProducer, big, prod(2, 5))}, ""},
 		{"task cap", n0(a, a, a, bc), // 4 = MaxTasksPerNode
-			[]QueueHead{head("C", RASProducer, Profile{CPU: 0.01})}, ""},
+			[]QueueHead{head("C", RASProducer, Profile{CPU: 0.01}, prod(0, 1))}, ""},
 		{"no memory", []OrderNode{{ID: "n0", FitsMB: 99}}, // the head asks 100 MB
-			[]QueueHead{head("C", RASProducer, p25)}, ""},
+			[]QueueHead{head("C", RASProducer, p25, prod(0, 1))}, ""},
 		{"no heads", n0(), nil, ""},
-		{"over plan: producers before consumers", n0(a, a, a), // both C's are over plan
-			[]QueueHead{head("C", RASConsumer, p25), head("C", RASProducer, p25)}, "C/producer"},
-		{"over plan: lowest utility", n0(a, a, a),
-			[]QueueHead{head("C", RASProducer, p25), head("A", RASProducer, p25)}, "A/producer"},
-		{"DAG newer than the plan counts as the floor", n0(a, a, a),
-			[]QueueHead{head("A", RASProducer, p25), head("N", RASProducer, p25)}, "N/producer"},
+		// N is not in the plan: s_req = its 8 unfinished producers, so one
+		// running is log 1 / log 8 - 1 = -1; A with 3 of s_req 4:
+		// log 3 / log 4 - 1 = -0.21.
+		{"DAG newer than the plan: s_req is all its tasks", n0(a, a, a),
+			[]QueueHead{head("A", RASProducer, p25, prod(3, 5)), head("N", RASProducer, p25, prod(1, 7))}, "N/producer"},
+		// Both at the floor (nothing running below s_req): fifo order.
+		{"ties: fifo order", n0(),
+			[]QueueHead{head("C", RASProducer, p25, prod(0, 3)), head("A", RASProducer, p25, prod(0, 3))}, "C/producer"},
+		// B's producers are done (part 1) and its one consumer is not
+		// placed (part -1): 0. A with 5 of s_req 4, 9 left: (5-4)/(9-4) = 0.2.
+		{"an unplaced consumer lowers its DAG", n0(),
+			[]QueueHead{head("A", RASProducer, p25, prod(5, 4)), head("B", RASConsumer, p25, RASDemand{QueuedConsumers: 1})}, "B/consumer"},
 		{"a node the plan does not know is still used", []OrderNode{{ID: "new", FitsMB: 1000}},
-			[]QueueHead{head("C", RASProducer, p25), head("A", RASProducer, p25)}, "A/producer"},
+			[]QueueHead{head("C", RASProducer, p25, prod(1, 0)), head("A", RASProducer, p25, prod(1, 3))}, "A/producer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,6 +149,35 @@ func TestRASNext(t *testing.T) {
 	}
 }
 
+// Consumers go where the plan put them, else spread: to the nodes with the
+// fewest of the DAG's consumers, then the fewest of any DAG's.
+func TestRASConsumerNodes(t *testing.T) {
+	p25 := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
+	nodes := []OrderNode{
+		{ID: "n0", FitsMB: 1000, Running: []RASAttempt{{"X", RASConsumer, p25}}}, // one consumer of X
+		{ID: "n1", FitsMB: 1000, Running: []RASAttempt{{"D", RASConsumer, p25}}}, // one of D itself
+		{ID: "n2", FitsMB: 1000}, // none
+		{ID: "n3", FitsMB: 1000}, // none
+	}
+	for _, c := range []struct {
+		dag, want string
+	}{
+		{"D", "[false false true true]"},  // the plan knows no D: n2 and n3 hold no consumer at all
+		{"B", "[true false false false]"}, // the plan wants B's consumer on n0 (rasTestPlan)
+	} {
+		h := QueueHead{DAG: c.dag, Kind: RASConsumer, Profile: p25, MemoryMB: 100, Demand: RASDemand{QueuedConsumers: 1}}
+		plan := rasTestPlan()
+		plan.Nodes[0].ID = "n0"
+		p, ok := ras{}.Next(&OrderSnapshot{Heads: []QueueHead{h}, Nodes: nodes, Plan: plan})
+		if !ok {
+			t.Fatalf("%s: no pick", c.dag)
+		}
+		if got := fmt.Sprint(p.Fits); got != c.want {
+			t.Errorf("%s's consumer may go to %s, want %s", c.dag, got, c.want)
+		}
+	}
+}
+
 // ras says where the attempt may go and where the plan wants it; the
 // allocator chooses among those, so it must not get a single node.
 func TestRASPickNodes(t *testing.T) {
@@ -147,7 +190,7 @@ func TestRASPickNodes(t *testing.T) {
 		{ID: "n2", FitsMB: 1000, Running: []RASAttempt{full}}, // CPU 1.0: no room
 		{ID: "n3", FitsMB: 50},                                // too little memory
 	}
-	p, ok := ras{}.Next(&OrderSnapshot{Heads: []QueueHead{{DAG: "A", Kind: RASProducer, Profile: p25, MemoryMB: 100}}, Nodes: nodes, Plan: rasTestPlan()})
+	p, ok := ras{}.Next(&OrderSnapshot{Heads: []QueueHead{{DAG: "A", Kind: RASProducer, Profile: p25, MemoryMB: 100, Demand: RASDemand{RunningProducers: 1, QueuedProducers: 3}}}, Nodes: nodes, Plan: rasTestPlan()})
 	if !ok || p.Head != 0 {
 		t.Fatalf("Next = %+v, %v", p, ok)
 	}
@@ -179,7 +222,8 @@ func TestRASFillsWithoutOverload(t *testing.T) {
 		h := heads[p.Head]
 		s.Nodes[0].Running = append(s.Nodes[0].Running, RASAttempt{h.DAG, h.Kind, h.Profile})
 	}
-	// Equal utilities, A first by order each time: A until CPU 0.9 (3 × 0.3),
+	// Nothing pending in the demand: both at utility 1, A first by fifo
+	// order each time: A until CPU 0.9 (3 × 0.3),
 	// then B (CPU 1.0, I/O 0.3 + 0.4 = 0.7); then nothing fits.
 	var load Profile
 	count := map[string]int{}

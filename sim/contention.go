@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"sort"
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
@@ -13,24 +14,83 @@ import (
 // over-packing a node costs time as on a real cluster. Memory is not
 // shared this way: the core never over-commits it. Attempts without a
 // profile neither slow down nor slow others.
+//
+// A consumer in its shuffle phase (slow start) copies map outputs as the
+// maps placed produce them, with at most parallelCopies copies at once
+// (RAS-PAPER.md: the shuffle I/O is per map placed, capped by the copy
+// threads). Its shuffle profile's I/O is read as that cap: with k of its
+// DAG's producers running it uses min(k, parallelCopies) / parallelCopies
+// of it. Its CPU and memory are as given.
+
+// parallelCopies is MapReduce's mapreduce.reduce.shuffle.parallelcopies
+// default (the worker's limit too).
+const parallelCopies = 5
 
 type running struct {
 	id        string
+	job       string // the trace's job id
 	node      string
 	profile   *dag.Profile
 	remaining float64 // seconds of work left at full speed
-	rate      float64 // fraction of full speed now
-	since     time.Time
-	version   int // bumps when the completion event is rescheduled
+	// gathering: a consumer started under slow start, in its shuffle
+	// phase until its last input appears. It loads its node with its
+	// shuffle profile and does none of its work: its traced duration is
+	// the reduce that follows.
+	gathering bool
+	// producer: it writes outputs for consumers (a map); dag is its DAG.
+	producer bool
+	dag      string
+	rate     float64 // fraction of full speed now
+	since    time.Time
+	version  int // bumps when the completion event is rescheduled
 }
 
 // start begins an attempt on a node and reschedules the node's attempts.
 func (e *engine) startRunning(now time.Time, a core.RunAttempt, d time.Duration) {
 	node := e.world.nodeOf(a.Worker)
-	r := &running{id: a.Attempt.ID, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now}
+	job := a.Attempt.DAGID
+	if j := e.jobs[job]; j != nil {
+		job = j.job.ID
+	}
+	r := &running{id: a.Attempt.ID, job: job, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now,
+		gathering: a.Attempt.Incomplete, producer: len(a.Attempt.Outputs) > 0, dag: a.Attempt.DAGID}
 	e.running[r.id] = r
+	e.rec.attemptStarted(r.job)
 	e.byNode[node] = append(e.byNode[node], r)
+	if r.producer {
+		e.producersChanged(now, r.dag, +1)
+	}
 	e.reshare(now, node)
+}
+
+// producersChanged counts a DAG's running producers and reshares the
+// nodes where its consumers shuffle, whose I/O follows that count.
+func (e *engine) producersChanged(now time.Time, dag string, delta int) {
+	if e.producers == nil {
+		e.producers = map[string]int{}
+	}
+	e.producers[dag] += delta
+	nodes := map[string]bool{}
+	for _, r := range e.running {
+		if r.gathering && r.dag == dag {
+			nodes[r.node] = true
+		}
+	}
+	for _, n := range sortedNodes(nodes) {
+		e.reshare(now, n)
+	}
+}
+
+// load is what r asks of its node's CPU and I/O now.
+func (e *engine) load(r *running) (cpu, io float64) {
+	if r.profile == nil {
+		return 0, 0
+	}
+	if !r.gathering {
+		return r.profile.CPU, r.profile.IO
+	}
+	copies := min(e.producers[r.dag], parallelCopies)
+	return r.profile.CPU, r.profile.IO * float64(copies) / parallelCopies
 }
 
 // stopRunning removes an attempt (finished or killed) and reschedules the rest.
@@ -40,6 +100,10 @@ func (e *engine) stopRunning(now time.Time, id string) {
 		return
 	}
 	delete(e.running, id)
+	e.rec.attemptStopped(r.job)
+	if r.producer {
+		e.producersChanged(now, r.dag, -1)
+	}
 	rs := e.byNode[r.node]
 	for i, x := range rs {
 		if x == r {
@@ -55,12 +119,14 @@ func (e *engine) reshare(now time.Time, node string) {
 	rs := e.byNode[node]
 	var cpu, io float64
 	for _, r := range rs {
-		if r.profile != nil {
-			cpu += r.profile.CPU
-			io += r.profile.IO
-		}
+		c, i := e.load(r)
+		cpu += c
+		io += i
 	}
 	for _, r := range rs {
+		if r.gathering {
+			continue // no work done, no completion to schedule
+		}
 		r.remaining -= now.Sub(r.since).Seconds() * r.rate
 		if r.remaining < 0 {
 			r.remaining = 0
@@ -89,4 +155,27 @@ func (e *engine) reshare(now time.Time, node string) {
 			}
 		})
 	}
+}
+
+// inputsComplete moves a gathering attempt to its reduce phase: from now
+// on it works, with its reduce profile, for its traced duration.
+func (e *engine) inputsComplete(now time.Time, id string, p *dag.Profile) {
+	r, ok := e.running[id]
+	if !ok || !r.gathering {
+		return
+	}
+	r.gathering = false
+	r.profile = p
+	r.since = now
+	r.rate = 0 // not a rate it can keep: reshare schedules its completion
+	e.reshare(now, r.node)
+}
+
+func sortedNodes(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }

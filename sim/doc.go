@@ -10,4 +10,6 @@
 // one the local world uses; this package schedules its events on the
 // virtual clock. Sub-packages read traces (trace), rent and bill the
 // cloud's nodes (cloud) and summarise runs (report).
+//
+// It may import am/core, cluster, dag, packing, scheduler and its own subpackages; never the AM's gRPC side, yarnrpc or proto.
 package sim

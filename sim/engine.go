@@ -52,6 +52,7 @@ type engine struct {
 	rec           *Recorder
 	running       map[string]*running   // attempts in flight
 	byNode        map[string][]*running // the same, by node, for contention
+	producers     map[string]int        // running producer attempts by DAG id (contention.go)
 	err           error
 }
 
@@ -98,7 +99,9 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	e = &engine{cfg: cfg, policy: p, core: core, cloud: cl, start: start, jobs: map[string]*jobRun{},
 		running: map[string]*running{}, byNode: map[string][]*running{}, rec: newRecorder(p.Name, cfg, jobs), lastProvision: start.Add(-24 * time.Hour)}
 	e.clk.now = start
-	e.world = newWorld(e, alloc)
+	if e.world, err = newWorld(e, alloc); err != nil {
+		return nil, err
+	}
 	for i := 0; i < p.Static; i++ {
 		e.world.addNode(start)
 	}

@@ -42,5 +42,13 @@ func (x executor) DAGEnded(now time.Time, a core.DAGEnded) {
 	x.e.rec.jobEnded(j, x.e.start)
 }
 
+// AttemptInputs: a consumer started under slow start leaves its shuffle
+// phase when its last input appears (contention.go).
+func (x executor) AttemptInputs(now time.Time, a core.AttemptInputs) {
+	if a.Complete {
+		x.e.inputsComplete(now, a.AttemptID, a.Profile)
+	}
+}
+
 // Log: the sim's report is its output; the core's operator lines are not.
 func (x executor) Log(time.Time, core.Log) {}

@@ -17,6 +17,11 @@ const mr3Scaling = core.ScaleAutoscaler
 // defaultAutoscale is the autoscaler with MR3's documented defaults.
 func defaultAutoscale() scheduler.AutoscaleConfig { return scheduler.DefaultAutoscaleConfig() }
 
+// mapReduceSlowStart is Hadoop's default mapreduce.job.reduce.slowstart.
+// completedmaps: ras and fair-slots-K model MapReduce schedulers (the RAS
+// paper's), whose reduces start once 5% of their job's maps are done.
+const mapReduceSlowStart = 0.05
+
 // Policy is a configuration of the one AM core plus how the cloud treats
 // nodes. None is a separate engine.
 type Policy struct {
@@ -93,6 +98,7 @@ func ParsePolicy(name string) (Policy, error) {
 		}
 		base.Core.Tasks = o
 		base.Core.RASCycle = 30 * time.Second
+		base.Core.SlowStart = mapReduceSlowStart
 		base.FixedCluster, base.NodeWorkers = true, true
 		return base, nil
 	case strings.HasPrefix(name, "fair-slots-"):
@@ -106,6 +112,7 @@ func ParsePolicy(name string) (Policy, error) {
 			return Policy{}, err
 		}
 		base.Core.Tasks = o
+		base.Core.SlowStart = mapReduceSlowStart
 		base.FixedCluster, base.NodeWorkers, base.SlotsPerNode = true, true, k
 		return base, nil
 	case name == "k8s-ca":

@@ -12,7 +12,23 @@ type Recorder struct {
 	run       report.Run
 	jobsTotal int
 	jobsDone  int
+	// running and peak: attempts in flight per job id now, and the most
+	// at once (how much of the cluster a scheduler gave the job).
+	running, peak map[string]int
 }
+
+func (r *Recorder) attemptStarted(job string) {
+	if r.running == nil {
+		r.running, r.peak = map[string]int{}, map[string]int{}
+	}
+	r.running[job]++
+	r.peak[job] = max(r.peak[job], r.running[job])
+}
+
+func (r *Recorder) attemptStopped(job string) { r.running[job]-- }
+
+// PeakRunning is the most attempts the job with this id ran at once.
+func (r *Recorder) PeakRunning(job string) int { return r.peak[job] }
 
 // newRecorder starts a run's record. The lower bound's Σ task MB × s comes
 // from the trace (every task once, for its traced time), not from the

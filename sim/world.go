@@ -38,7 +38,7 @@ func (c cloudNodes) Provision(now time.Time) (string, time.Time, error) {
 
 func (c cloudNodes) Release(now time.Time, id string) error { return c.e.cloud.Release(now, id) }
 
-func newWorld(e *engine, alloc packing.Allocator) *world {
+func newWorld(e *engine, alloc packing.Allocator) (*world, error) {
 	m, err := cluster.New(cluster.Options{
 		NodeMB: e.cfg.nodeMB(), NodeVCores: e.cfg.Cloud.Types[0].VCores, MaxNodes: e.cfg.Cloud.MaxNodes,
 		ReclaimDelay: e.cfg.Cloud.ReclaimDelay,
@@ -47,12 +47,10 @@ func newWorld(e *engine, alloc packing.Allocator) *world {
 		Allocator: alloc, WorkerID: func(seq int) string { return fmt.Sprintf("vw%06d", seq) },
 	}, cloudNodes{e})
 	if err != nil {
-		panic(err) // the cloud config was validated by cloud.New
+		return nil, fmt.Errorf("policy %s: %w", e.policy.Name, err)
 	}
-	return &world{e: e, m: m, groups: map[string]core.GroupInfo{}, unneeded: map[string]time.Time{}}
+	return &world{e: e, m: m, groups: map[string]core.GroupInfo{}, unneeded: map[string]time.Time{}}, nil
 }
-
-func (w *world) NodeMB(string) int64 { return w.e.cfg.nodeMB() }
 
 // addNode adds a node that is up at once (a static cluster's). The cap is
 // the static size, so a failure is a bug: the run stops with it.
@@ -143,5 +141,3 @@ func (w *world) Tick(now time.Time) {
 		w.k8sScaleDown(now)
 	}
 }
-
-func (w *world) Close() error { return nil }

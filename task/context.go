@@ -1,10 +1,8 @@
 package task
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,6 +26,13 @@ type Context struct {
 	// Outputs lists the outgoing edges; empty for a sink vertex.
 	Outputs      []Output
 	ProgressFile string
+	// SpillBytes, from the optional EBB_TASK_SPILL_BYTES, overrides how
+	// many bytes of records the sorting built-ins buffer before spilling a
+	// run (spillBudget); 0 derives it from MemoryMB.
+	SpillBytes int64
+
+	// sortOpts are the external sort's test knobs.
+	sortOpts sortOptions
 }
 
 // MissingEnvError names a contract variable that is not set.
@@ -74,6 +79,13 @@ func fromLookup(lookup func(string) (string, bool)) (*Context, error) {
 		OutputDir:    str(EnvOutputDir, true),
 		ProgressFile: str(EnvProgressFile, false),
 	}
+	if v := str(EnvSpillBytes, false); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if (err != nil || n <= 0) && firstErr == nil {
+			firstErr = fmt.Errorf("%s=%q: want a positive number of bytes", EnvSpillBytes, v)
+		}
+		c.SpillBytes = n
+	}
 	outs, err := ParseOutputs(str(EnvOutputs, true))
 	if err != nil && firstErr == nil {
 		firstErr = err
@@ -119,70 +131,40 @@ func (c *Context) ReadLines(fn func(file string, line []byte) error) error {
 	if err != nil {
 		return err
 	}
-	var total, done int64
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil {
-			total += st.Size()
-		}
-	}
+	meter := newProgressMeter(c, files)
 	for _, f := range files {
 		n, err := readFileLines(f, func(line []byte) error { return fn(f, line) })
 		if err != nil {
 			return err
 		}
-		done += n
-		if total > 0 {
-			c.SetProgress(float64(done) / float64(total))
-		}
+		meter.add(n)
 	}
 	return nil
 }
 
-func readFileLines(path string, fn func([]byte) error) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	// Opened read-only: Close cannot lose data, and a read error is already
-	// returned by the loop below.
-	defer func() { _ = f.Close() }()
-	br := bufio.NewReaderSize(f, 64<<10)
-	var n int64
-	var long []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		n += int64(len(chunk))
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, chunk...)
-			continue
-		}
-		line := chunk
-		if long != nil {
-			line = append(long, chunk...)
-			long = nil
-		}
-		if len(line) > 0 {
-			if ferr := fn(trimEOL(line)); ferr != nil {
-				return n, ferr
-			}
-		}
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, fmt.Errorf("reading %s: %w", path, err)
-		}
-	}
+// progressMeter turns bytes read out of the input files into progress,
+// written at most about a hundred times.
+type progressMeter struct {
+	c                  *Context
+	total, done, shown int64
 }
 
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
+func newProgressMeter(c *Context, files []string) *progressMeter {
+	m := &progressMeter{c: c}
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			m.total += st.Size()
 		}
 	}
-	return b
+	return m
+}
+
+func (m *progressMeter) add(n int64) {
+	m.done += n
+	if m.total > 0 && (m.done-m.shown > m.total/100 || m.done >= m.total) && m.done != m.shown {
+		m.shown = m.done
+		m.c.SetProgress(float64(m.done) / float64(m.total))
+	}
 }
 
 // SetProgress records progress (0..1) for the worker to report. It writes

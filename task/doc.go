@@ -30,6 +30,10 @@
 //	                   at every heartbeat (write a temporary file and rename
 //	                   it over this one)
 //
+// The worker never sets EBB_TASK_SPILL_BYTES; a vertex's env may, to bound
+// the bytes of records the sorting built-ins buffer before they spill (see
+// Memory below).
+//
 // # Directory layout
 //
 //	EBB_WORK_DIR/
@@ -52,10 +56,14 @@
 // to finish its last line, so each line of a file is in exactly one task.
 //
 // When the vertex is a sink with an output directory, the worker commits
-// every file F of output/ as <output dir>/F-<task index as %05d> (through
-// <output dir>/_temporary/<attempt id>/ and a rename) before it reports
+// every file F of output/ as <commit dir>/F-<task index as %05d> (through
+// <commit dir>/_temporary/<attempt id>/ and a rename) before it reports
 // success; the built-ins write output/part, so a sink yields part-00000,
-// part-00001, ....
+// part-00001, .... The commit dir is the DAG's staging directory,
+// <output dir>/_temporary/<staging id>/ (a subdirectory per sink when there
+// are several): the AM renames the staged files into the output dir and
+// writes _SUCCESS only when the whole DAG has succeeded, and removes them
+// when it fails or is killed (package commit).
 //
 // Stdout and stderr go to <worker log dir>/<attempt id>.stdout and .stderr
 // (YARN's container log directory), and the tail of stderr is the failure
@@ -85,10 +93,13 @@
 // # Built-in tasks
 //
 //	wc-map     words (maximal runs of Unicode letters or digits, lower-cased)
-//	           counted per task; writes "word\tcount" lines, to partition
-//	           fnv32a(word) % partitions of every edge, or to output/part
+//	           counted per task; writes "word\tcount" lines sorted by word,
+//	           to partition fnv32a(word) % partitions of every edge, or to
+//	           output/part
 //	wc-reduce  sums "word\tcount" lines; writes them sorted by word,
-//	           partitioned like wc-map
+//	           partitioned like wc-map. Inputs sorted by word (as wc-map
+//	           writes them) are merged as they are read; an input out of
+//	           order makes it log that and count again with spills
 //	sort       sorts all input lines bytewise; for edges, partition =
 //	           firstByte * partitions / 256, so partitions in order are
 //	           totally ordered
@@ -100,4 +111,18 @@
 //
 // The built-ins read every file under EBB_INPUT_DIR recursively, line by
 // line ("\n" or "\r\n" ends a line).
+//
+// # Memory
+//
+// wc-map, wc-reduce and sort succeed on any input size at any ask of a few
+// tens of MB or more: they buffer records up to a budget, 40% of
+// EBB_MEMORY_MB (or EBB_TASK_SPILL_BYTES), then write them sorted as a run
+// to a spill-* directory in EBB_WORK_DIR, and at the end merge the runs (64
+// at a time) into their outputs, summing the counts of equal words. They
+// set the Go runtime's memory limit to 70% of the ask (unless GOMEMLIMIT is
+// set), so garbage does not push the resident set over it. Spilled runs
+// take at most about the size of the task's input in its working
+// directory, and are removed when it ends. budget.go explains the shares.
+//
+// It imports no other ebb package: task programs know only the contract.
 package task

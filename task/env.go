@@ -25,6 +25,11 @@ const (
 	EnvProgressFile = "EBB_PROGRESS_FILE"
 )
 
+// EnvSpillBytes is not set by the worker: a vertex's env may set it to
+// bound the records wc-map, wc-reduce and sort buffer before spilling a
+// sorted run, in place of the share of EBB_MEMORY_MB they take by default.
+const EnvSpillBytes = "EBB_TASK_SPILL_BYTES"
+
 // SinkFile is the file a built-in task writes in the output directory when
 // its vertex has no outgoing edge.
 const SinkFile = "part"

@@ -11,7 +11,7 @@ import (
 
 // newTestContext lays out an attempt directory with the given input files
 // (path under input/ → content) and outgoing edges.
-func newTestContext(t *testing.T, inputs map[string]string, outs ...Output) *Context {
+func newTestContext(t testing.TB, inputs map[string]string, outs ...Output) *Context {
 	t.Helper()
 	dir := t.TempDir()
 	c := &Context{

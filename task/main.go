@@ -56,6 +56,7 @@ func Main(args []string) error {
 	if err != nil {
 		return err
 	}
+	defer limitMemory(c.MemoryMB)()
 	if err := p.run(c, args[1:]); err != nil {
 		return fmt.Errorf("task %s: %w", args[0], err)
 	}

@@ -2,8 +2,9 @@ package task
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"sort"
+	"os"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
@@ -11,90 +12,171 @@ import (
 
 // wcMap counts words (maximal runs of letters or digits, lower-cased) in
 // every input line. Counting locally before writing is the combiner: a
-// word appears once per producer task, not once per occurrence.
+// word appears once per producer task, not once per occurrence. The counts
+// live in a countTable bounded by the spill budget; what does not fit is
+// spilled as sorted runs and merged at the end, so every partition file
+// comes out sorted by word, whatever the number of distinct words.
 func wcMap(c *Context, args []string) error {
 	if err := noFlags("wc-map", args); err != nil {
 		return err
 	}
-	counts := map[string]int64{}
+	sorter := newExternalSorter(c)
+	defer sorter.cleanup()
+	table := newCountTable(c.spillBudget(), sorter)
 	err := c.ReadLines(func(_ string, line []byte) error {
-		forEachWord(line, func(w string) { counts[w]++ })
-		return nil
+		return forEachWord(line, func(w []byte) error { return table.add(w, 1) })
 	})
 	if err != nil {
 		return err
 	}
-	return writeCounts(c, counts)
+	return writeCounts(c, table.finish)
 }
 
-// forEachWord calls fn with every word of line, lower-cased. Bytes that are
-// not valid UTF-8 separate words.
-func forEachWord(line []byte, fn func(string)) {
-	var word []rune
-	flush := func() {
+// forEachWord calls fn with every word of line, lower-cased, in a buffer
+// valid only during the call. Bytes that are not valid UTF-8 separate
+// words.
+func forEachWord(line []byte, fn func([]byte) error) error {
+	var buf [64]byte
+	word := buf[:0]
+	for len(line) > 0 {
+		if b := line[0]; b < utf8.RuneSelf {
+			// ASCII, the common case, without decoding: the letters and
+			// digits of unicode.IsLetter and IsDigit below 0x80 are exactly
+			// these.
+			line = line[1:]
+			switch {
+			case 'a' <= b && b <= 'z' || '0' <= b && b <= '9':
+				word = append(word, b)
+				continue
+			case 'A' <= b && b <= 'Z':
+				word = append(word, b+'a'-'A')
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRune(line)
+			line = line[size:]
+			if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+				word = utf8.AppendRune(word, unicode.ToLower(r))
+				continue
+			}
+		}
 		if len(word) > 0 {
-			fn(string(word))
+			if err := fn(word); err != nil {
+				return err
+			}
 			word = word[:0]
 		}
 	}
-	for len(line) > 0 {
-		r, size := utf8.DecodeRune(line)
-		line = line[size:]
-		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			word = append(word, unicode.ToLower(r))
-			continue
-		}
-		flush()
+	if len(word) > 0 {
+		return fn(word)
 	}
-	flush()
+	return nil
 }
 
-// wcReduce sums "word\tcount" lines.
+// wcReduce sums "word\tcount" lines. Inputs written by wc-map are sorted
+// by word, so they are merged as they are read and memory does not grow
+// with the number of words. An input out of order (say from a cat
+// producer) is found during the merge; the task then starts over, counting
+// every input in a bounded countTable that spills sorted runs.
 func wcReduce(c *Context, args []string) error {
 	if err := noFlags("wc-reduce", args); err != nil {
 		return err
 	}
-	counts := map[string]int64{}
-	lineNo := map[string]int{}
-	err := c.ReadLines(func(file string, line []byte) error {
-		lineNo[file]++
+	err := reduceSorted(c)
+	var unsorted *unsortedInputError
+	if !errors.As(err, &unsorted) {
+		return err
+	}
+	// Stderr is the attempt's log: say why this attempt runs longer.
+	fmt.Fprintf(os.Stderr, "wc-reduce: %v; counting again with spills to disk\n", unsorted)
+	return reduceUnsorted(c)
+}
+
+// reduceSorted merges the inputs as sorted runs.
+func reduceSorted(c *Context) error {
+	files, err := c.InputFiles()
+	if err != nil {
+		return err
+	}
+	meter := newProgressMeter(c, files)
+	runs := make([]run, len(files))
+	for i, f := range files {
+		runs[i] = countFile{path: f, meter: meter}
+	}
+	sorter := newExternalSorter(c)
+	defer sorter.cleanup()
+	return writeCounts(c, func(emit func([]byte, int64) error) error { return sorter.merge(emit, runs...) })
+}
+
+// reduceUnsorted counts the inputs in any order.
+func reduceUnsorted(c *Context) error {
+	sorter := newExternalSorter(c)
+	defer sorter.cleanup()
+	table := newCountTable(c.spillBudget(), sorter)
+	file, lineNo := "", 0
+	err := c.ReadLines(func(f string, line []byte) error {
+		if f != file {
+			file, lineNo = f, 0
+		}
+		lineNo++
 		if len(line) == 0 {
 			return nil
 		}
-		word, count, ok := bytes.Cut(line, []byte{'\t'})
-		n, err := strconv.ParseInt(string(count), 10, 64)
-		if !ok || err != nil {
-			return fmt.Errorf("%s:%d: %q is not word<TAB>count", file, lineNo[file], line)
+		word, n, err := parseCount(file, lineNo, line)
+		if err != nil {
+			return err
 		}
-		counts[string(word)] += n
-		return nil
+		return table.add(word, n)
 	})
 	if err != nil {
 		return err
 	}
-	return writeCounts(c, counts)
+	return writeCounts(c, table.finish)
 }
 
-// writeCounts writes "word\tcount" lines sorted by word, partitioned by the
-// word's hash.
-func writeCounts(c *Context, counts map[string]int64) error {
-	words := make([]string, 0, len(counts))
-	for w := range counts {
-		words = append(words, w)
+// parseCount splits a "word\tcount" line.
+func parseCount(file string, lineNo int, line []byte) ([]byte, int64, error) {
+	word, count, ok := bytes.Cut(line, []byte{'\t'})
+	n, isNum := parseInt(count)
+	if !ok || !isNum {
+		return nil, 0, fmt.Errorf("%s:%d: %q is not word<TAB>count", file, lineNo, line)
 	}
-	sort.Strings(words)
+	return word, n, nil
+}
+
+// parseInt is strconv.ParseInt(s, 10, 64) without converting s to a string
+// (which allocates) in the common case of a few plain digits.
+func parseInt(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 18 {
+		n, err := strconv.ParseInt(string(s), 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for _, b := range s {
+		if b < '0' || b > '9' {
+			n, err := strconv.ParseInt(string(s), 10, 64)
+			return n, err == nil
+		}
+		n = n*10 + int64(b-'0')
+	}
+	return n, true
+}
+
+// writeCounts writes "word\tcount" lines in the order merge emits them
+// (sorted by word), partitioned by the word's hash.
+func writeCounts(c *Context, merge func(emit func(word []byte, n int64) error) error) error {
 	ws, err := c.OpenWriters()
 	if err != nil {
 		return err
 	}
 	var line []byte
-	for _, w := range words {
-		line = append(append(append(line[:0], w...), '\t'), strconv.FormatInt(counts[w], 10)...)
-		key := []byte(w)
-		if err := ws.Emit(line, func(n int) int { return HashPartition(key, n) }); err != nil {
-			_ = ws.Close()
-			return err
-		}
+	err = merge(func(word []byte, n int64) error {
+		line = strconv.AppendInt(append(append(line[:0], word...), '\t'), n, 10)
+		return ws.Emit(line, func(parts int) int { return HashPartition(word, parts) })
+	})
+	if err != nil {
+		_ = ws.Close() // the task fails with err; its outputs are discarded
+		return err
 	}
 	return ws.Close()
 }

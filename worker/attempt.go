@@ -48,6 +48,30 @@ type attempt struct {
 	// update is queued, after which no progress update may follow it.
 	progress float32
 	final    bool
+	// more are inputs the AM sent after the start (slow start), not yet
+	// taken by fetchInputs; moreCh says some arrived.
+	more   []*ebbpb.AttemptInputs
+	moreCh chan struct{}
+}
+
+// addInputs queues inputs that arrived after the start for fetchInputs.
+func (a *attempt) addInputs(m *ebbpb.AttemptInputs) {
+	a.mu.Lock()
+	a.more = append(a.more, m)
+	a.mu.Unlock()
+	select {
+	case a.moreCh <- struct{}{}:
+	default: // a signal is already pending
+	}
+}
+
+// takeInputs returns and clears the queued later inputs.
+func (a *attempt) takeInputs() []*ebbpb.AttemptInputs {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := a.more
+	a.more = nil
+	return m
 }
 
 func (a *attempt) kill(cause error) { a.cancel(cause) }
@@ -132,6 +156,7 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 		dir:    w.attemptDir(id),
 		ctx:    ctx,
 		cancel: cancel,
+		moreCh: make(chan struct{}, 1),
 		log:    w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
 	}
 	w.usedMB += req.GetMemoryMb()

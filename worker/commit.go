@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,7 +15,11 @@ import (
 // under <commitDir>/_temporary/<attemptID>/ and then renamed into place, so
 // readers of commitDir never see a half-written file, and a retried
 // attempt's commit replaces an earlier one of the same task.
-func commitOutputs(fss *filesystems, outputDir, commitDir, attemptID string, taskIndex int32) error {
+//
+// An attempt killed while it copies (its DAG ended: the AM is removing the
+// DAG's staging directory) stops before renaming anything and removes what
+// it copied, so it leaves nothing behind the AM's clean-up.
+func commitOutputs(ctx context.Context, fss *filesystems, outputDir, commitDir, attemptID string, taskIndex int32) error {
 	fsys, root, err := fss.resolve(commitDir)
 	if err != nil {
 		return err
@@ -45,7 +50,18 @@ func commitOutputs(fss *filesystems, outputDir, commitDir, attemptID string, tas
 		return fmt.Errorf("listing %s: %w", outputDir, err)
 	}
 	suffix := fmt.Sprintf("-%05d", taskIndex)
+	abandon := func() error {
+		cause := context.Cause(ctx)
+		if err := fsys.RemoveAll(tmp); err != nil {
+			return fmt.Errorf("%w (and cleaning %s: %v)", cause, tmp, err)
+		}
+		_ = fsys.RemoveEmptyDir(tmpRoot)
+		return cause
+	}
 	for _, rel := range rels {
+		if ctx.Err() != nil {
+			return abandon()
+		}
 		staged := path.Join(tmp, rel+suffix)
 		if err := fsys.MkdirAll(path.Dir(staged)); err != nil {
 			return fmt.Errorf("creating %s: %w", path.Dir(staged), err)
@@ -53,6 +69,9 @@ func commitOutputs(fss *filesystems, outputDir, commitDir, attemptID string, tas
 		if err := copyFileTo(fsys, filepath.Join(outputDir, filepath.FromSlash(rel)), staged); err != nil {
 			return err
 		}
+	}
+	if ctx.Err() != nil {
+		return abandon()
 	}
 	for _, rel := range rels {
 		final := path.Join(root, rel+suffix)

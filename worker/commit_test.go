@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,7 +28,7 @@ func TestCommitNamesFilesByTaskIndex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dst, "part-00042"), []byte("stale"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitOutputs(&filesystems{}, out, dst, "att_1", 42); err != nil {
+	if err := commitOutputs(context.Background(), &filesystems{}, out, dst, "att_1", 42); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -55,8 +57,31 @@ func TestCommitNamesFilesByTaskIndex(t *testing.T) {
 	}
 }
 
+// An attempt killed before its files are renamed leaves nothing in the
+// commit directory: its DAG has ended and the AM removes the staging
+// directory, which must not be refilled behind it.
+func TestKilledCommitLeavesNothing(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "part"), []byte("p"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "staging")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	killed := errors.New("killed: DAG dag_0001 ended")
+	cancel(killed)
+	if err := commitOutputs(ctx, &filesystems{}, out, dst, "att_1", 0); !errors.Is(err, killed) {
+		t.Fatalf("commit of a killed attempt = %v, want its cause", err)
+	}
+	if es, err := os.ReadDir(dst); err != nil || len(es) != 0 {
+		t.Errorf("the killed commit left %v (%v) in %s", es, err, dst)
+	}
+}
+
 func TestCommitRejectsUnknownScheme(t *testing.T) {
-	if err := commitOutputs(&filesystems{}, t.TempDir(), "s3://bucket/x", "a", 0); err == nil {
+	if err := commitOutputs(context.Background(), &filesystems{}, t.TempDir(), "s3://bucket/x", "a", 0); err == nil {
 		t.Error("commit to s3:// succeeded; want an error naming the scheme")
 	}
 }

@@ -9,4 +9,6 @@
 // to leave. The AM decides; the worker carries out and reports. When the
 // stream to the AM breaks, the worker kills its attempts and exits with an
 // error, so that its container ends and the AM sees the worker as lost.
+//
+// It may import hdfsfs, task and proto/ebbpb; never am (a test in fsys holds it).
 package worker

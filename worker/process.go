@@ -105,7 +105,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 		return failed("measuring outputs: %v", err)
 	}
 	if dir := req.GetCommitDir(); dir != "" {
-		if err := commitOutputs(w.fss, a.outputDir(), dir, id, req.GetTaskIndex()); err != nil {
+		if err := commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex()); err != nil {
 			return failed("committing outputs to %s: %v", dir, err)
 		}
 	}

@@ -301,6 +301,8 @@ func (w *worker) receive(ctx context.Context, stream ebbpb.Worker_ConnectClient)
 		switch msg := m.GetMsg().(type) {
 		case *ebbpb.AMMessage_Run:
 			w.startAttempt(msg.Run)
+		case *ebbpb.AMMessage_Inputs:
+			w.attemptInputs(msg.Inputs)
 		case *ebbpb.AMMessage_Kill:
 			w.killAttempt(msg.Kill.GetAttemptId(), msg.Kill.GetReason())
 		case *ebbpb.AMMessage_DagDone:

@@ -8,6 +8,7 @@ import (
 	"os/user"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -41,6 +42,9 @@ type Store interface {
 	RemoveAll(p string) error
 	List(dir string) ([]hdfsfs.Entry, error)
 	URL(p string) string
+	// Resolve finds where an output location lives, to check it before
+	// submitting (commit.Resolver).
+	Resolve(location string) (commit.FS, string, error)
 	Close() error
 }
 

@@ -15,4 +15,6 @@
 //
 // The AM's side (`ebb am`) reads the same layout through StagingDir and
 // the Staged* names.
+//
+// It may import am (the client API's types), am/yarn, commit, conf, dag, hdfsfs, yarnrpc and proto; never cobra.
 package yarnclient

@@ -46,6 +46,10 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 			lastState = rep.State
 		}
 		if rep.State.Done() {
+			if dags != nil {
+				// The AM may still answer: its DAGs' last lines, once.
+				dags.poll(ctx, progress, func() {})
+			}
 			break
 		}
 		if dags != nil && rep.Attempt != dags.amAttempt {
@@ -105,13 +109,15 @@ func TakeoverLine(attempt int32, dags []*ebbpb.DAGStatus) string {
 	return fmt.Sprintf("AM attempt %d took over; %s", attempt, strings.Join(parts, "; "))
 }
 
-// dagWatch reads a running AM's DAGs and tells each change once.
+// dagWatch reads a running AM's DAGs and tells each change once: one line
+// per change of a DAG's state or progress, never a repeat, however many
+// DAGs a session runs.
 type dagWatch struct {
 	client       ebbpb.ClientClient
 	close        func() error
 	amAttempt    int32
 	firstRunning bool
-	lastLine     string
+	lastLine     map[string]string // by DAG id
 }
 
 func dialDAGs(addr, secret string) (*dagWatch, error) {
@@ -119,7 +125,7 @@ func dialDAGs(addr, secret string) (*dagWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dagWatch{client: ebbpb.NewClientClient(conn), close: conn.Close}, nil
+	return &dagWatch{client: ebbpb.NewClientClient(conn), close: conn.Close, lastLine: map[string]string{}}, nil
 }
 
 // poll reads the DAGs once and returns them; a failed read (nil) waits
@@ -140,9 +146,9 @@ func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning fun
 		if d.Diagnostics != "" {
 			s += ": " + d.Diagnostics
 		}
-		if s != w.lastLine {
+		if s != w.lastLine[d.DagId] {
 			line(s)
-			w.lastLine = s
+			w.lastLine[d.DagId] = s
 		}
 	}
 	return l

@@ -2,51 +2,45 @@ package yarnclient
 
 import (
 	"context"
-	"errors"
-	"github.com/ebb-am/ebb/proto/ebbpb"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/ebb-am/ebb/am/yarn"
+	"google.golang.org/grpc"
+
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
-// An application that fails: each state once, the final line, the staging
-// directory removed, and an *AppError a caller can tell apart.
-func TestFollowFailedApplication(t *testing.T) {
-	rm, fs := newFakeRM(), newMemStore()
-	rm.reports = []yarn.AppReport{
-		{State: yarn.StateAccepted, TrackingURL: "http://rm/proxy"},
-		{State: yarn.StateAccepted, TrackingURL: "http://rm/proxy"},
-		{State: yarn.StateFinished, Final: yarn.Failed, User: "alice", Diagnostics: "DAG failed"},
-	}
-	if _, err := fs.WriteFile(StagingDir("alice", rm.id)+"/"+StagedConf, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	rep, err := testClient(t, testConf(t), rm, fs).Follow(context.Background(), rm.id, time.Now(), func(s string) { lines = append(lines, s) })
-	var ae *AppError
-	if !errors.As(err, &ae) || ae.Final != yarn.Failed || ae.Diagnostics != "DAG failed" || rep.State != yarn.StateFinished {
-		t.Fatalf("Follow = %s, %v; want an *AppError", rep.State, err)
-	}
-	if want := "application " + rm.id.String() + " FINISHED (FAILED): DAG failed"; err.Error() != want {
-		t.Errorf("error %q, want %q", err, want)
-	}
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], rm.id.String()+" ACCEPTED after ") ||
-		!strings.HasPrefix(lines[1], rm.id.String()+" FINISHED after ") ||
-		!strings.HasPrefix(lines[2], "application "+rm.id.String()+" FINISHED, final status FAILED after ") {
-		t.Errorf("progress:\n%s", strings.Join(lines, "\n"))
-	}
-	if len(fs.files) != 0 {
-		t.Errorf("the staging directory was left: %v", fs.removed)
-	}
+// listClient answers ListDAGs with what its list holds; other methods are
+// not called.
+type listClient struct {
+	ebbpb.ClientClient
+	dags []*ebbpb.DAGStatus
 }
 
-func TestFollowSucceeded(t *testing.T) {
-	rm := newFakeRM()
-	rm.reports = []yarn.AppReport{{State: yarn.StateFinished, Final: yarn.Succeeded}}
-	if _, err := testClient(t, testConf(t), rm, newMemStore()).Follow(context.Background(), rm.id, time.Now(), func(string) {}); err != nil {
-		t.Errorf("err = %v", err)
+func (c *listClient) ListDAGs(context.Context, *ebbpb.ListDAGsRequest, ...grpc.CallOption) (*ebbpb.ListDAGsResponse, error) {
+	return &ebbpb.ListDAGsResponse{Dags: c.dags}, nil
+}
+
+// Following a session with two DAGs prints one line per change of each
+// DAG, never a repeat: before, only a repeat of the immediately previous
+// line was suppressed, so two DAGs alternated every poll for ever.
+func TestFollowPrintsEachDAGChangeOnce(t *testing.T) {
+	a := &ebbpb.DAGStatus{DagId: "dag_1", Name: "a", State: "RUNNING", SucceededTasks: 1, TotalTasks: 4}
+	b := &ebbpb.DAGStatus{DagId: "dag_2", Name: "b", State: "RUNNING", SucceededTasks: 0, TotalTasks: 2}
+	c := &listClient{dags: []*ebbpb.DAGStatus{a, b}}
+	w := &dagWatch{client: c, lastLine: map[string]string{}}
+	var lines []string
+	say := func(s string) { lines = append(lines, s) }
+	for i := 0; i < 5; i++ {
+		w.poll(context.Background(), say, func() {})
+	}
+	if len(lines) != 2 {
+		t.Fatalf("5 polls of two unchanged DAGs printed %d lines, want 2: %q", len(lines), lines)
+	}
+	a.SucceededTasks = 2
+	w.poll(context.Background(), say, func() {})
+	w.poll(context.Background(), say, func() {})
+	if len(lines) != 3 || lines[2] != "dag_1 a RUNNING: 2/4 tasks, 0 running" {
+		t.Fatalf("after a's progress: %q, want one more line for a", lines)
 	}
 }
 

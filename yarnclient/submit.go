@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
@@ -23,6 +24,10 @@ type SubmitOptions struct {
 	Name string
 	// Output overrides the DAG's output.
 	Output string
+	// Overwrite replaces an output that already holds results, once the
+	// DAG succeeds; without it (or the DAG's overwrite) such an output is
+	// refused before anything is submitted.
+	Overwrite bool
 	// Session starts the AM as a session (tagged SessionTag so discovery
 	// finds it): Submit sets mr3.am.session.mode=true in the Client's
 	// configuration, which is what the AM is given.
@@ -57,6 +62,9 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 			for _, w := range ClusterPathWarnings(d, o.Output) {
 				o.Warn(w)
 			}
+		}
+		if err := c.checkOutput(d, o); err != nil {
+			return yarn.AppID{}, err
 		}
 	}
 	if o.Session {
@@ -146,7 +154,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		// A new AM attempt resumes DAGs with the workers of the old one
 		// (they hold its outputs and run its attempts).
 		KeepContainers: c.conf.Bool("mr3.dag.recovery.enabled"),
-		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.Output)},
+		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
 			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging)}},
 	}
 	if o.Session {
@@ -159,16 +167,38 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 // process is ebb itself, so a SIGTERM (from the NM, or an operator)
 // reaches the AM, which unregisters, rather than a bash whose exit would
 // end the attempt first.
-func amCommand(withDAG bool, output string) string {
+func amCommand(withDAG bool, dagPath, output string, overwrite bool) string {
 	cmd := []string{"exec", "./ebb", "am", "--conf", StagedConf}
 	if withDAG {
-		cmd = append(cmd, "--dag", StagedDAG)
+		// --dag-name: the AM's errors name the user's file, not the copy.
+		cmd = append(cmd, "--dag", StagedDAG, "--dag-name", shellWord(dagPath))
 	}
 	if output != "" {
 		cmd = append(cmd, "--output", shellWord(output))
 	}
+	if overwrite {
+		cmd = append(cmd, "--overwrite")
+	}
 	cmd = append(cmd, "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
 	return strings.Join(cmd, " ")
+}
+
+// checkOutput refuses, before an application is even asked for, an
+// hdfs:// output that already holds results (unless overwrite): the AM
+// would refuse it too, but only after YARN had started it. Other outputs
+// are on the cluster's nodes, where only the AM can look.
+func (c *Client) checkOutput(d *dag.Spec, o SubmitOptions) error {
+	out := o.Output
+	if out == "" {
+		out = d.Output
+	}
+	if !strings.HasPrefix(out, "hdfs://") {
+		return nil
+	}
+	return c.withFS(func(fs Store) error {
+		_, err := commit.New(fs.Resolve).Check(out, o.Overwrite || d.Overwrite)
+		return err
+	})
 }
 
 // ClusterPathWarnings names the DAG's inputs and output that are not

@@ -34,7 +34,8 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 	rm, fs := newFakeRM(), newMemStore()
 	yc := testClient(t, testConf(t, "mr3.am.resource.memory.mb", "512", "mr3.am.max.app.attempts", "3"), rm, fs)
 	var warned []string
-	id, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Queue: "q", Output: "hdfs://nn:8020/it's",
+	dagPath := writeDAG(t)
+	id, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: dagPath, Queue: "q", Output: "hdfs://nn:8020/it's",
 		Warn: func(w string) { warned = append(warned, w) }})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,8 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 	if app.Name != "wordcount" || app.Queue != "q" || app.Type != "EBB" || app.Resource.MemoryMB != 512 || app.MaxAttempts != 3 || len(app.Tags) != 0 {
 		t.Errorf("application %+v", app)
 	}
-	wantCmd := `exec ./ebb am --conf mr3-site.xml --dag dag.yaml --output 'hdfs://nn:8020/it'\''s' 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr`
+	// --dag-name: the AM's messages name the user's file, not the staged copy.
+	wantCmd := `exec ./ebb am --conf mr3-site.xml --dag dag.yaml --dag-name '` + dagPath + `' --output 'hdfs://nn:8020/it'\''s' 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr`
 	if len(app.AM.Command) != 1 || app.AM.Command[0] != wantCmd {
 		t.Errorf("AM command %q, want %q", app.AM.Command, wantCmd)
 	}
@@ -158,5 +160,32 @@ func TestSubmitKeepsContainersWhenRecoveryIsOn(t *testing.T) {
 		if got := rm.submitted[0].KeepContainers; got != (on == "true") {
 			t.Errorf("mr3.dag.recovery.enabled=%s: keep containers %v", on, got)
 		}
+	}
+}
+
+// The rerun of issue 12 on YARN: an hdfs:// output that holds results is
+// refused before an application is asked for, naming the directory and
+// --overwrite; with overwrite the AM is told to replace it.
+func TestSubmitRefusesAnOutputWithResults(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	fs.files["/out/part-00000"] = []byte("old")
+	fs.files["/out/_SUCCESS"] = nil
+	yc := testClient(t, testConf(t), rm, fs)
+	_, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Output: "hdfs://nn:8020/out"})
+	if err == nil || !strings.Contains(err.Error(), "hdfs://nn:8020/out") || !strings.Contains(err.Error(), "--overwrite") {
+		t.Fatalf("Submit = %v, want a refusal naming the output and --overwrite", err)
+	}
+	if len(rm.submitted) != 0 || len(fs.dirs) != 0 {
+		t.Fatalf("refused, yet %d applications submitted and %v staged", len(rm.submitted), fs.dirs)
+	}
+	if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Output: "hdfs://nn:8020/out", Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rm.submitted) != 1 || !strings.Contains(rm.submitted[0].AM.Command[0], " --overwrite ") {
+		t.Fatalf("with overwrite: %d submitted, AM command %q", len(rm.submitted), rm.submitted[0].AM.Command)
+	}
+	// A fresh output needs no overwrite.
+	if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Output: "hdfs://nn:8020/fresh"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -12,4 +12,6 @@
 // into typed Go errors (errors.go). Protobuf types of proto/hadooppb appear in
 // the stubs' signatures; callers (package am) translate them into ebb's own
 // types, so nothing beyond yarnrpc and am sees them.
+//
+// It may import proto/hadooppb only.
 package yarnrpc

@@ -132,13 +132,17 @@ func ReadResponse(r io.Reader) (*Response, error) {
 	if n > maxPacket {
 		return nil, fmt.Errorf("%w: response packet of %d bytes exceeds %d", ErrProtocol, n, maxPacket)
 	}
-	packet := make([]byte, n)
-	if _, err := io.ReadFull(r, packet); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	// Grow the buffer as bytes arrive rather than trusting the length: a
+	// peer that claims 100 MB and sends 4 bytes costs 4 bytes, not 100 MB.
+	var buf bytes.Buffer
+	got, err := buf.ReadFrom(io.LimitReader(r, int64(n)))
+	if err == nil && got < int64(n) {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
 		return nil, fmt.Errorf("read packet of %d bytes: %w", n, err)
 	}
+	packet := buf.Bytes()
 	hb, hn := protowire.ConsumeBytes(packet)
 	if hn < 0 {
 		return nil, fmt.Errorf("%w: packet of %d bytes has no delimited response header", ErrProtocol, n)

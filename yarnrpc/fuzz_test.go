@@ -2,6 +2,7 @@ package yarnrpc
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -20,11 +21,20 @@ func FuzzReadResponse(f *testing.F) {
 	}, nil))
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Add([]byte{0x07, 0xff, 0xff, 0xff, 0}) // claims 128 MiB, sends one byte
 	if _, server, err := readTestdata("simple_getClusterMetrics"); err == nil {
 		f.Add(server)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// Never over-allocate: what reading costs is bounded by the bytes
+		// that arrived, whatever length the packet claims.
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		r, err := ReadResponse(bytes.NewReader(in))
+		runtime.ReadMemStats(&after)
+		if alloc, limit := after.TotalAlloc-before.TotalAlloc, uint64(64<<10+8*len(in)); alloc > limit {
+			t.Fatalf("reading %d bytes allocated %d bytes (limit %d)", len(in), alloc, limit)
+		}
 		if err != nil {
 			return
 		}

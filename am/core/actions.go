@@ -100,6 +100,10 @@ type AttemptSpec struct {
 	Inputs      []InputFetch
 	Splits      []Split
 	CommitDir   string
+	// Incomplete: started under slow start (CoreOptions.SlowStart) with
+	// only the inputs that exist; the others follow in AttemptInputs, and
+	// the command runs once the last has arrived.
+	Incomplete bool
 	// SimDuration is the traced run time (sim world only).
 	SimDuration time.Duration
 	// Profile is the fraction of a node's CPU, memory and I/O the attempt
@@ -182,6 +186,11 @@ type WorkerInfo struct {
 type Submission struct {
 	Spec   *dag.Spec
 	Splits map[string][][]Split
+	// Output is where the DAG's results end up (reported in its status).
 	Output string
-	Client string
+	// Staging, when set, is where sink attempts commit instead of Output:
+	// the AM promotes the staged files into Output once the DAG has
+	// succeeded (package commit), so a failed DAG leaves Output as it was.
+	Staging string
+	Client  string
 }

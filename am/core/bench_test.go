@@ -74,9 +74,10 @@ func (d *discard) RunAttempt(now time.Time, a RunAttempt) {
 		d.c.AttemptUpdate(now, AttemptUpdate{AttemptID: a.Attempt.ID, Result: AttemptSucceeded})
 	}
 }
-func (*discard) WantWorkers(time.Time, WantWorkers) {}
-func (*discard) KillAttempt(time.Time, KillAttempt) {}
-func (*discard) StopWorker(time.Time, StopWorker)   {}
-func (*discard) MoveWorker(time.Time, MoveWorker)   {}
-func (*discard) DAGEnded(time.Time, DAGEnded)       {}
-func (*discard) Log(time.Time, Log)                 {}
+func (*discard) WantWorkers(time.Time, WantWorkers)     {}
+func (*discard) KillAttempt(time.Time, KillAttempt)     {}
+func (*discard) StopWorker(time.Time, StopWorker)       {}
+func (*discard) AttemptInputs(time.Time, AttemptInputs) {}
+func (*discard) MoveWorker(time.Time, MoveWorker)       {}
+func (*discard) DAGEnded(time.Time, DAGEnded)           {}
+func (*discard) Log(time.Time, Log)                     {}

@@ -27,6 +27,17 @@ type CoreOptions struct {
 	IdleTimeout time.Duration
 	// MaxWorkers caps workers per group (0 = unlimited).
 	MaxWorkers int
+	// MaxPendingRequests caps the workers a group has asked for and not yet
+	// received (mr3.am.resourcescheduler.max.requests.per.taskscheduler;
+	// 0 = no cap): more are asked for as these arrive.
+	MaxPendingRequests int
+	// Blacklisting stops using a node where attempts keep failing
+	// (mr3.am.node-blacklisting.enabled): once BlacklistMinFailures attempts
+	// failed there and they are at least BlacklistFailurePercent of the
+	// attempts that ended there (mr3.am.maxtaskfailure.percent), the node
+	// drains and is avoided for new workers (on YARN: the RM's blacklist).
+	Blacklisting            bool
+	BlacklistFailurePercent int
 	// Allocator places attempts on nodes (ebb.packing.scheme).
 	Allocator packing.Allocator
 	// Scaling chooses how groups grow and shrink.
@@ -34,6 +45,11 @@ type CoreOptions struct {
 	// Tasks chooses which DAG's attempt runs next (ebb.scheduler.scheme;
 	// nil: fifo).
 	Tasks scheduler.TaskOrder
+	// SlowStart is the fraction of a scatter-gather edge's producer tasks
+	// that must have succeeded before its consumers start (slowstart.go);
+	// 0 or 1: all of them. A world that sets it must carry out
+	// AttemptInputs.
+	SlowStart float64
 	// RASCycle is the resource-aware scheduler's control cycle
 	// (ebb.ras.control.cycle.secs).
 	RASCycle time.Duration
@@ -55,6 +71,9 @@ type CoreOptions struct {
 }
 
 func (o *CoreOptions) fill() {
+	if o.BlacklistFailurePercent <= 0 {
+		o.BlacklistFailurePercent = 50
+	}
 	if o.MaxConcurrentDAGs <= 0 {
 		o.MaxConcurrentDAGs = 128
 	}
@@ -92,6 +111,16 @@ type Core struct {
 	gorder  []*group
 	workers map[string]*workerRun
 	nodes   map[string]*nodeRun
+	// waitingDrains are draining nodes whose scale-in still waits for
+	// DAGs; their workers take those DAGs' attempts (drain.go).
+	waitingDrains map[*nodeRun]struct{}
+	// blacklist: nodes given up on, with the reason (blacklist.go); kept
+	// after their last worker is gone so no new worker goes there.
+	blacklist map[string]string
+	nodeStats map[string]*nodeStats
+	// cluster: every node the world reported (YARN's node reports) and its
+	// memory, including nodes where this AM has no worker (cluster.go).
+	cluster map[string]int64
 	attempt map[string]*attemptRun
 	actions []Action
 	ended   []*dagRun // finished DAGs, oldest first, for status queries
@@ -132,13 +161,17 @@ func NewCore(opts CoreOptions) (*Core, error) {
 		}
 	}
 	return &Core{
-		opts:      opts,
-		paidUntil: opts.PaidUntil,
-		dags:      map[string]*dagRun{},
-		groups:    map[string]*group{},
-		workers:   map[string]*workerRun{},
-		nodes:     map[string]*nodeRun{},
-		attempt:   map[string]*attemptRun{},
+		opts:          opts,
+		paidUntil:     opts.PaidUntil,
+		dags:          map[string]*dagRun{},
+		groups:        map[string]*group{},
+		workers:       map[string]*workerRun{},
+		nodes:         map[string]*nodeRun{},
+		waitingDrains: map[*nodeRun]struct{}{},
+		blacklist:     map[string]string{},
+		nodeStats:     map[string]*nodeStats{},
+		cluster:       map[string]int64{},
+		attempt:       map[string]*attemptRun{},
 	}, nil
 }
 

@@ -24,7 +24,10 @@ type fakeWorld struct {
 	ended   []DAGStatus
 	stopped []string
 	moved   []string
+	avoid   []string // the last WantWorkers' avoid list
+	prefer  []string // and its preferred nodes
 	logs    []string
+	inputs  []AttemptInputs
 }
 
 func newFake(t *testing.T, opts CoreOptions) *fakeWorld {
@@ -40,13 +43,20 @@ var _ Executor = (*fakeWorld)(nil)
 
 func (f *fakeWorld) drain() { f.c.Drain(f.now, f) }
 
-func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) { f.wanted[a.Group.Name] = a.Total }
+func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) {
+	f.wanted[a.Group.Name] = a.Total
+	f.avoid = a.Avoid
+	f.prefer = a.Prefer
+}
 func (f *fakeWorld) RunAttempt(_ time.Time, a RunAttempt)   { f.running[a.Attempt.ID] = a.Worker }
 func (f *fakeWorld) KillAttempt(_ time.Time, a KillAttempt) { delete(f.running, a.AttemptID) }
 func (f *fakeWorld) StopWorker(_ time.Time, a StopWorker)   { f.stopped = append(f.stopped, a.Worker) }
 func (f *fakeWorld) MoveWorker(_ time.Time, a MoveWorker)   { f.moved = append(f.moved, a.Worker) }
 func (f *fakeWorld) DAGEnded(_ time.Time, a DAGEnded)       { f.ended = append(f.ended, a.DAG) }
 func (f *fakeWorld) Log(_ time.Time, a Log)                 { f.logs = append(f.logs, a.Msg) }
+func (f *fakeWorld) AttemptInputs(_ time.Time, a AttemptInputs) {
+	f.inputs = append(f.inputs, a)
+}
 
 func (f *fakeWorld) tick(d time.Duration) {
 	f.now = f.now.Add(d)
@@ -213,8 +223,12 @@ vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
 	if !errors.As(err, &conflict) || conflict.Name != "g" || fmt.Sprint(conflict.Differs) != "[workerMemoryMB]" {
 		t.Fatalf("err = %v, want a *scheduler.GroupConflictError for g's workerMemoryMB", err)
 	}
-	if want := `DAG other rejected: containerGroup "g" is already in use with a different workerMemoryMB`; !strings.Contains(err.Error(), want) {
-		t.Errorf("message %q, want it to contain %q", err, want)
+	// Both property sets, the owner, and the ways out.
+	for _, want := range []string{`DAG other rejected: containerGroup "g" is in use by dag_0001 with workerMemoryMB=1024, workerVCores=1`,
+		"this DAG asks for workerMemoryMB=2048, workerVCores=1", "name another group", "wait for (or kill) the DAGs using it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q, want it to contain %q", err, want)
+		}
 	}
 }
 

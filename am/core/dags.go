@@ -80,10 +80,15 @@ func (c *Core) expand(d *dagRun) {
 	_ = sinks
 }
 
-// commitDir is where a sink vertex's files go: the DAG's output itself
-// when it has one sink, else a subdirectory per sink vertex.
+// commitDir is where a sink vertex's files go: the DAG's output (or its
+// staging directory, when the AM stages results) itself when it has one
+// sink, else a subdirectory per sink vertex.
 func (d *dagRun) commitDir(v *vertexRun) string {
-	if d.sub.Output == "" {
+	root := d.sub.Output
+	if d.sub.Staging != "" {
+		root = d.sub.Staging
+	}
+	if root == "" {
 		return ""
 	}
 	n := 0
@@ -93,12 +98,12 @@ func (d *dagRun) commitDir(v *vertexRun) string {
 		}
 	}
 	if n == 1 {
-		return d.sub.Output
+		return root
 	}
-	if strings.Contains(d.sub.Output, "://") {
-		return strings.TrimSuffix(d.sub.Output, "/") + "/" + v.spec.Name
+	if strings.Contains(root, "://") {
+		return strings.TrimSuffix(root, "/") + "/" + v.spec.Name
 	}
-	return path.Join(d.sub.Output, v.spec.Name)
+	return path.Join(root, v.spec.Name)
 }
 
 // admit starts waiting DAGs while there are concurrency slots.
@@ -211,5 +216,23 @@ func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 		c.warnf("DAG %s (%s) %s: %s", d.id, d.spec.Name, st, diag)
 	}
 	c.emit(DAGEnded{DAG: c.status(d), Workers: ws})
+	// A scale-in that waited for this DAG may now stop its workers.
+	if len(c.waitingDrains) > 0 {
+		c.stopDrained()
+	}
 	c.admit()
+}
+
+// FailGroup fails every DAG still running in a group, with the reason: a
+// world tells the Core that no container or node can ever hold the
+// group's workers, so its DAGs would otherwise wait for ever.
+func (c *Core) FailGroup(now time.Time, group, reason string) {
+	c.advance(now)
+	for _, d := range append([]*dagRun(nil), c.active...) {
+		if d.group.info.Name == group && !d.state.Done() {
+			c.endDAG(d, DAGFailed, reason)
+		}
+	}
+	c.schedule()
+	c.updateWanted()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/ebb-am/ebb/packing"
 )
 
 // drainState is why and until when a node's workers take no new work.
@@ -34,6 +36,9 @@ func (c *Core) DrainNode(now time.Time, node, reason string, waitDAGs bool) {
 		for _, d := range c.active {
 			ds.waitFor[d] = struct{}{}
 		}
+		if len(ds.waitFor) > 0 {
+			c.waitingDrains[n] = struct{}{}
+		}
 	}
 	n.drain = ds
 	for w := range n.workers {
@@ -63,6 +68,7 @@ func (c *Core) stopDrained() {
 		if len(n.drain.waitFor) > 0 {
 			continue
 		}
+		delete(c.waitingDrains, n)
 		var ws []*workerRun
 		for w := range n.workers {
 			if !w.stopping && w.idle() {
@@ -76,7 +82,8 @@ func (c *Core) stopDrained() {
 	}
 }
 
-// drainingNodes lists nodes the world must not put new workers on.
+// drainingNodes lists nodes the world must not put new workers on:
+// draining and blacklisted ones.
 func (c *Core) drainingNodes() []string {
 	var out []string
 	for id, n := range c.nodes {
@@ -84,6 +91,62 @@ func (c *Core) drainingNodes() []string {
 			out = append(out, id)
 		}
 	}
+	for id := range c.blacklist {
+		if n := c.nodes[id]; n == nil || !n.draining {
+			out = append(out, id)
+		}
+	}
 	sort.Strings(out)
+	return out
+}
+
+// takes reports whether w may be given an attempt of d. A draining worker
+// takes none, except on a node whose scale-in waits for the DAGs active
+// when it began (mr3.auto.scale.in.wait.dag.finished): it keeps running
+// their attempts, and only theirs, until they end (DESIGN.md, Scale-in).
+func (w *workerRun) takes(d *dagRun) bool {
+	if !w.draining {
+		return true
+	}
+	if w.stopping || w.recycleTo != nil || w.node.drain == nil {
+		return false
+	}
+	_, ok := w.node.drain.waitFor[d]
+	return ok
+}
+
+// drainingFor is the allocator's view for an attempt of d: nodes whose
+// scale-in waits for d count their draining workers' room, which the
+// group's shared view leaves out. Without such a node the view is
+// returned as it is.
+func (c *Core) drainingFor(g *group, nodes []packing.Node, d *dagRun) []packing.Node {
+	if len(c.waitingDrains) == 0 {
+		return nodes
+	}
+	var out []packing.Node
+	for i, pn := range nodes {
+		n := c.nodes[pn.ID]
+		if n == nil || n.drain == nil || pn.FitsMB < 0 {
+			continue
+		}
+		if _, ok := n.drain.waitFor[d]; !ok {
+			continue
+		}
+		fits := pn.FitsMB
+		for _, w := range g.byNode[pn.ID] {
+			if w.takes(d) && w.freeMB > fits {
+				fits = w.freeMB
+			}
+		}
+		if fits != pn.FitsMB {
+			if out == nil {
+				out = append([]packing.Node(nil), nodes...)
+			}
+			out[i].FitsMB = fits
+		}
+	}
+	if out == nil {
+		return nodes
+	}
 	return out
 }

@@ -19,6 +19,7 @@ type Executor interface {
 	MoveWorker(now time.Time, a MoveWorker)
 	DAGEnded(now time.Time, a DAGEnded)
 	Log(now time.Time, a Log)
+	AttemptInputs(now time.Time, a AttemptInputs)
 }
 
 // maxDrainRounds bounds Drain against a world and a Core that keep causing

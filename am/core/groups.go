@@ -1,7 +1,10 @@
 package core
 
 import (
+	"errors"
 	"maps"
+	"slices"
+	"sort"
 
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
@@ -41,10 +44,20 @@ type group struct {
 func (c *Core) groupFor(gs dag.GroupSpec) (*group, error) {
 	p := groupProps(gs)
 	if g, ok := c.groups[gs.Name]; ok {
-		if err := scheduler.MergeGroup(g.props, p); err != nil {
+		err := scheduler.MergeGroup(g.props, p)
+		if err == nil {
+			return g, nil
+		}
+		if !g.idle() {
+			var ce *scheduler.GroupConflictError
+			if errors.As(err, &ce) {
+				ce.Owners = g.ownerIDs()
+			}
 			return nil, err
 		}
-		return g, nil
+		// No DAG uses it and no worker serves it: the name is free again,
+		// so a session is not locked to the first DAG's sizes for ever.
+		c.releaseGroup(g)
 	}
 	c.seq++
 	g := &group{
@@ -172,4 +185,30 @@ func (c *Core) nodeUsageChanged(n *nodeRun) {
 			w.group.workerChanged(w)
 		}
 	}
+}
+
+// idle: no DAG owns the group, no worker serves it or is on its way, and
+// nothing is queued, so it can be released.
+func (g *group) idle() bool {
+	return len(g.owners) == 0 && len(g.workers) == 0 && g.queue.Len() == 0 && g.pending == 0 && g.incoming == 0
+}
+
+// ownerIDs are the ids of the DAGs using the group, sorted.
+func (g *group) ownerIDs() []string {
+	ids := make([]string, 0, len(g.owners))
+	for d := range g.owners {
+		ids = append(ids, d.id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// releaseGroup forgets an idle group.
+func (c *Core) releaseGroup(g *group) {
+	if g.wanted > 0 {
+		c.emit(WantWorkers{Group: g.info, Total: 0})
+	}
+	delete(c.groups, g.info.Name)
+	c.gorder = slices.DeleteFunc(c.gorder, func(x *group) bool { return x == g })
+	c.logf("group %s released: no DAG uses it and no worker serves it", g.info.Name)
 }

@@ -61,37 +61,52 @@ func TestFIFOAndFairOrder(t *testing.T) {
 	}
 }
 
-// ras: a DAG with a tight goal gets slots ahead of an earlier DAG without
-// one (fifo would give the earlier DAG all of them), and the profiles, not
-// memory, cap the concurrency on a node.
+// ras: of two DAGs that differ in more than their goals (first is earlier
+// and twice as big, which fifo and fair both favour or leave even), the one
+// with the tight goal gets most of the node once task times are known, and
+// the same DAG with first's relaxed goal does not. The profiles, not
+// memory, cap the concurrency on a node. (With its goal deleted second
+// would run as soon as possible, s_req = all its tasks, which the paper's
+// utility favours as much as a tight goal; the control that shows the goal
+// matters is a relaxed one.)
 func TestRASFavoursTheGoal(t *testing.T) {
-	f := newFake(t, CoreOptions{Tasks: order(t, "ras"), RASCycle: time.Second})
-	f.submit(`
-name: first
-containerGroup: {name: g, workerMemoryMB: 4000}
-vertices: [{name: v, command: "true", parallelism: 8, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
-`)
-	urgent := f.submit(`
-name: second
-goal: {within: 1s}
-containerGroup: {name: g, workerMemoryMB: 4000}
-vertices: [{name: v, command: "true", parallelism: 8, memoryMB: 250, profile: {cpu: 0.25, memory: 0.1, io: 0.1}}]
-`)
-	// One 4000 MB worker: memory would allow 16 attempts, but at cpu 0.25
-	// the node takes 4.
-	f.addWorker("w1", "g", "n1", 4000)
-	r := running(f)
-	if r["first"]+r["second"] != 4 {
-		t.Fatalf("running %v: want exactly 4 (cpu 4 x 0.25 = 1.0)", r)
-	}
-	// Both DAGs start below s_req (utility < 0); max-min gives the tight
-	// goal its share instead of fifo's 4 to first.
-	if r["second"] < 2 {
-		t.Fatalf("running %v: the DAG with the tight goal got fewer than half the slots", r)
-	}
-	st, _ := f.c.DAG(urgent)
-	if st.SReq < 1 || st.Slots == 0 {
-		t.Fatalf("status shows no plan for the urgent DAG: s_req %.1f slots %d", st.SReq, st.Slots)
+	for _, c := range []struct {
+		goal string
+		ok   func(second int) bool
+		want string
+	}{
+		// At +20 s, 10 s mean task time: second's n unfinished tasks need
+		// ceil(n x 10 s / 5 s) = all n at once, so its utility stays below
+		// 0 until all run; first's need 1 (10 h left): it is at 0 with one.
+		{"goal: {within: 25s}", func(n int) bool { return n >= 3 }, "at least 3 of 4"},
+		// Both s_req 1, (k-1)/(n-1) with k running of n unfinished: first's
+		// larger n makes its utility grow more slowly, and it is first in
+		// fifo order among equals.
+		{"goal: {within: 10h}", func(n int) bool { return n <= 2 }, "at most 2 of 4"},
+	} {
+		f := newFake(t, CoreOptions{Tasks: order(t, "ras"), RASCycle: time.Second})
+		f.submit(rasDAG("first", "goal: {within: 10h}", 16))
+		urgent := f.submit(rasDAG("second", c.goal, 8))
+		// One 4000 MB worker: memory would allow 16 attempts, but at cpu
+		// 0.25 the node takes 4.
+		f.addWorker("w1", "g", "n1", 4000)
+		if r := running(f); r["first"]+r["second"] != 4 {
+			t.Fatalf("%s: running %v: want exactly 4 (cpu 4 x 0.25 = 1.0)", c.goal, r)
+		}
+		// Every task takes 10 s. At +10 s the plan sees first's evidence
+		// only (its attempts end first); at +20 s both DAGs have some.
+		f.tick(10 * time.Second)
+		f.finishAll()
+		f.tick(10 * time.Second)
+		f.finishAll()
+		r := running(f)
+		if r["first"]+r["second"] != 4 || !c.ok(r["second"]) {
+			t.Errorf("second with %s: running %v, want second on %s", c.goal, r, c.want)
+		}
+		st, _ := f.c.DAG(urgent)
+		if st.SReq < 1 || st.Slots == 0 {
+			t.Errorf("%s: status shows no plan for second: s_req %.1f slots %d", c.goal, st.SReq, st.Slots)
+		}
 	}
 }
 

@@ -34,17 +34,10 @@ func (q *dagQueues) push(a *attemptRun) {
 	q.n++
 }
 
-// head is d's next attempt (nil when none).
-func (q *dagQueues) head(d *dagRun) *attemptRun {
-	if h := q.byDAG[d]; h != nil && h.Len() > 0 {
-		return (*h)[0]
-	}
-	return nil
-}
-
-func (q *dagQueues) pop(d *dagRun) *attemptRun {
+// pop takes d's attempt at index i of its heap (0: the head).
+func (q *dagQueues) pop(d *dagRun, i int) *attemptRun {
 	h := q.byDAG[d]
-	a := heap.Pop(h).(*attemptRun)
+	a := heap.Remove(h, i).(*attemptRun)
 	q.n--
 	if h.Len() == 0 {
 		q.remove(d)

@@ -12,7 +12,8 @@ import (
 // cycle the core plans how many concurrent tasks each DAG should run from
 // its completion-time goal, observed task times and the resource profiles
 // (scheduler.Plan); between cycles the ras task order gives free room to
-// the DAG furthest below its plan, and the packing allocator chooses the
+// the DAG with the lowest utility now (its running tasks against the
+// plan's s_req; rasDemand counts them), and the packing allocator chooses the
 // node among those where the attempt's profile fits, ranking first the
 // nodes the plan named. The plan only changes what starts next: nothing is
 // killed, and no node is loaded past its CPU, memory or I/O under the
@@ -28,6 +29,53 @@ func (v *vertexRun) rasKind() scheduler.RASKind {
 		}
 	}
 	return scheduler.RASProducer
+}
+
+// observed records a succeeded attempt's run time: producers' times are
+// the evidence s_req is estimated from (the paper's mean map time), so a
+// long reduce does not make a DAG look slower than its maps are.
+func (d *dagRun) observed(v *vertexRun, took time.Duration) {
+	if v.rasKind() == scheduler.RASProducer {
+		d.producerTime += took
+		d.producersDone++
+	}
+}
+
+// rasDemand counts, for each DAG queued in g, its running and queued tasks
+// by kind: what the ras order computes utilities from. One sweep per
+// placement pass; place keeps it current as attempts start.
+func rasDemand(g *group) map[*dagRun]*scheduler.RASDemand {
+	out := make(map[*dagRun]*scheduler.RASDemand, len(g.queue.dags))
+	for _, d := range g.queue.dags {
+		dm := &scheduler.RASDemand{}
+		for _, v := range d.vertices {
+			run, queued := &dm.RunningProducers, &dm.QueuedProducers
+			if v.rasKind() == scheduler.RASConsumer {
+				run, queued = &dm.RunningConsumers, &dm.QueuedConsumers
+			}
+			for _, t := range v.tasks {
+				switch t.state {
+				case taskRunning:
+					*run++
+				case taskQueued:
+					*queued++
+				}
+			}
+		}
+		out[d] = dm
+	}
+	return out
+}
+
+// rasStarted moves one task of v from queued to running in dm.
+func rasStarted(dm *scheduler.RASDemand, v *vertexRun) {
+	if v.rasKind() == scheduler.RASConsumer {
+		dm.QueuedConsumers--
+		dm.RunningConsumers++
+		return
+	}
+	dm.QueuedProducers--
+	dm.RunningProducers++
 }
 
 func toProfile(p *dag.Profile) scheduler.Profile {
@@ -96,8 +144,8 @@ func (c *Core) rasSnapshot() scheduler.RASSnapshot {
 		if t, ok := d.spec.Goal.Deadline(d.submit); ok {
 			rd.Goal = t
 		}
-		if d.attemptsDone > 0 {
-			rd.Producers.MeanTaskTime = d.attemptTime / time.Duration(d.attemptsDone)
+		if d.producersDone > 0 {
+			rd.Producers.MeanTaskTime = d.producerTime / time.Duration(d.producersDone)
 		}
 		for _, v := range d.vertices {
 			queued := 0

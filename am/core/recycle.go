@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/ebb-am/ebb/scheduler"
@@ -177,20 +178,9 @@ func (c *Core) removeEmptyGroups() {
 	if !c.opts.RemoveEmptyKind {
 		return
 	}
-	kept := c.gorder[:0]
-	for _, g := range c.gorder {
+	for _, g := range slices.Clone(c.gorder) {
 		if len(g.owners) == 0 && len(g.workers) == 0 && g.queue.Len() == 0 {
-			if g.wanted > 0 {
-				c.emit(WantWorkers{Group: g.info, Total: 0})
-			}
-			delete(c.groups, g.info.Name)
-			c.logf("group %s removed: no DAG uses it and it has no worker", g.info.Name)
-			continue
+			c.releaseGroup(g)
 		}
-		kept = append(kept, g)
 	}
-	for i := len(kept); i < len(c.gorder); i++ {
-		c.gorder[i] = nil
-	}
-	c.gorder = kept
 }

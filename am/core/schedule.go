@@ -26,16 +26,18 @@ func (c *Core) schedule() {
 func (c *Core) place(g *group) {
 	o := c.opts.Tasks
 	var snap scheduler.OrderSnapshot
+	var demand map[*dagRun]*scheduler.RASDemand
 	if o.ResourceAware() {
 		c.rasCycle()
 		snap.Plan = *c.rasPlan
 		snap.Nodes = c.orderNodes(g)
+		demand = rasDemand(g)
 	}
 	var held []*attemptRun
 	var dags []*dagRun
 	fails := map[*dagRun]int{}
 	for g.queue.Len() > 0 && len(held) < maxSkips {
-		dags = g.queueHeads(&snap, fails, o.ResourceAware(), dags[:0])
+		dags = c.queueHeads(g, &snap, fails, demand, dags[:0])
 		pick, ok := o.Next(&snap)
 		if !ok {
 			break
@@ -45,11 +47,11 @@ func (c *Core) place(g *group) {
 		if a == nil {
 			continue
 		}
-		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred}
-		i, ok := c.opts.Allocator.Choose(allowedNodes(g.pnodes, pick.Fits), req)
+		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
+		i, ok := c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req)
 		var w *workerRun
 		if ok {
-			w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB)
+			w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
 			held = append(held, a)
@@ -59,6 +61,7 @@ func (c *Core) place(g *group) {
 		c.start(a, w)
 		if snap.Nodes != nil {
 			c.startedOn(g, &snap, i, a)
+			rasStarted(demand[d], a.task.vertex)
 		}
 	}
 	for _, a := range held {
@@ -72,18 +75,22 @@ const maxFailsPerDAG = 4
 
 // queueHeads fills snap.Heads with each queued DAG's next attempt, in
 // fifo order, leaving out DAGs that failed too often in this pass, and
-// appends the same DAGs, in the same order, to dags.
-func (g *group) queueHeads(snap *scheduler.OrderSnapshot, fails map[*dagRun]int, resources bool, dags []*dagRun) []*dagRun {
+// appends the same DAGs, in the same order, to dags. demand is nil unless
+// the order is resource-aware.
+func (c *Core) queueHeads(g *group, snap *scheduler.OrderSnapshot, fails map[*dagRun]int, demand map[*dagRun]*scheduler.RASDemand, dags []*dagRun) []*dagRun {
 	snap.Heads = snap.Heads[:0]
 	for _, d := range g.queue.dags {
 		if fails[d] >= maxFailsPerDAG {
 			continue
 		}
-		a := g.queue.head(d)
+		a := (*g.queue.byDAG[d])[c.nextIndex(d, g.queue.byDAG[d])]
 		h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
-		if resources {
+		if demand != nil {
 			v := a.task.vertex
 			h.Kind, h.Profile = v.rasKind(), toProfile(v.activeProfile())
+			if dm := demand[d]; dm != nil {
+				h.Demand = *dm
+			}
 		}
 		snap.Heads = append(snap.Heads, h)
 		dags = append(dags, d)
@@ -112,10 +119,10 @@ func allowedNodes(nodes []packing.Node, fits []bool) []packing.Node {
 // popReady takes d's next queued attempt, or nil when its inputs were lost
 // after it was queued (then the task waits for them again).
 func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
-	a := g.queue.pop(d)
+	a := g.queue.pop(d, c.nextIndex(d, g.queue.byDAG[d]))
 	g.queuedMB -= a.memoryMB()
 	t := a.task
-	if !t.ready() || d.state != DAGRunning {
+	if !c.canStart(t) || d.state != DAGRunning {
 		delete(c.attempt, a.id)
 		t.current = nil
 		t.state = taskWaiting
@@ -125,11 +132,12 @@ func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
 }
 
 // bestWorker is the group's worker on the node with the least free memory
-// that still fits (best fit keeps big holes for big attempts).
-func (g *group) bestWorker(node string, mem int64) *workerRun {
+// that still fits an attempt of d (best fit keeps big holes for big
+// attempts).
+func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
 	var best *workerRun
 	for _, w := range g.byNode[node] {
-		if w.draining || w.freeMB < mem {
+		if !w.takes(d) || w.freeMB < mem {
 			continue
 		}
 		if best == nil || w.freeMB < best.freeMB {
@@ -148,6 +156,7 @@ func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.worker = w
 	a.started = c.now
 	a.profile = v.activeProfile()
+	a.gathering = !t.ready()
 	a.lastSeen = c.now
 	t.state = taskRunning
 	w.running[a] = struct{}{}
@@ -220,7 +229,11 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	if v.sink {
 		s.CommitDir = d.commitDir(v)
 	}
-	s.Profile = v.activeProfile()
+	s.Profile = a.profile
+	if s.Profile == nil {
+		s.Profile = v.activeProfile()
+	}
+	a.gatherInputs(&s)
 	if n := len(v.spec.SimDurations); n > 0 {
 		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
 	}

@@ -58,6 +58,10 @@ type dagRun struct {
 	// predictive scale-out and resource-aware scheduling.
 	attemptTime  time.Duration
 	attemptsDone int
+	// producerTime / producersDone: the same over producer (map-like)
+	// attempts only, the paper's s_req evidence (ras.go).
+	producerTime  time.Duration
+	producersDone int
 }
 
 type edgeRef struct {
@@ -98,7 +102,10 @@ type attemptRun struct {
 	lastSeen time.Time // last progress report
 	progress float64
 	seed     uint64
-	profile  *dag.Profile // the resource profile it started with
+	profile  *dag.Profile // the resource profile it runs with now
+	// gathering: started under slow start, some inputs still to come
+	// (slowstart.go).
+	gathering bool
 }
 
 func (a *attemptRun) memoryMB() int64 { return a.task.vertex.spec.MemoryMB }

@@ -30,7 +30,7 @@ func (c *Core) maybeQueue(t *taskRun) {
 		return
 	}
 	c.reviveInputs(t)
-	if !t.ready() {
+	if !c.canStart(t) {
 		return
 	}
 	a := &attemptRun{
@@ -141,6 +141,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	t := a.task
 	d := t.vertex.dag
 	a.lastSeen = c.now
+	c.noteAttemptEnd(a, u.Result)
 	switch u.Result {
 	case AttemptRunning:
 		a.progress = u.Progress
@@ -149,6 +150,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		w := a.worker
 		d.attemptTime += c.now.Sub(a.started)
 		d.attemptsDone++
+		d.observed(t.vertex, c.now.Sub(a.started))
 		c.detach(a)
 		delete(c.attempt, a.id)
 		t.current = nil
@@ -168,6 +170,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 				c.releaseInputs(t.vertex)
 			}
 			c.consumersReady(t)
+			c.slowStartReady(t)
 		}
 	case AttemptFetchFailed:
 		c.detach(a)

@@ -46,6 +46,10 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	}
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
 	c.recoveredWorker(w)
+	if why, ok := c.blacklist[info.Node]; ok && !n.draining {
+		// The cluster placed it before it learned of the blacklist.
+		c.DrainNode(now, info.Node, why, false)
+	}
 	c.schedule()
 	c.updateWanted()
 	return nil
@@ -98,6 +102,7 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	delete(c.workers, id)
 	if len(w.node.workers) == 0 {
 		delete(c.nodes, w.node.id)
+		delete(c.waitingDrains, w.node)
 	}
 	c.schedule()
 	c.updateWanted()
@@ -133,7 +138,9 @@ func (c *Core) checkTimeouts() {
 	}
 	var silent []string
 	for id, a := range c.attempt {
-		if a.worker != nil && c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
+		// A consumer gathering its inputs under slow start waits for
+		// producers, which have their own timeouts.
+		if a.worker != nil && !a.gathering && c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
 			silent = append(silent, id)
 		}
 	}
@@ -195,6 +202,9 @@ func (c *Core) updateWanted() {
 		if g.maxW > 0 && want > g.maxW {
 			want = g.maxW
 		}
+		if m := c.opts.MaxPendingRequests; m > 0 && want-live > m {
+			want = live + m // the rest is asked for as these arrive
+		}
 		g.pending = max(0, want-live)
 		if want != g.wanted {
 			g.wanted = want
@@ -224,6 +234,18 @@ func (c *Core) preferNodes(g *group, n int) []string {
 			used += w.info.MemoryMB
 		}
 		nodes = append(nodes, packing.Node{ID: id, CapacityMB: nd.capacityMB, UsedMB: used, FitsMB: nd.capacityMB - used})
+	}
+	// The cluster's other nodes, empty as far as this AM knows: a group's
+	// first workers go where the allocator prefers, not where the
+	// ResourceManager would spread them.
+	for _, id := range sortedKeys(c.cluster) {
+		if _, ok := c.nodes[id]; ok {
+			continue
+		}
+		if _, bad := c.blacklist[id]; bad {
+			continue
+		}
+		nodes = append(nodes, packing.Node{ID: id, CapacityMB: c.cluster[id], FitsMB: c.cluster[id]})
 	}
 	if len(nodes) == 0 {
 		return nil

@@ -114,7 +114,15 @@ func (w *World) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []stri
 	w.groups[g.Name] = g
 	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores}, total, avoid)
 	if err != nil {
-		w.o.Log.Errorf("local world: %v (raise ebb.local.node.memory.mb)", err)
+		reason := fmt.Sprintf("local world: %v (raise ebb.local.node.memory.mb)", err)
+		w.o.Log.Error(reason)
+		var tb *cluster.TooBigError
+		if errors.As(err, &tb) && w.o.Post != nil {
+			// No node will ever hold these workers: the group's DAGs fail
+			// rather than wait for ever. Posted from another goroutine, as
+			// this runs on the loop's.
+			go w.o.Post(func(c *core.Core, now time.Time) { c.FailGroup(now, g.Name, reason) })
+		}
 	}
 	w.apply(now, evs)
 }

@@ -31,4 +31,6 @@
 //     never asked for: its DAGs end at once with a diagnostic naming
 //     yarn.scheduler.maximum-allocation-mb.
 //   - allocate reports the progress of the running DAGs (1 when idle).
+//
+// It may import am, am/core, yarnrpc and proto/hadooppb; policy stays in am/core.
 package yarn

@@ -170,6 +170,17 @@ func (w *World) Stats() Stats {
 
 // Start runs the heartbeat until Close.
 func (w *World) Start() {
+	if w.o.Post != nil {
+		// The Core packs against the whole cluster, not just the nodes
+		// its workers are on (ebb.packing.min.nodes, a group's first asks).
+		var nodes []core.ClusterNode
+		for _, n := range w.o.Nodes {
+			if n.Running {
+				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB})
+			}
+		}
+		w.o.Post(func(c *core.Core, now time.Time) { c.SetClusterNodes(now, nodes) })
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	w.hbDone = make(chan struct{})
@@ -487,11 +498,5 @@ func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	w.o.Log.Error("yarn: " + reason)
 	// WantWorkers runs on the loop's goroutine: post from another one (a
 	// full event queue would otherwise block the goroutine that drains it).
-	go w.o.Post(func(c *core.Core, now time.Time) {
-		for _, d := range c.DAGs() {
-			if d.Group == g.Name && !d.State.Done() {
-				_ = c.FailDAG(now, d.ID, reason) // it was listed as running a moment ago: it exists
-			}
-		}
-	})
+	go w.o.Post(func(c *core.Core, now time.Time) { c.FailGroup(now, g.Name, reason) })
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"time"
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/conf"
@@ -10,12 +9,14 @@ import (
 	"github.com/ebb-am/ebb/scheduler"
 )
 
-func ms(c *conf.Config, key string) time.Duration {
-	return time.Duration(c.Int64(key)) * time.Millisecond
-}
-
-func secs(c *conf.Config, key string) time.Duration {
-	return time.Duration(c.Int64(key)) * time.Second
+// slowStart is ebb.slowstart.completed.producers for the Core, whose 0
+// means off: the key's 0 means "after the first producer", which any
+// fraction small enough gives too.
+func slowStart(c *conf.Config) float64 {
+	if f := c.Float("ebb.slowstart.completed.producers"); f > 0 {
+		return f
+	}
+	return 1e-9
 }
 
 // packingOptions builds the allocator options from the ebb.packing.* keys.
@@ -23,7 +24,7 @@ func packingOptions(c *conf.Config) packing.Options {
 	return packing.Options{
 		HighThresholdPercent: c.Int("ebb.packing.high.threshold.percent"),
 		MinNodes:             c.Int("ebb.packing.min.nodes"),
-		LocalityDelay:        ms(c, "ebb.packing.locality.delay.ms"),
+		LocalityDelay:        c.Duration("ebb.packing.locality.delay.ms"),
 	}
 }
 
@@ -36,22 +37,22 @@ func autoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
 		return scheduler.AutoscaleConfig{}, c.ErrorFor(scheduler.KeyScheme, "average or maximum")
 	}
 	a := scheduler.AutoscaleConfig{
-		Interval:             secs(c, scheduler.KeyInterval),
-		Window:               secs(c, scheduler.KeyWindow),
+		Interval:             c.Duration(scheduler.KeyInterval),
+		Window:               c.Duration(scheduler.KeyWindow),
 		Scheme:               scheme,
 		OutThresholdPercent:  c.Int(scheduler.KeyOutThreshold),
-		OutGracePeriod:       secs(c, scheduler.KeyOutGracePeriod),
+		OutGracePeriod:       c.Duration(scheduler.KeyOutGracePeriod),
 		InitialWorkers:       c.Int(scheduler.KeyInitialWorkers),
 		IncrementWorkers:     c.Int(scheduler.KeyIncrementWorkers),
 		InThresholdPercent:   c.Int(scheduler.KeyInThreshold),
-		InDelayAfterScaleOut: secs(c, scheduler.KeyInDelay),
-		InGracePeriod:        secs(c, scheduler.KeyInGracePeriod),
+		InDelayAfterScaleOut: c.Duration(scheduler.KeyInDelay),
+		InGracePeriod:        c.Duration(scheduler.KeyInGracePeriod),
 		MinHosts:             c.Int(scheduler.KeyMinHosts),
 		DecrementHosts:       c.Int(scheduler.KeyDecrementHosts),
 		WaitDAGFinished:      c.Bool(scheduler.KeyWaitDAGFinished),
 		Predictive:           c.Bool(scheduler.KeyPredictive),
-		PredictiveTarget:     secs(c, scheduler.KeyPredictiveTarget),
-		BillingPeriod:        secs(c, scheduler.KeyBillingPeriod),
+		PredictiveTarget:     c.Duration(scheduler.KeyPredictiveTarget),
+		BillingPeriod:        c.Duration(scheduler.KeyBillingPeriod),
 	}
 	if err := a.Validate(); err != nil {
 		var ce *scheduler.ConfigError
@@ -87,20 +88,24 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		scaling = core.ScaleAutoscaler
 	}
 	return core.CoreOptions{
-		IDPrefix:          idPrefix,
-		MaxConcurrentDAGs: c.Int("mr3.am.max.num.concurrent.dags"),
-		MaxFailedAttempts: c.Int("mr3.am.task.max.failed.attempts"),
-		WorkerTimeout:     ms(c, "mr3.heartbeat.container.timeout.ms"),
-		TaskTimeout:       ms(c, "mr3.heartbeat.task.timeout.ms"),
-		IdleTimeout:       ms(c, "mr3.container.idle.timeout.ms"),
-		MaxWorkers:        c.Int("mr3.container.max.num.workers"),
-		Allocator:         alloc,
-		Scaling:           scaling,
-		Autoscale:         as,
-		Recycle:           recycle,
-		Tasks:             tasks,
-		RASCycle:          secs(c, "ebb.ras.control.cycle.secs"),
-		RecycleInterval:   secs(c, scheduler.KeyInterval),
-		RemoveEmptyKind:   c.Bool("mr3.container.scheduler.remove.empty.kind"),
+		IDPrefix:                idPrefix,
+		MaxConcurrentDAGs:       c.Int("mr3.am.max.num.concurrent.dags"),
+		MaxFailedAttempts:       c.Int("mr3.am.task.max.failed.attempts"),
+		WorkerTimeout:           c.Duration("mr3.heartbeat.container.timeout.ms"),
+		TaskTimeout:             c.Duration("mr3.heartbeat.task.timeout.ms"),
+		IdleTimeout:             c.Duration("mr3.container.idle.timeout.ms"),
+		MaxWorkers:              c.Int("mr3.container.max.num.workers"),
+		MaxPendingRequests:      c.Int("mr3.am.resourcescheduler.max.requests.per.taskscheduler"),
+		Blacklisting:            c.Bool("mr3.am.node-blacklisting.enabled"),
+		BlacklistFailurePercent: c.Int("mr3.am.maxtaskfailure.percent"),
+		Allocator:               alloc,
+		Scaling:                 scaling,
+		Autoscale:               as,
+		Recycle:                 recycle,
+		Tasks:                   tasks,
+		RASCycle:                c.Duration("ebb.ras.control.cycle.secs"),
+		SlowStart:               slowStart(c),
+		RecycleInterval:         c.Duration(scheduler.KeyInterval),
+		RemoveEmptyKind:         c.Bool("mr3.container.scheduler.remove.empty.kind"),
 	}, nil
 }

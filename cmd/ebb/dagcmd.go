@@ -26,7 +26,7 @@ import (
 // application id, or empty (or "session") for the user's running session,
 // started (telling errOut) when there is none and start is true.
 type amResolver interface {
-	findAM(ctx context.Context, app string, start bool, errOut io.Writer) (yarnclient.AM, error)
+	findAM(ctx context.Context, app string, start bool, cf confFlags, errOut io.Writer) (yarnclient.AM, error)
 }
 
 // amFlags find a running AM: --am and a secret, a local session file, or
@@ -46,6 +46,9 @@ type amFlags struct {
 	// found is the YARN AM dial found (App empty when the AM was named
 	// directly): a dropped connection is followed to the next attempt.
 	found yarnclient.AM
+	// cf is the configuration for finding or starting a session on YARN
+	// (--conf and --set of `ebb dag submit`).
+	cf confFlags
 }
 
 func (f *amFlags) register(cmd *cobra.Command) {
@@ -79,7 +82,7 @@ func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (ebbpb.ClientClien
 		if f.resolve == nil {
 			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
 		}
-		found, err := f.resolve.findAM(ctx, f.app, f.mayStart, errOut)
+		found, err := f.resolve.findAM(ctx, f.app, f.mayStart, f.cf, errOut)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -118,7 +121,7 @@ func rpcErr(err error) error {
 func newDAGCmd(resolve amResolver) *cobra.Command {
 	cmd := &cobra.Command{Use: "dag", Short: "Submit, follow and kill DAGs on a running AM"}
 	f := amFlags{mayStart: true, resolve: resolve}
-	var wait bool
+	var wait, overwrite bool
 	var output string
 	submit := &cobra.Command{
 		Use:   "submit DAG.yaml",
@@ -135,7 +138,8 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 			}
 			defer closeFn()
 			base, _ := filepath.Abs(filepath.Dir(args[0]))
-			resp, err := c.SubmitDAG(cmd.Context(), &ebbpb.SubmitDAGRequest{Spec: spec, SpecName: args[0], BaseDir: base, Output: output, Client: "ebb dag submit"})
+			resp, err := c.SubmitDAG(cmd.Context(), &ebbpb.SubmitDAGRequest{Spec: spec, SpecName: args[0], BaseDir: base, Output: output,
+				Overwrite: overwrite, Client: "ebb dag submit"})
 			if err != nil {
 				return rpcErr(err)
 			}
@@ -148,8 +152,12 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 		},
 	}
 	f.register(submit)
+	// A session this command starts is configured like `ebb submit`'s
+	// (e.g. --set mr3.am.resource.memory.mb=1024 on a small cluster).
+	f.cf.register(submit)
 	submit.Flags().BoolVar(&wait, "wait", false, "follow the DAG to its end; exit non-zero unless it succeeds")
 	submit.Flags().StringVar(&output, "output", "", "override the spec's output")
+	submit.Flags().BoolVar(&overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 
 	sf := amFlags{resolve: resolve}
 	statusCmd := &cobra.Command{
@@ -272,7 +280,7 @@ func (f *amFlags) follower(errOut io.Writer) redialer {
 	}
 	return func(ctx context.Context) (ebbpb.ClientClient, func(), int32, error) {
 		for {
-			found, err := f.resolve.findAM(ctx, f.found.App, false, errOut)
+			found, err := f.resolve.findAM(ctx, f.found.App, false, f.cf, errOut)
 			if err != nil {
 				return nil, nil, 0, err // the application ended (its status is in err), or ctx did
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,9 +18,11 @@ import (
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/local"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 func newLocalCmd() *cobra.Command {
@@ -33,23 +36,41 @@ func newLocalCmd() *cobra.Command {
 
 func newLocalRunCmd() *cobra.Command {
 	var cf confFlags
-	var output string
+	var o localRunOptions
 	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "run DAG.yaml",
 		Short: "Start an AM with the local world, run one DAG, print where its outputs are",
-		Args:  cobra.ExactArgs(1),
+		Long: `run starts an AM with the local world in this process, runs the DAG and prints where its
+results are: --output, else the spec's output, else ./ebb-output/<dag name>/. An output that already
+holds results is refused unless --overwrite (or overwrite: true in the spec) says to replace them;
+they are replaced only when the DAG succeeds.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			return runLocal(ctx, cmd.OutOrStdout(), cf, args[0], output, verbose)
+			o.specPath = args[0]
+			return runLocal(ctx, cmd.OutOrStdout(), cf, o, verbose)
 		},
 	}
 	cf.register(cmd)
-	cmd.Flags().StringVar(&output, "output", "", "where to commit the DAG's results (overrides the spec's output)")
+	cmd.Flags().StringVar(&o.output, "output", "", "where to commit the DAG's results (overrides the spec's output; default ./ebb-output/<dag name>)")
+	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print the AM's log on stderr too")
 	return cmd
 }
+
+// localRunOptions say which DAG `ebb local run` runs and where its
+// results go.
+type localRunOptions struct {
+	specPath, output string
+	overwrite        bool
+}
+
+// defaultLocalOutput is where `ebb local run` puts the results of a DAG
+// that names no output: under the current directory, where a newcomer
+// looks, not in a temporary directory.
+func defaultLocalOutput(dagName string) string { return filepath.Join("ebb-output", dagName) }
 
 // localSession is written to <root>/am.json so `ebb dag` can reach a
 // running local AM.
@@ -71,8 +92,8 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	}
 	a, err := am.New(am.Options{
 		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
-		Tick: 100 * time.Millisecond, WorkerHeartbeat: ms(c, "ebb.am.worker.heartbeat.interval.ms"),
-		OutputRoot: filepath.Join(root, "output"),
+		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
+		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve),
 	})
 	if err != nil {
 		return nil, nil, err
@@ -90,8 +111,8 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	}
 	w, err := local.New(local.Options{
 		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
-		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: ms(c, "ebb.local.provision.delay.ms"),
-		IdleNodeTime: ms(c, "ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
+		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
+		IdleNodeTime: c.Duration("ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
 		Root: root, Allocator: alloc, Log: log, Post: a.Loop().Post,
 	}, time.Now())
 	if err != nil {
@@ -116,19 +137,31 @@ func localRoot(c *conf.Config) (string, error) {
 	return os.MkdirTemp("", "ebb-local-")
 }
 
-func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output string, verbose bool) error {
+func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOptions, verbose bool) error {
 	boot := newLogger("warn", "", "")
 	c, err := cf.load(boot)
 	if err != nil {
 		return err
 	}
-	spec, err := os.ReadFile(specPath)
+	spec, err := os.ReadFile(o.specPath)
 	if err != nil {
 		return err
 	}
 	// A bad spec fails before anything starts.
-	if _, err := dag.Parse(specPath, spec); err != nil {
+	parsed, err := dag.Parse(o.specPath, spec)
+	if err != nil {
 		return err
+	}
+	base, _ := filepath.Abs(filepath.Dir(o.specPath))
+	output := o.output
+	if output == "" && parsed.Output == "" {
+		output = defaultLocalOutput(parsed.Name)
+	}
+	if output != "" {
+		output, _ = filepath.Abs(output)
+	}
+	if err := checkLocalOutput(parsed, base, output, o.overwrite); err != nil {
+		return fmt.Errorf("%s: %w", o.specPath, err)
 	}
 	root, err := localRoot(c)
 	if err != nil {
@@ -150,11 +183,8 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output
 	}()
 	p := &printer{w: out}
 	p.printf("ebb local AM at %s (status page http://%s/, logs in %s)\n", a.Addr(), a.StatusAddr(), filepath.Join(root, "logs"))
-	base, _ := filepath.Abs(filepath.Dir(specPath))
-	if output != "" {
-		output, _ = filepath.Abs(output)
-	}
-	id, err := a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: specPath, BaseDir: base, Output: output, Client: "ebb local run"})
+	id, err := a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.specPath, BaseDir: base, Output: output,
+		Overwrite: o.overwrite, Client: "ebb local run"})
 	if err != nil {
 		return err
 	}
@@ -167,6 +197,20 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, specPath, output
 	}
 	p.printf("DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
 	return p.done(nil)
+}
+
+// checkLocalOutput refuses an output that holds results (without
+// overwrite) before an AM is started for nothing; the AM checks again when
+// the DAG is submitted.
+func checkLocalOutput(spec *dag.Spec, base, output string, overwrite bool) error {
+	if output == "" {
+		output = spec.Output
+		if p, ok := commit.LocalPath(output); ok && !filepath.IsAbs(p) && !strings.HasPrefix(output, "file://") {
+			output = filepath.Join(base, p)
+		}
+	}
+	_, err := commit.New(newOutputFS(yarnclient.User()).resolve).Check(output, overwrite || spec.Overwrite)
+	return err
 }
 
 // follow shows a DAG's progress until it ends: a bar on a terminal, a line

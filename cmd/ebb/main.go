@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
@@ -76,8 +77,30 @@ func newVersionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p := &printer{w: cmd.OutOrStdout()}
-			p.println("ebb", Version)
+			p.println("ebb", version())
 			return p.done(nil)
 		},
 	}
+}
+
+// version is Version when the build set it, else the module version `go
+// install github.com/ebb-am/ebb/cmd/ebb@v` recorded, else the VCS revision
+// of a build from a checkout.
+func version() string {
+	if Version != "dev" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Version
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return "dev-" + s.Value
+		}
+	}
+	return Version
 }

@@ -59,7 +59,7 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	fl.StringVar(&f.reference, "reference", "static", "the policy slowdowns are measured against (a name, or a prefix like static)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON object instead of a table")
 	fl.BoolVar(&f.perJob, "per-job", false, "after the table, each job's completion time (and goal) under each policy; a miss is marked *")
-	fl.StringVar(&f.plots, "plots", "ebb-sim-plots", "directory for the plots (nodes in use, utilisation over time); empty: none")
+	fl.StringVar(&f.plots, "plots", "", "write plots (nodes in use, utilisation over time) into this directory; none unless given")
 	fl.Int64Var(&f.opts.Seed, "seed", 1, "seed for every random choice (same inputs and seed: identical output)")
 	fl.Float64Var(&f.opts.Scale, "scale", 1, "stretch (>1) or shrink (<1) the trace's inter-arrival times")
 	fl.DurationVar(&f.windowStart, "window-start", 0, "replay from this offset of the trace")
@@ -96,7 +96,7 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 		return fmt.Errorf("sim: give exactly one of --trace FILE and --scenario FILE")
 	}
 	if f.perJob && f.jsonOut {
-		return fmt.Errorf("sim: --per-job goes with the table, not --json (the JSON is one summary object per policy)")
+		return fmt.Errorf("sim: --per-job goes with the table, not --json (the JSON has each job under job_results)")
 	}
 	f.opts.WindowStart, f.opts.WindowLength = f.windowStart, f.window
 	f.cfg.Cloud.Types[0].MemoryMB = f.nodeMB

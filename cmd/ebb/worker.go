@@ -24,7 +24,9 @@ func newWorkerCmd() *cobra.Command {
 			if o.Secret == "" {
 				return errors.New("worker: EBB_SECRET is not set: a worker needs the application secret")
 			}
-			o.Log = newLogger("", o.LogDir, "worker.log")
+			// One log per process: stderr, which YARN (and the local world)
+			// keep as the container's stderr file.
+			o.Log = newLogger("", "", "")
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			err := worker.Run(ctx, o)

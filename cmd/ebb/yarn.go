@@ -38,8 +38,8 @@ type yarnAMs struct{}
 
 var _ amResolver = yarnAMs{}
 
-func (yarnAMs) findAM(ctx context.Context, app string, start bool, errOut io.Writer) (yarnclient.AM, error) {
-	c, err := loadClientConf()
+func (yarnAMs) findAM(ctx context.Context, app string, start bool, cf confFlags, errOut io.Writer) (yarnclient.AM, error) {
+	c, err := cf.load(newLogger("warn", "", ""))
 	if err != nil {
 		return yarnclient.AM{}, err
 	}

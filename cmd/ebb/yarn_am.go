@@ -19,6 +19,7 @@ import (
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
@@ -42,12 +43,15 @@ func newYarnAMCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.confPath, "conf", yarnclient.StagedConf, "the configuration shipped by ebb submit")
 	f.StringVar(&o.dagPath, "dag", "", "a DAG to run (the AM ends with it unless it is a session)")
+	f.StringVar(&o.dagName, "dag-name", "", "the DAG file's name as the user gave it, for messages (default: --dag)")
 	f.StringVar(&o.output, "output", "", "override the DAG's output")
+	f.BoolVar(&o.overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 	return cmd
 }
 
 type yarnAMOptions struct {
-	confPath, dagPath, output string
+	confPath, dagPath, dagName, output string
+	overwrite                          bool
 }
 
 // yarnAM is one AM attempt in its container.
@@ -70,8 +74,9 @@ type yarnAM struct {
 
 func runYarnAM(ctx context.Context, o yarnAMOptions) error {
 	start := time.Now()
-	logDir, _, _ := strings.Cut(os.Getenv("LOG_DIRS"), ",")
-	log := newLogger("info", logDir, "am.log")
+	// One log per process: stderr, which the container keeps as its
+	// stderr file (a second copy in am.log showed everything twice).
+	log := newLogger("info", "", "")
 	y, err := startYarnAM(ctx, o, log, start)
 	if err != nil {
 		log.Errorf("ebb am: %v", err)
@@ -157,8 +162,9 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	a, err := am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
-		Tick: 250 * time.Millisecond, WorkerHeartbeat: ms(c, "ebb.am.worker.heartbeat.interval.ms"),
-		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Recovery: rec,
+		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
+		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve),
+		Recovery: rec,
 	})
 	if err != nil {
 		return nil, err
@@ -198,7 +204,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	w := yarn.New(yarn.Options{
 		RM: yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, timeouts)), NM: yarn.NewNMPort(timeouts),
-		Heartbeat: ms(c, "mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
@@ -286,7 +292,7 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 			return stop(st, diag)
 		}
 	}
-	idleMax := secs(y.c, "ebb.session.idle.timeout.secs")
+	idleMax := y.c.Duration("ebb.session.idle.timeout.secs")
 	lastBusy := time.Now()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -335,7 +341,11 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 	if err != nil {
 		return yarn.Failed, err.Error(), true
 	}
-	if err := checkFits(o.dagPath, spec, y.world.Max()); err != nil {
+	name := o.dagName
+	if name == "" {
+		name = o.dagPath
+	}
+	if err := checkFits(name, spec, y.world.Max()); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
@@ -345,7 +355,7 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		// under its own id instead of starting again.
 		id = y.resumed[0]
 		y.log.Infof("ebb am: resuming DAG %s of the earlier attempt", id)
-	} else if id, err = y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.dagPath, Output: o.output, Client: "ebb submit"}); err != nil {
+	} else if id, err = y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: name, Output: o.output, Overwrite: o.overwrite, Client: "ebb submit"}); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
@@ -366,13 +376,15 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		}
 		s := r.s
 		y.log.Infof("ebb am: DAG %s (%s) %s after %s: %s", s.ID, s.Name, s.State, s.Finish.Sub(s.Submit).Round(time.Millisecond), s.Diagnostics)
+		// The diagnostics are the client's last line: they carry the counts.
+		counts := fmt.Sprintf("%d/%d tasks, %d failed attempts, %s", s.Succeeded, s.TotalTasks, s.Failed, s.Finish.Sub(s.Submit).Round(time.Millisecond))
 		switch s.State {
 		case core.DAGSucceeded:
-			return yarn.Succeeded, fmt.Sprintf("DAG %s (%s) succeeded; output %s", s.ID, s.Name, s.Output), true
+			return yarn.Succeeded, fmt.Sprintf("DAG %s (%s) succeeded (%s); output %s", s.ID, s.Name, counts, s.Output), true
 		case core.DAGKilled:
-			return yarn.Killed, fmt.Sprintf("DAG %s (%s) killed: %s", s.ID, s.Name, s.Diagnostics), true
+			return yarn.Killed, fmt.Sprintf("DAG %s (%s) killed (%s): %s", s.ID, s.Name, counts, s.Diagnostics), true
 		default:
-			return yarn.Failed, fmt.Sprintf("DAG %s (%s) failed: %s", s.ID, s.Name, s.Diagnostics), true
+			return yarn.Failed, fmt.Sprintf("DAG %s (%s) failed (%s): %s", s.ID, s.Name, counts, s.Diagnostics), true
 		}
 	case err := <-done:
 		done <- err

@@ -20,7 +20,7 @@ func (y *yarnTest) amLog(id yarn.AppID) string {
 	for _, cs := range y.containerLogs(id) {
 		for _, c := range cs {
 			if strings.HasSuffix(c, "_000001") {
-				b, _ := os.ReadFile(filepath.Join(c, "am.log"))
+				b, _ := os.ReadFile(filepath.Join(c, "stderr")) // the AM logs to stderr only
 				return string(b)
 			}
 		}
@@ -288,9 +288,9 @@ func TestYarnRecyclingSavesContainers(t *testing.T) {
 	}
 }
 
-// runThreeWorkers runs a DAG that needs three 1024 MB workers (fewer than
-// one 4096 MB NodeManager holds) under an allocation scheme, with the
-// autoscaler starting from one worker, and returns node -> workers.
+// runThreeWorkers runs a DAG that needs three 1024 MB workers at once
+// (fewer than one 4096 MB NodeManager holds) under an allocation scheme,
+// workers on demand, and returns node -> workers.
 func (y *yarnTest) runThreeWorkers(scheme string) map[string][]string {
 	t := y.t
 	t.Helper()
@@ -304,10 +304,6 @@ vertices: [{name: v, command: "sleep 3", parallelism: 3, memoryMB: 1024}]
 		"--set", "ebb.packing.scheme=" + scheme,
 		"--set", "ebb.packing.min.nodes=1",
 		"--set", "ebb.packing.high.threshold.percent=100",
-		"--set", "mr3.enable.auto.scaling=true",
-		"--set", "mr3.check.memory.usage.event.interval.secs=1",
-		"--set", "mr3.auto.scale.out.num.initial.containers=1",
-		"--set", "mr3.auto.scale.out.num.increment.containers=2",
 	}, amSets...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -333,5 +329,9 @@ func TestYarnPackedKeepsOneNode(t *testing.T) {
 	}
 	if len(packed) != 1 || total != 3 {
 		t.Fatalf("packed: %d workers on %d NodeManagers, want 3 on 1", total, len(packed))
+	}
+	// The same three first asks, left to the RM: one per NodeManager.
+	if len(uniform) != 3 {
+		t.Fatalf("uniform: workers on %d NodeManagers, want 3 (the RM's own spreading)", len(uniform))
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -29,7 +31,9 @@ func newSubmitCmd() *cobra.Command {
 directory in HDFS (/user/<user>/.ebb/staging/<application id>), submits an application of type
 EBB whose AM is ` + "`ebb am`" + `, prints its id and tracking URL, and follows the DAG to its end
 (unless --detach). It exits non-zero when the application does not succeed. DAG inputs and
-outputs should be hdfs:// URLs: the AM and its workers run on the cluster.
+outputs should be hdfs:// URLs: the AM and its workers run on the cluster. An output that already
+holds results is refused before anything is submitted, unless --overwrite (or overwrite: true in
+the DAG) says to replace them, which happens only when the DAG succeeds.
 
 Without a DAG, or with mr3.am.session.mode=true, the AM is a session: ` + "`ebb dag submit --app ID`" + `
 sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`,
@@ -57,6 +61,7 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 	f.StringVar(&o.Queue, "queue", "", "the YARN queue (default: the cluster's default)")
 	f.StringVar(&o.Name, "name", "", "the application name (default: the DAG's name, or ebb-session)")
 	f.StringVar(&o.Output, "output", "", "override the DAG's output (an hdfs:// URL)")
+	f.BoolVar(&o.Overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 	return cmd
 }
 
@@ -88,6 +93,10 @@ func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out, errOut
 		return p.done(nil)
 	}
 	_, err = yc.Follow(ctx, id, t0, func(line string) { p.println(line) })
+	if errors.Is(err, context.Canceled) {
+		// Ctrl-C stops following, not the application.
+		return p.done(fmt.Errorf("stopped following %s; the application keeps running: follow it in the YARN UI, stop it with `ebb kill %s`", id, id))
+	}
 	return p.done(exitCode2(err))
 }
 

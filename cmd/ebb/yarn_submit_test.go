@@ -68,10 +68,14 @@ edges:
 		for _, c := range cs {
 			if strings.HasSuffix(c, "_000001") {
 				amLogs++
-				for _, f := range []string{"stdout", "stderr", "am.log"} {
+				for _, f := range []string{"stdout", "stderr"} {
 					if _, err := os.Stat(filepath.Join(c, f)); err != nil {
 						t.Errorf("AM container log: %v", err)
 					}
+				}
+				// One log per process: no second copy of stderr.
+				if _, err := os.Stat(filepath.Join(c, "am.log")); err == nil {
+					t.Errorf("AM container %s has an am.log beside its stderr", c)
 				}
 				continue
 			}
@@ -79,12 +83,18 @@ edges:
 			// localizing it has a log dir and no logs: count only those
 			// that ran, and want both files from them.
 			_, errOut := os.Stat(filepath.Join(c, "stdout"))
-			_, errErr := os.Stat(filepath.Join(c, "stderr"))
-			_, errLog := os.Stat(filepath.Join(c, "worker.log"))
-			if errLog == nil {
+			stderr, errErr := os.ReadFile(filepath.Join(c, "stderr"))
+			if errErr == nil && strings.Contains(string(stderr), "registered") {
 				workers++
-				if errOut != nil || errErr != nil {
-					t.Errorf("worker container %s: stdout %v, stderr %v", c, errOut, errErr)
+				if errOut != nil {
+					t.Errorf("worker container %s: stdout %v", c, errOut)
+				}
+				if _, err := os.Stat(filepath.Join(c, "worker.log")); err == nil {
+					t.Errorf("worker container %s has a worker.log beside its stderr", c)
+				}
+				// A worker told to stop says so; it does not report a broken stream.
+				if strings.Contains(string(stderr), "stream to the AM broke") {
+					t.Errorf("worker container %s: %s", c, stderr)
 				}
 			}
 		}

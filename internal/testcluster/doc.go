@@ -15,4 +15,6 @@
 //	export EBB_TEST_HADOOP_CONF_DIR=$(scripts/minicluster/start.sh)
 //	go test ./...
 //	scripts/minicluster/stop.sh
+//
+// It imports no other ebb package; it is for tests.
 package testcluster

@@ -530,6 +530,7 @@ type AMMessage struct {
 	//	*AMMessage_DagDone
 	//	*AMMessage_Stop
 	//	*AMMessage_Reinit
+	//	*AMMessage_Inputs
 	Msg           isAMMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -626,6 +627,15 @@ func (x *AMMessage) GetReinit() *Reinit {
 	return nil
 }
 
+func (x *AMMessage) GetInputs() *AttemptInputs {
+	if x != nil {
+		if x, ok := x.Msg.(*AMMessage_Inputs); ok {
+			return x.Inputs
+		}
+	}
+	return nil
+}
+
 type isAMMessage_Msg interface {
 	isAMMessage_Msg()
 }
@@ -654,6 +664,10 @@ type AMMessage_Reinit struct {
 	Reinit *Reinit `protobuf:"bytes,6,opt,name=reinit,proto3,oneof"`
 }
 
+type AMMessage_Inputs struct {
+	Inputs *AttemptInputs `protobuf:"bytes,7,opt,name=inputs,proto3,oneof"`
+}
+
 func (*AMMessage_Registered) isAMMessage_Msg() {}
 
 func (*AMMessage_Run) isAMMessage_Msg() {}
@@ -665,6 +679,8 @@ func (*AMMessage_DagDone) isAMMessage_Msg() {}
 func (*AMMessage_Stop) isAMMessage_Msg() {}
 
 func (*AMMessage_Reinit) isAMMessage_Msg() {}
+
+func (*AMMessage_Inputs) isAMMessage_Msg() {}
 
 type Registered struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
@@ -742,7 +758,11 @@ type RunAttempt struct {
 	Splits []*InputSplit `protobuf:"bytes,14,rep,name=splits,proto3" json:"splits,omitempty"`
 	// For a sink vertex: the directory (local path or hdfs://) where the
 	// attempt's output files are committed on success.
-	CommitDir     string `protobuf:"bytes,15,opt,name=commit_dir,json=commitDir,proto3" json:"commit_dir,omitempty"`
+	CommitDir string `protobuf:"bytes,15,opt,name=commit_dir,json=commitDir,proto3" json:"commit_dir,omitempty"`
+	// Started under slow start with only the inputs that exist: the rest
+	// follow in AttemptInputs, and the command runs once the one marked
+	// complete has arrived and every input is fetched.
+	Incomplete    bool `protobuf:"varint,16,opt,name=incomplete,proto3" json:"incomplete,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -882,6 +902,77 @@ func (x *RunAttempt) GetCommitDir() string {
 	return ""
 }
 
+func (x *RunAttempt) GetIncomplete() bool {
+	if x != nil {
+		return x.Incomplete
+	}
+	return false
+}
+
+// AttemptInputs hands a running (incomplete) attempt upstream partitions
+// that appeared after it started, or that were recomputed: a later copy of
+// a producer task's partition replaces the earlier one. complete: no more
+// will follow.
+type AttemptInputs struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AttemptId     string                 `protobuf:"bytes,1,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
+	Inputs        []*InputFetch          `protobuf:"bytes,2,rep,name=inputs,proto3" json:"inputs,omitempty"`
+	Complete      bool                   `protobuf:"varint,3,opt,name=complete,proto3" json:"complete,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttemptInputs) Reset() {
+	*x = AttemptInputs{}
+	mi := &file_ebb_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttemptInputs) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttemptInputs) ProtoMessage() {}
+
+func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttemptInputs.ProtoReflect.Descriptor instead.
+func (*AttemptInputs) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *AttemptInputs) GetAttemptId() string {
+	if x != nil {
+		return x.AttemptId
+	}
+	return ""
+}
+
+func (x *AttemptInputs) GetInputs() []*InputFetch {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+func (x *AttemptInputs) GetComplete() bool {
+	if x != nil {
+		return x.Complete
+	}
+	return false
+}
+
 type OutputSpec struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Consumer      string                 `protobuf:"bytes,1,opt,name=consumer,proto3" json:"consumer,omitempty"`
@@ -892,7 +983,7 @@ type OutputSpec struct {
 
 func (x *OutputSpec) Reset() {
 	*x = OutputSpec{}
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -904,7 +995,7 @@ func (x *OutputSpec) String() string {
 func (*OutputSpec) ProtoMessage() {}
 
 func (x *OutputSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -917,7 +1008,7 @@ func (x *OutputSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputSpec.ProtoReflect.Descriptor instead.
 func (*OutputSpec) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{8}
+	return file_ebb_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OutputSpec) GetConsumer() string {
@@ -950,7 +1041,7 @@ type InputFetch struct {
 
 func (x *InputFetch) Reset() {
 	*x = InputFetch{}
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1053,7 @@ func (x *InputFetch) String() string {
 func (*InputFetch) ProtoMessage() {}
 
 func (x *InputFetch) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1066,7 @@ func (x *InputFetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputFetch.ProtoReflect.Descriptor instead.
 func (*InputFetch) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{9}
+	return file_ebb_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InputFetch) GetProducerVertex() string {
@@ -1031,7 +1122,7 @@ type InputSplit struct {
 
 func (x *InputSplit) Reset() {
 	*x = InputSplit{}
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1043,7 +1134,7 @@ func (x *InputSplit) String() string {
 func (*InputSplit) ProtoMessage() {}
 
 func (x *InputSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1056,7 +1147,7 @@ func (x *InputSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputSplit.ProtoReflect.Descriptor instead.
 func (*InputSplit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{10}
+	return file_ebb_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *InputSplit) GetPath() string {
@@ -1090,7 +1181,7 @@ type KillAttempt struct {
 
 func (x *KillAttempt) Reset() {
 	*x = KillAttempt{}
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1102,7 +1193,7 @@ func (x *KillAttempt) String() string {
 func (*KillAttempt) ProtoMessage() {}
 
 func (x *KillAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1115,7 +1206,7 @@ func (x *KillAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillAttempt.ProtoReflect.Descriptor instead.
 func (*KillAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{11}
+	return file_ebb_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KillAttempt) GetAttemptId() string {
@@ -1142,7 +1233,7 @@ type DAGDone struct {
 
 func (x *DAGDone) Reset() {
 	*x = DAGDone{}
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1154,7 +1245,7 @@ func (x *DAGDone) String() string {
 func (*DAGDone) ProtoMessage() {}
 
 func (x *DAGDone) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1167,7 +1258,7 @@ func (x *DAGDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGDone.ProtoReflect.Descriptor instead.
 func (*DAGDone) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{12}
+	return file_ebb_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DAGDone) GetDagId() string {
@@ -1190,7 +1281,7 @@ type Stop struct {
 
 func (x *Stop) Reset() {
 	*x = Stop{}
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1293,7 @@ func (x *Stop) String() string {
 func (*Stop) ProtoMessage() {}
 
 func (x *Stop) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1306,7 @@ func (x *Stop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stop.ProtoReflect.Descriptor instead.
 func (*Stop) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{13}
+	return file_ebb_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Stop) GetGraceful() bool {
@@ -1245,7 +1336,7 @@ type Reinit struct {
 
 func (x *Reinit) Reset() {
 	*x = Reinit{}
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1348,7 @@ func (x *Reinit) String() string {
 func (*Reinit) ProtoMessage() {}
 
 func (x *Reinit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1361,7 @@ func (x *Reinit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reinit.ProtoReflect.Descriptor instead.
 func (*Reinit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{14}
+	return file_ebb_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Reinit) GetGroup() string {
@@ -1305,14 +1396,18 @@ type SubmitDAGRequest struct {
 	// against this directory: the directory of the client's spec file.
 	BaseDir string `protobuf:"bytes,4,opt,name=base_dir,json=baseDir,proto3" json:"base_dir,omitempty"`
 	// Overrides the spec's output, when set.
-	Output        string `protobuf:"bytes,5,opt,name=output,proto3" json:"output,omitempty"`
+	Output string `protobuf:"bytes,5,opt,name=output,proto3" json:"output,omitempty"`
+	// Replace an output that already holds results, once the DAG has
+	// succeeded (as the spec's overwrite: true does); without it such an
+	// output is refused.
+	Overwrite     bool `protobuf:"varint,6,opt,name=overwrite,proto3" json:"overwrite,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1324,7 +1419,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1337,7 +1432,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{15}
+	return file_ebb_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1375,6 +1470,13 @@ func (x *SubmitDAGRequest) GetOutput() string {
 	return ""
 }
 
+func (x *SubmitDAGRequest) GetOverwrite() bool {
+	if x != nil {
+		return x.Overwrite
+	}
+	return false
+}
+
 type SubmitDAGResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	DagId         string                 `protobuf:"bytes,1,opt,name=dag_id,json=dagId,proto3" json:"dag_id,omitempty"`
@@ -1384,7 +1486,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1396,7 +1498,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1409,7 +1511,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1428,7 +1530,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1440,7 +1542,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1453,7 +1555,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1472,7 +1574,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1484,7 +1586,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1497,7 +1599,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1537,7 +1639,7 @@ type DAGStatus struct {
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1549,7 +1651,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1562,7 +1664,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -1704,7 +1806,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1716,7 +1818,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1729,7 +1831,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -1777,7 +1879,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1789,7 +1891,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1802,7 +1904,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -1827,7 +1929,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1839,7 +1941,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1852,7 +1954,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 type ListDAGsRequest struct {
@@ -1863,7 +1965,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1875,7 +1977,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1888,7 +1990,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 type ListDAGsResponse struct {
@@ -1900,7 +2002,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1912,7 +2014,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1925,7 +2027,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -1943,7 +2045,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1955,7 +2057,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1968,7 +2070,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 type ClusterStatusResponse struct {
@@ -1982,7 +2084,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1994,7 +2096,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2007,7 +2109,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -2048,7 +2150,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2060,7 +2162,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2073,7 +2175,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2152,7 +2254,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2164,7 +2266,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2177,7 +2279,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2228,7 +2330,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2240,7 +2342,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2253,7 +2355,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2304,7 +2406,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2316,7 +2418,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2329,7 +2431,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2368,7 +2470,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2380,7 +2482,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2393,7 +2495,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 type ShutdownRequest struct {
@@ -2405,7 +2507,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2417,7 +2519,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2430,7 +2532,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2448,7 +2550,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2460,7 +2562,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2473,7 +2575,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{33}
+	return file_ebb_proto_rawDescGZIP(), []int{34}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -2516,7 +2618,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\texit_code\x18\x04 \x01(\x05R\bexitCode\x12 \n" +
 	"\vdiagnostics\x18\x05 \x01(\tR\vdiagnostics\x12!\n" +
 	"\foutput_bytes\x18\x06 \x01(\x03R\voutputBytes\x120\n" +
-	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\x97\x02\n" +
+	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\xc8\x02\n" +
 	"\tAMMessage\x124\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x12.ebb.v1.RegisteredH\x00R\n" +
@@ -2525,12 +2627,13 @@ const file_ebb_proto_rawDesc = "" +
 	"\x04kill\x18\x03 \x01(\v2\x13.ebb.v1.KillAttemptH\x00R\x04kill\x12,\n" +
 	"\bdag_done\x18\x04 \x01(\v2\x0f.ebb.v1.DAGDoneH\x00R\adagDone\x12\"\n" +
 	"\x04stop\x18\x05 \x01(\v2\f.ebb.v1.StopH\x00R\x04stop\x12(\n" +
-	"\x06reinit\x18\x06 \x01(\v2\x0e.ebb.v1.ReinitH\x00R\x06reinitB\x05\n" +
+	"\x06reinit\x18\x06 \x01(\v2\x0e.ebb.v1.ReinitH\x00R\x06reinit\x12/\n" +
+	"\x06inputs\x18\a \x01(\v2\x15.ebb.v1.AttemptInputsH\x00R\x06inputsB\x05\n" +
 	"\x03msg\"]\n" +
 	"\n" +
 	"Registered\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xab\x04\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xcb\x04\n" +
 	"\n" +
 	"RunAttempt\x12\x1d\n" +
 	"\n" +
@@ -2551,10 +2654,18 @@ const file_ebb_proto_rawDesc = "" +
 	"\x06inputs\x18\r \x03(\v2\x12.ebb.v1.InputFetchR\x06inputs\x12*\n" +
 	"\x06splits\x18\x0e \x03(\v2\x12.ebb.v1.InputSplitR\x06splits\x12\x1d\n" +
 	"\n" +
-	"commit_dir\x18\x0f \x01(\tR\tcommitDir\x1a6\n" +
+	"commit_dir\x18\x0f \x01(\tR\tcommitDir\x12\x1e\n" +
+	"\n" +
+	"incomplete\x18\x10 \x01(\bR\n" +
+	"incomplete\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"H\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"v\n" +
+	"\rAttemptInputs\x12\x1d\n" +
+	"\n" +
+	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12*\n" +
+	"\x06inputs\x18\x02 \x03(\v2\x12.ebb.v1.InputFetchR\x06inputs\x12\x1a\n" +
+	"\bcomplete\x18\x03 \x01(\bR\bcomplete\"H\n" +
 	"\n" +
 	"OutputSpec\x12\x1a\n" +
 	"\bconsumer\x18\x01 \x01(\tR\bconsumer\x12\x1e\n" +
@@ -2589,13 +2700,14 @@ const file_ebb_proto_rawDesc = "" +
 	"\tmemory_mb\x18\x03 \x01(\x03R\bmemoryMb\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8e\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x01\n" +
 	"\x10SubmitDAGRequest\x12\x12\n" +
 	"\x04spec\x18\x01 \x01(\fR\x04spec\x12\x1b\n" +
 	"\tspec_name\x18\x02 \x01(\tR\bspecName\x12\x16\n" +
 	"\x06client\x18\x03 \x01(\tR\x06client\x12\x19\n" +
 	"\bbase_dir\x18\x04 \x01(\tR\abaseDir\x12\x16\n" +
-	"\x06output\x18\x05 \x01(\tR\x06output\"*\n" +
+	"\x06output\x18\x05 \x01(\tR\x06output\x12\x1c\n" +
+	"\toverwrite\x18\x06 \x01(\bR\toverwrite\"*\n" +
 	"\x11SubmitDAGResponse\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\")\n" +
 	"\x10DAGStatusRequest\x12\x15\n" +
@@ -2709,7 +2821,7 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),             // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
@@ -2720,34 +2832,35 @@ var file_ebb_proto_goTypes = []any{
 	(*AMMessage)(nil),             // 6: ebb.v1.AMMessage
 	(*Registered)(nil),            // 7: ebb.v1.Registered
 	(*RunAttempt)(nil),            // 8: ebb.v1.RunAttempt
-	(*OutputSpec)(nil),            // 9: ebb.v1.OutputSpec
-	(*InputFetch)(nil),            // 10: ebb.v1.InputFetch
-	(*InputSplit)(nil),            // 11: ebb.v1.InputSplit
-	(*KillAttempt)(nil),           // 12: ebb.v1.KillAttempt
-	(*DAGDone)(nil),               // 13: ebb.v1.DAGDone
-	(*Stop)(nil),                  // 14: ebb.v1.Stop
-	(*Reinit)(nil),                // 15: ebb.v1.Reinit
-	(*SubmitDAGRequest)(nil),      // 16: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 17: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 18: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 19: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 20: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 21: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 22: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 23: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 24: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 25: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 26: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 27: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 28: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 29: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 30: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 31: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 32: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 33: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 34: ebb.v1.ShutdownResponse
-	nil,                           // 35: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 36: ebb.v1.Reinit.EnvEntry
+	(*AttemptInputs)(nil),         // 9: ebb.v1.AttemptInputs
+	(*OutputSpec)(nil),            // 10: ebb.v1.OutputSpec
+	(*InputFetch)(nil),            // 11: ebb.v1.InputFetch
+	(*InputSplit)(nil),            // 12: ebb.v1.InputSplit
+	(*KillAttempt)(nil),           // 13: ebb.v1.KillAttempt
+	(*DAGDone)(nil),               // 14: ebb.v1.DAGDone
+	(*Stop)(nil),                  // 15: ebb.v1.Stop
+	(*Reinit)(nil),                // 16: ebb.v1.Reinit
+	(*SubmitDAGRequest)(nil),      // 17: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),     // 18: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),      // 19: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),     // 20: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),             // 21: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),          // 22: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),        // 23: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),       // 24: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),       // 25: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),      // 26: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),  // 27: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil), // 28: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),           // 29: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),            // 30: ebb.v1.NodeStatus
+	(*Transition)(nil),            // 31: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),   // 32: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),  // 33: ebb.v1.SetAutoscaleResponse
+	(*ShutdownRequest)(nil),       // 34: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 35: ebb.v1.ShutdownResponse
+	nil,                           // 36: ebb.v1.RunAttempt.EnvEntry
+	nil,                           // 37: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
@@ -2757,42 +2870,44 @@ var file_ebb_proto_depIdxs = []int32{
 	0,  // 4: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
 	7,  // 5: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
 	8,  // 6: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
-	12, // 7: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
-	13, // 8: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
-	14, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
-	15, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
-	35, // 11: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	9,  // 12: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	10, // 13: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	11, // 14: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	36, // 15: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	20, // 16: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	21, // 17: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	20, // 18: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	28, // 19: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	29, // 20: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	30, // 21: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 22: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	16, // 23: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	18, // 24: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	22, // 25: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	24, // 26: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	26, // 27: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	31, // 28: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	33, // 29: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	6,  // 30: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	17, // 31: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	19, // 32: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	23, // 33: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	25, // 34: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	27, // 35: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	32, // 36: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	34, // 37: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	30, // [30:38] is the sub-list for method output_type
-	22, // [22:30] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	13, // 7: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
+	14, // 8: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
+	15, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
+	16, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
+	9,  // 11: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
+	36, // 12: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	10, // 13: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	11, // 14: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	12, // 15: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	11, // 16: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
+	37, // 17: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	21, // 18: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	22, // 19: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	21, // 20: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	29, // 21: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	30, // 22: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	31, // 23: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 24: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	17, // 25: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	19, // 26: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	23, // 27: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	25, // 28: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	27, // 29: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	32, // 30: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	34, // 31: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	6,  // 32: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	18, // 33: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	20, // 34: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	24, // 35: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	26, // 36: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	28, // 37: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	33, // 38: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	35, // 39: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	32, // [32:40] is the sub-list for method output_type
+	24, // [24:32] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -2812,6 +2927,7 @@ func file_ebb_proto_init() {
 		(*AMMessage_DagDone)(nil),
 		(*AMMessage_Stop)(nil),
 		(*AMMessage_Reinit)(nil),
+		(*AMMessage_Inputs)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2819,7 +2935,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   36,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

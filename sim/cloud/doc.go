@@ -10,4 +10,6 @@
 // BillingPeriod 0 a node pays per started second (at least MinBilled);
 // with a period, e.g. 3600 s, every started period is paid in full.
 // NodeSeconds counts the same span, unrounded.
+//
+// It imports no other ebb package.
 package cloud

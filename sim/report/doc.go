@@ -24,4 +24,6 @@
 //
 // A figure with nothing to measure (no reference, no goals, no completed
 // jobs) is NaN in Go, "-" in the table and null in JSON.
+//
+// It imports no other ebb package.
 package report

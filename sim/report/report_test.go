@@ -129,7 +129,10 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// Makespans: ebb's last completed job (A) ends at 150 s; static-2's (A) at 100 s.
+// Makespans: ebb's last completed job (A) ends at 150 s; static-2's (A) at
+// 100 s. Per job, goal_secs is the deadline from the start (submission +
+// goal): ebb's A meets 200 at 150; B misses 10 + 60 = 70 at 90; C has no
+// goal; D never finished, so misses 130.
 const wantJSON = `{
   "reference": "static-2",
   "policies": [
@@ -147,7 +150,41 @@ const wantJSON = `{
       "mean_utilisation": 0.437500,
       "lower_bound_node_hours": 0.500000,
       "ratio_to_lower_bound": 4.000000,
-      "makespan_secs": 150.000000
+      "makespan_secs": 150.000000,
+      "job_results": [
+        {
+          "id": "A",
+          "submit_secs": 0.000000,
+          "finish_secs": 150.000000,
+          "goal_secs": 200.000000,
+          "completed": true,
+          "met": true
+        },
+        {
+          "id": "B",
+          "submit_secs": 10.000000,
+          "finish_secs": 90.000000,
+          "goal_secs": 70.000000,
+          "completed": true,
+          "met": false
+        },
+        {
+          "id": "C",
+          "submit_secs": 20.000000,
+          "finish_secs": 60.000000,
+          "goal_secs": null,
+          "completed": true,
+          "met": null
+        },
+        {
+          "id": "D",
+          "submit_secs": 30.000000,
+          "finish_secs": null,
+          "goal_secs": 130.000000,
+          "completed": false,
+          "met": false
+        }
+      ]
     },
     {
       "policy": "static-2",
@@ -163,7 +200,41 @@ const wantJSON = `{
       "mean_utilisation": null,
       "lower_bound_node_hours": null,
       "ratio_to_lower_bound": null,
-      "makespan_secs": 100.000000
+      "makespan_secs": 100.000000,
+      "job_results": [
+        {
+          "id": "A",
+          "submit_secs": 0.000000,
+          "finish_secs": 100.000000,
+          "goal_secs": 200.000000,
+          "completed": true,
+          "met": true
+        },
+        {
+          "id": "B",
+          "submit_secs": 10.000000,
+          "finish_secs": 30.000000,
+          "goal_secs": 70.000000,
+          "completed": true,
+          "met": true
+        },
+        {
+          "id": "C",
+          "submit_secs": 20.000000,
+          "finish_secs": 60.000000,
+          "goal_secs": null,
+          "completed": true,
+          "met": null
+        },
+        {
+          "id": "D",
+          "submit_secs": 30.000000,
+          "finish_secs": 50.000000,
+          "goal_secs": 130.000000,
+          "completed": true,
+          "met": true
+        }
+      ]
     }
   ]
 }

@@ -35,5 +35,8 @@ type JobResult struct {
 	Completed      bool
 }
 
+// Met reports whether the job completed by its goal (false without one).
+func (j JobResult) Met() bool { return j.Goal > 0 && j.Completed && j.JCT() <= j.Goal }
+
 // JCT is the job's completion time.
 func (j JobResult) JCT() time.Duration { return j.Finish - j.Submit }

@@ -40,6 +40,38 @@ type jsonPolicy struct {
 	LowerBoundNodeHours fixed  `json:"lower_bound_node_hours"`
 	RatioToLowerBound   fixed  `json:"ratio_to_lower_bound"`
 	Makespan            fixed  `json:"makespan_secs"`
+	// JobResults: each job, so a script can judge goals job by job.
+	JobResults []jsonJob `json:"job_results"`
+}
+
+// jsonJob is one job's result. Times are seconds from the run's start;
+// goal_secs is the job's deadline (submission + its goal), null without a
+// goal, and so is met; finish_secs is null for a job that did not
+// complete.
+type jsonJob struct {
+	ID        string `json:"id"`
+	Submit    fixed  `json:"submit_secs"`
+	Finish    *fixed `json:"finish_secs"`
+	Goal      *fixed `json:"goal_secs"`
+	Completed bool   `json:"completed"`
+	Met       *bool  `json:"met"`
+}
+
+func jsonJobs(js []JobResult) []jsonJob {
+	out := make([]jsonJob, 0, len(js))
+	for _, j := range js {
+		o := jsonJob{ID: j.ID, Submit: fixed(j.Submit.Seconds()), Completed: j.Completed}
+		if j.Completed {
+			f := fixed(j.Finish.Seconds())
+			o.Finish = &f
+		}
+		if j.Goal > 0 {
+			g, met := fixed((j.Submit + j.Goal).Seconds()), j.Met()
+			o.Goal, o.Met = &g, &met
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 type jsonReport struct {
@@ -51,7 +83,11 @@ type jsonReport struct {
 // for the same report.
 func (r Report) WriteJSON(w io.Writer) error {
 	out := jsonReport{Reference: r.Reference, Policies: []jsonPolicy{}}
-	for _, s := range r.Policies {
+	for i, s := range r.Policies {
+		var jobs []JobResult
+		if i < len(r.runs) {
+			jobs = r.runs[i].Jobs
+		}
 		out.Policies = append(out.Policies, jsonPolicy{
 			Policy: s.Policy, Jobs: s.Jobs, JobsCompleted: s.JobsCompleted,
 			NodeHours: fixed(s.NodeHours), Cost: fixed(s.Cost),
@@ -59,7 +95,7 @@ func (r Report) WriteJSON(w io.Writer) error {
 			JobsWithGoals: s.JobsWithGoals, GoalAttainment: fixed(s.GoalAttainment),
 			MeanUtilisation:     fixed(s.MeanUtilisation),
 			LowerBoundNodeHours: fixed(s.LowerBoundNodeHours), RatioToLowerBound: fixed(s.RatioToLowerBound),
-			Makespan: fixed(s.Makespan),
+			Makespan: fixed(s.Makespan), JobResults: jsonJobs(jobs),
 		})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")

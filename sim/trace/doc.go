@@ -45,4 +45,6 @@
 // A job whose biggest task needs more than WorkerMemoryMB runs in a group
 // of its own size, named e.g. "sim-20480mb", because the AM refuses two
 // worker sizes under one group name.
+//
+// It may import dag only.
 package trace

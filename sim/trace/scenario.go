@@ -24,7 +24,10 @@ type Scenario struct {
 }
 
 type scenarioFile struct {
-	Name         string        `json:"name"`
+	Name string `json:"name"`
+	// Notes are for people (where the numbers come from); the sim ignores
+	// them.
+	Notes        []string      `json:"notes"`
 	Nodes        int           `json:"nodes"`
 	NodeMemoryMB int64         `json:"nodeMemoryMB"`
 	NodeVCores   int           `json:"nodeVCores"`
