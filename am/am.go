@@ -104,7 +104,6 @@ func New(o Options) (*AM, error) {
 	a.loop.OnDAGEnded(a.dagEnded)
 	if o.Recovery != nil {
 		c.EnableJournal()
-		a.loop.OnDAGEnded(a.recordEnded)
 		a.loop.journal = a.recordTasks
 	}
 	auth := secretAuth{secret: []byte(o.Secret)}
@@ -222,8 +221,14 @@ func (a *AM) dagEnded(s core.DAGStatus) {
 	}()
 }
 
-// tellEnded records a DAG's final status and wakes its waiters.
+// tellEnded records a DAG's final status and wakes its waiters. The
+// recovery log hears of the end only now, once its output is settled: a
+// DAG whose promotion an AM death interrupted is recovered unfinished, and
+// settled again by the next attempt.
 func (a *AM) tellEnded(s core.DAGStatus) {
+	if a.opts.Recovery != nil {
+		a.recordEnded(s)
+	}
 	a.mu.Lock()
 	a.ended[s.ID] = s
 	ws := a.waiters[s.ID]

@@ -63,7 +63,8 @@ func (a *AM) syncAccepted(ctx context.Context, id string, ticket uint64) error {
 	return nil
 }
 
-// recordTasks and recordEnded run on the loop goroutine.
+// recordTasks runs on the loop goroutine; recordEnded where a DAG's output
+// was settled.
 func (a *AM) recordTasks(ts []core.TaskDone) {
 	recs := make([]recoverylog.Record, 0, len(ts))
 	for _, t := range ts {
@@ -100,7 +101,19 @@ func (a *AM) Recover(records []recoverylog.Record, o core.RecoverOptions) error 
 	}
 	// The actions this causes (logs, DAGs failed when recovery is off)
 	// are carried out by the loop's first round.
-	return a.loop.core.Recover(time.Now(), dags, o)
+	if err := a.loop.core.Recover(time.Now(), dags, o); err != nil {
+		return err
+	}
+	// The DAGs that ended before are settled: clients see them as they
+	// ended.
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, d := range dags {
+		if s, ok := a.loop.core.DAG(d.ID); ok && d.Ended {
+			a.ended[d.ID] = s
+		}
+	}
+	return nil
 }
 
 // recoveredPlans are the output plans of the DAGs the log accepted and did

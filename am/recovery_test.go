@@ -121,3 +121,34 @@ func TestTornLogRecoversEveryEarlierDAGAndTask(t *testing.T) {
 		t.Fatalf("after recovery: %v\nwant %v", states, want)
 	}
 }
+
+// TestRecoveredEndedDAGsShowAsTheyEnded: a DAG the log saw end is shown
+// to clients in its final state (not as "committing its output", which
+// is what an ended DAG whose settlement the AM has not seen looks like).
+func TestRecoveredEndedDAGsShowAsTheyEnded(t *testing.T) {
+	d, all, _, _, err := recovery.Open(recovery.LocalFS{}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := recovery.NewRecorder(d, all, time.Millisecond, nil)
+	defer func() { _ = r.Close() }()
+	a, err := New(Options{Secret: "s", Listen: "127.0.0.1:0", Recovery: &Recovery{Recorder: r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.lis.Close() }()
+	recs := []recoverylog.Record{
+		{DAGAccepted: &recoverylog.DAGAccepted{DAG: "dag_0001", SpecName: "wc.yaml", Spec: []byte(recSpec), Output: "/out", StagingID: "x", SubmitUnixMs: 1000}},
+		{DAGEnded: &recoverylog.DAGEnded{DAG: "dag_0001", State: "SUCCEEDED", FinishUnixMs: 2000}},
+	}
+	if err := a.Recover(recs, core.RecoverOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := a.loop.core.DAG("dag_0001")
+	if v := a.view(s); !ok || v.State != core.DAGSucceeded || !v.Recovered {
+		t.Fatalf("clients see %s (recovered %v), want SUCCEEDED", v.State, v.Recovered)
+	}
+	if _, claimed := a.outputUser("/out"); claimed {
+		t.Error("the output of an ended DAG is still claimed")
+	}
+}
