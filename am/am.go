@@ -35,6 +35,8 @@ type Options struct {
 	FS fsys.Lister
 	// OutputRoot is where DAGs without an output commit their results.
 	OutputRoot string
+	// Recovery, when set, keeps a recovery log (recovery.go).
+	Recovery *Recovery
 	// Committer stages, promotes and aborts DAG outputs (nil: package
 	// commit on the local file system).
 	Committer OutputCommitter
@@ -117,6 +119,10 @@ func New(o Options) (*AM, error) {
 	a.uiOpts = uiOptions(o)
 	if o.History != nil {
 		a.loop.OnStop(a.writeHistory)
+	}
+	if o.Recovery != nil {
+		c.EnableJournal()
+		a.loop.journal = a.recordTasks
 	}
 	auth := secretAuth{secret: []byte(o.Secret)}
 	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
@@ -236,8 +242,14 @@ func (a *AM) dagEnded(s core.DAGStatus) {
 	}()
 }
 
-// tellEnded records a DAG's final status and wakes its waiters.
+// tellEnded records a DAG's final status and wakes its waiters. The
+// recovery log hears of the end only now, once its output is settled: a
+// DAG whose promotion an AM death interrupted is recovered unfinished, and
+// settled again by the next attempt.
 func (a *AM) tellEnded(s core.DAGStatus) {
+	if a.opts.Recovery != nil {
+		a.recordEnded(s)
+	}
 	a.mu.Lock()
 	a.ended[s.ID] = s
 	ws := a.waiters[s.ID]

@@ -112,7 +112,7 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 	p := &ebbpb.DAGStatus{DagId: d.ID, Name: d.Name, State: d.State.String(), Diagnostics: d.Diagnostics,
 		TotalTasks: int32(d.TotalTasks), SucceededTasks: int32(d.Succeeded), RunningAttempts: int32(d.Running),
 		FailedAttempts: int32(d.Failed), SubmitUnixMs: d.Submit.UnixMilli(), Output: d.Output, Group: d.Group,
-		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots)}
+		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots), Recovered: d.Recovered}
 	if !d.Finish.IsZero() {
 		p.FinishUnixMs = d.Finish.UnixMilli()
 	}
@@ -134,7 +134,7 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 func DAGStatusFromPB(p *ebbpb.DAGStatus) core.DAGStatus {
 	d := core.DAGStatus{ID: p.DagId, Name: p.Name, Diagnostics: p.Diagnostics, Group: p.Group, Output: p.Output,
 		TotalTasks: int(p.TotalTasks), Succeeded: int(p.SucceededTasks), Running: int(p.RunningAttempts),
-		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots)}
+		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots), Recovered: p.Recovered}
 	d.State, _ = core.ParseDAGState(p.State)
 	d.Submit = time.UnixMilli(p.SubmitUnixMs)
 	if p.FinishUnixMs != 0 {
@@ -162,32 +162,14 @@ type SubmitRequest struct {
 // checking its output: IO that happens here, off the loop), then hands it
 // to the Core. An output that already holds results is refused here,
 // before the Core asks for any worker, unless the DAG or the request says
-// overwrite.
+// overwrite. With a recovery log the DAG is acknowledged only once its
+// record is durable.
 func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
-	name := r.SpecName
-	if name == "" {
-		name = "dag"
-	}
-	spec, err := dag.Parse(name, r.Spec)
+	name := specName(r)
+	spec, out, err := resolveSpec(r)
 	if err != nil {
 		return "", err
 	}
-	resolve := func(p string) string {
-		if p == "" || strings.Contains(p, "://") || filepath.IsAbs(p) || r.BaseDir == "" {
-			return p
-		}
-		return filepath.Join(r.BaseDir, p)
-	}
-	for i := range spec.Vertices {
-		for j, in := range spec.Vertices[i].Inputs {
-			spec.Vertices[i].Inputs[j] = resolve(in)
-		}
-	}
-	out := spec.Output
-	if r.Output != "" {
-		out = r.Output
-	}
-	out = resolve(out)
 	plan := outputPlan{output: out, stagingID: commit.NewStagingID(), overwrite: spec.Overwrite || r.Overwrite}
 	if out != "" {
 		if plan.existed, err = a.checkOutput(spec, out, plan.overwrite); err != nil {
@@ -200,6 +182,7 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	}
 	var id string
 	var serr error
+	var ticket uint64
 	err = a.loop.Do(ctx, func(c *core.Core, now time.Time) {
 		sub := core.Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
 		if sub.Output == "" && a.outputRoot != "" {
@@ -220,6 +203,11 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 		if serr == nil && sub.Output != "" {
 			a.claimOutput(id, plan)
 		}
+		if serr == nil {
+			// In the loop, so the record precedes every record of the
+			// DAG's tasks.
+			ticket, serr = a.recordAccepted(id, r, sub, plan, now)
+		}
 	})
 	if err != nil {
 		return "", err
@@ -229,5 +217,43 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	if errors.As(serr, &se) || errors.As(serr, &ue) {
 		return "", fmt.Errorf("%s: %w", name, serr)
 	}
-	return id, serr
+	if serr != nil {
+		return "", serr
+	}
+	if err := a.syncAccepted(ctx, id, ticket); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+func specName(r SubmitRequest) string {
+	if r.SpecName == "" {
+		return "dag"
+	}
+	return r.SpecName
+}
+
+// resolveSpec parses and validates a DAG and resolves its relative inputs
+// and output against the client's directory.
+func resolveSpec(r SubmitRequest) (*dag.Spec, string, error) {
+	spec, err := dag.Parse(specName(r), r.Spec)
+	if err != nil {
+		return nil, "", err
+	}
+	resolve := func(p string) string {
+		if p == "" || strings.Contains(p, "://") || filepath.IsAbs(p) || r.BaseDir == "" {
+			return p
+		}
+		return filepath.Join(r.BaseDir, p)
+	}
+	for i := range spec.Vertices {
+		for j, in := range spec.Vertices[i].Inputs {
+			spec.Vertices[i].Inputs[j] = resolve(in)
+		}
+	}
+	out := spec.Output
+	if r.Output != "" {
+		out = r.Output
+	}
+	return spec, resolve(out), nil
 }

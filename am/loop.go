@@ -21,6 +21,9 @@ type Loop struct {
 	tick   time.Duration
 	events chan func(now time.Time)
 	done   chan struct{}
+	// journal, when set, hears of the tasks that succeeded (for the
+	// recovery log), on the loop goroutine.
+	journal func([]core.TaskDone)
 
 	mu      sync.Mutex // guards conns and watchers (touched by gRPC goroutines)
 	conns   map[string]*workerConn
@@ -126,8 +129,23 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 }
 
-// dispatch carries out the Core's actions (executor.go).
-func (l *Loop) dispatch() { l.core.Drain(l.clock(), executor{l}) }
+// dispatch carries out the Core's actions (executor.go), and hands the
+// tasks that succeeded to the journal: those of the event first, then
+// those the actions caused, so they precede the end of their DAG.
+func (l *Loop) dispatch() {
+	l.takeJournal()
+	l.core.Drain(l.clock(), executor{l})
+	l.takeJournal()
+}
+
+func (l *Loop) takeJournal() {
+	if l.journal == nil {
+		return
+	}
+	if j := l.core.TakeJournal(); len(j) > 0 {
+		l.journal(j)
+	}
+}
 
 func (l *Loop) shutdown() {
 	l.mu.Lock()

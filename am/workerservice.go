@@ -37,11 +37,20 @@ func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
 	var regErr error
 	err = s.loop.Do(stream.Context(), func(c *core.Core, now time.Time) {
 		info := core.WorkerInfo{ID: reg.WorkerId, Group: reg.Group, Node: reg.Node, MemoryMB: reg.MemoryMb,
-			VCores: int(reg.Vcores), Address: reg.DataAddress, ContainerID: reg.ContainerId}
+			VCores: int(reg.Vcores), Address: reg.DataAddress, ContainerID: reg.ContainerId,
+			Reconnected: reg.Reconnect, Outputs: reg.Outputs}
 		if s.loop.world != nil {
 			info.NodeMB = s.loop.world.NodeMB(reg.Node)
 		}
-		regErr = c.WorkerRegistered(now, info)
+		for _, h := range reg.Attempts {
+			info.Attempts = append(info.Attempts, core.AdoptedAttempt{ID: h.AttemptId, DAG: h.DagId, Vertex: h.Vertex, Task: int(h.TaskIndex)})
+		}
+		if regErr = c.WorkerRegistered(now, info); regErr != nil || !reg.Reconnect {
+			return
+		}
+		if j, ok := s.loop.world.(WorkerJoiner); ok {
+			j.WorkerJoined(now, reg.WorkerId, reg.Group)
+		}
 	})
 	if err == nil {
 		err = regErr

@@ -31,3 +31,10 @@ type World interface {
 
 // Poster runs f on the loop's goroutine with the Core and the loop's now.
 type Poster func(f func(c *core.Core, now time.Time))
+
+// WorkerJoiner is a World that adopts workers it did not start: the
+// workers of an earlier AM attempt (YARN keeps their containers), which
+// reconnect to this one. The loop tells it which group each joined.
+type WorkerJoiner interface {
+	WorkerJoined(now time.Time, worker, group string)
+}

@@ -158,6 +158,29 @@ func (f *FS) Exists(p string) (bool, error) {
 	return err == nil, err
 }
 
+// Entry is one name in a directory.
+type Entry struct {
+	Name    string
+	IsDir   bool
+	ModTime time.Time
+}
+
+// List names what is in dir; a missing dir is empty.
+func (f *FS) List(dir string) ([]Entry, error) {
+	fis, err := f.c.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hdfsfs: list %s: %w", dir, err)
+	}
+	out := make([]Entry, 0, len(fis))
+	for _, fi := range fis {
+		out = append(out, Entry{Name: fi.Name(), IsDir: fi.IsDir(), ModTime: fi.ModTime()})
+	}
+	return out, nil
+}
+
 // RemoveAll removes p and everything under it; a missing p is fine.
 func (f *FS) RemoveAll(p string) error {
 	if err := f.c.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -103,3 +103,34 @@ func TestListerGlobsWalksAndSkipsMarkers(t *testing.T) {
 		t.Errorf("another NameNode's path was listed")
 	}
 }
+
+// TestList names files and directories with their modification times, and
+// a directory that does not exist is empty, not an error (ebb clean on a
+// user who never submitted).
+func TestList(t *testing.T) {
+	fs, dir := dial(t)
+	if err := fs.MkdirPrivate(dir + "/sub"); err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Minute)
+	if _, err := fs.WriteFile(dir+"/f", []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	es, err := fs.List(dir)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("List = %+v, %v; want f and sub", es, err)
+	}
+	got := map[string]bool{}
+	for _, e := range es {
+		got[e.Name] = e.IsDir
+		if e.ModTime.Before(before) {
+			t.Errorf("%s modified at %s, before the test began", e.Name, e.ModTime)
+		}
+	}
+	if !reflect.DeepEqual(got, map[string]bool{"f": false, "sub": true}) {
+		t.Errorf("List names %v", got)
+	}
+	if es, err := fs.List(dir + "/missing"); err != nil || len(es) != 0 {
+		t.Errorf("List of a missing dir = %v, %v", es, err)
+	}
+}

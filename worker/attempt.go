@@ -126,7 +126,7 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 	id := req.GetAttemptId()
 	refuse := func(state ebbpb.AttemptState, diag string) {
 		w.log.WithField("attempt", id).Warn("refusing attempt: " + diag)
-		w.out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: id, State: state, Diagnostics: diag}))
+		w.sender().send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: id, State: state, Diagnostics: diag}))
 	}
 	if !safeSegment(id) {
 		refuse(ebbpb.AttemptState_ATTEMPT_FAILED, fmt.Sprintf("attempt id %q is not a usable directory name", id))
@@ -194,9 +194,11 @@ func (w *worker) runAttempt(a *attempt, reinitEnv map[string]string) {
 	if succeeded {
 		w.finished[a.req.GetAttemptId()] = a.req.GetDagId()
 	}
+	w.finals[a.req.GetAttemptId()] = final{held: heldOf(a.req), update: u}
+	out := w.out
 	w.mu.Unlock()
 	a.log.WithFields(logrus.Fields{"state": u.State.String(), "exit": u.ExitCode, "diagnostics": u.Diagnostics}).Info("attempt ended")
-	a.sendFinal(w.out, u)
+	a.sendFinal(out, u)
 }
 
 // execute prepares the attempt's directory, fetches its inputs, runs its

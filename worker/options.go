@@ -40,6 +40,13 @@ type Options struct {
 	// RegisterTimeout bounds the wait for Registered; default 30s.
 	RegisterTimeout time.Duration
 
+	// AMFile, when set, is a file (local or hdfs://) holding the address
+	// of the application's current AM attempt: a worker whose AM went
+	// away reads it and rejoins the next attempt, within RejoinWithin
+	// (default 2 minutes), instead of exiting.
+	AMFile       string
+	RejoinWithin time.Duration
+
 	// Log is used as given when set (the caller decides where it writes);
 	// when nil, Run logs to stderr and <LogDir>/worker.log.
 	Log *logrus.Logger
@@ -74,6 +81,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.AdvertiseHost == "" {
 		o.AdvertiseHost = "127.0.0.1"
+	}
+	if o.RejoinWithin <= 0 {
+		o.RejoinWithin = 2 * time.Minute
 	}
 	if o.MemoryCheckInterval <= 0 {
 		o.MemoryCheckInterval = time.Second

@@ -39,6 +39,17 @@ func (s *outputStore) add(attemptID, dagID, dir string) {
 	s.byAttempt[attemptID] = servedOutput{dagID: dagID, dir: dir}
 }
 
+// attempts lists the attempts whose outputs are served.
+func (s *outputStore) attempts() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.byAttempt))
+	for id := range s.byAttempt {
+		out = append(out, id)
+	}
+	return out
+}
+
 // dropDAG forgets every output of dagID and returns the attempt ids it held.
 func (s *outputStore) dropDAG(dagID string) []string {
 	s.mu.Lock()

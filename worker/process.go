@@ -66,7 +66,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 	a.mu.Unlock()
 	a.log.WithField("pid", pid).Info("attempt started")
 	a.mu.Lock()
-	w.out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: id, State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
+	w.sender().send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: id, State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
 	a.mu.Unlock()
 
 	exited := make(chan struct{})

@@ -32,7 +32,9 @@ type worker struct {
 	outputs     *outputStore
 	httpClient  *http.Client
 	dataAddress string
-	out         *sender
+	// out is the current session's sender (sender() reads it): attempts
+	// outlive a session when the worker rejoins a new AM attempt.
+	out *sender
 
 	mu       sync.Mutex
 	group    string
@@ -45,7 +47,11 @@ type worker struct {
 	// finished maps attempts whose directory still exists to their DAG, so
 	// DAGDone can delete it.
 	finished map[string]string
-	wg       sync.WaitGroup
+	// finals are the last updates of ended attempts, by attempt, until
+	// their DAG ends: a new AM attempt hears them again (the old one may
+	// have died before it recorded them).
+	finals map[string]final
+	wg     sync.WaitGroup
 }
 
 // Run registers with the AM at o.AMAddress and serves it until the AM
@@ -83,6 +89,7 @@ func Run(ctx context.Context, o Options) error {
 		memoryMB:   o.MemoryMB,
 		running:    map[string]*attempt{},
 		finished:   map[string]string{},
+		finals:     map[string]final{},
 	}
 	defer w.fss.close()
 
@@ -94,37 +101,92 @@ func Run(ctx context.Context, o Options) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conn, err := grpc.NewClient(o.AMAddress, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return fmt.Errorf("dialing AM %s: %w", o.AMAddress, err)
-	}
-	defer func() { _ = conn.Close() }() // the stream has ended: the connection has nothing left to deliver
-	streamCtx := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+o.Secret)
-	stream, err := ebbpb.NewWorkerClient(conn).Connect(streamCtx)
-	if err != nil {
-		return &RegisterError{Err: err}
-	}
-	interval, err := w.register(stream, cancel)
-	if err != nil {
-		return err
-	}
-
-	w.out = newSender(stream)
-	go w.out.loop()
-	go w.heartbeat(ctx, interval)
 	go w.watchMemory(ctx)
-
-	err = w.receive(ctx, stream)
+	addr, reconnect := o.AMAddress, false
+	var sess *session
+	for {
+		sess, err = w.session(ctx, addr, reconnect)
+		if !w.mayReconnect(err, reconnect) {
+			break
+		}
+		if sess != nil {
+			sess.close() // its heartbeat stops; attempts and outputs stay
+		}
+		w.log.WithError(err).Warn("the AM is gone; looking for a new AM attempt to rejoin")
+		next, ferr := w.awaitAM(ctx, addr)
+		if ferr != nil {
+			err = fmt.Errorf("%w; no new AM attempt: %v", err, ferr)
+			break
+		}
+		addr, reconnect = next, true
+	}
 	w.killAll(errWorkerExiting)
 	w.wg.Wait()
-	w.out.flush(2 * time.Second)
-	w.out.stop()
-	select {
-	case <-w.out.done:
-		_ = stream.CloseSend()
-	case <-time.After(time.Second):
+	if sess != nil {
+		sess.finish()
+		sess.close()
 	}
 	return err
+}
+
+// session is one connection to one AM attempt.
+type session struct {
+	conn   *grpc.ClientConn
+	stream ebbpb.Worker_ConnectClient
+	out    *sender
+	cancel context.CancelFunc
+}
+
+// session connects to the AM at addr, registers and serves it until the
+// stream ends. The session comes back (for its last messages) whenever it
+// got as far as a stream.
+func (w *worker) session(ctx context.Context, addr string, reconnect bool) (*session, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, &RegisterError{Err: fmt.Errorf("dialing AM %s: %w", addr, err)}
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	s := &session{conn: conn, cancel: cancel}
+	streamCtx := metadata.AppendToOutgoingContext(sctx, "authorization", "Bearer "+w.o.Secret)
+	s.stream, err = ebbpb.NewWorkerClient(conn).Connect(streamCtx)
+	if err != nil {
+		s.close()
+		return nil, &RegisterError{Err: err}
+	}
+	interval, err := w.register(s.stream, cancel, reconnect)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.out = newSender(s.stream)
+	go s.out.loop()
+	w.mu.Lock()
+	w.out = s.out
+	w.mu.Unlock()
+	if reconnect {
+		w.resendFinals()
+	}
+	go w.heartbeat(sctx, interval)
+	return s, w.receive(sctx, s.stream)
+}
+
+// finish sends what is queued and half-closes the stream.
+func (s *session) finish() {
+	s.out.flush(2 * time.Second)
+	s.out.stop()
+	select {
+	case <-s.out.done:
+		_ = s.stream.CloseSend()
+	case <-time.After(time.Second):
+	}
+}
+
+func (s *session) close() {
+	s.cancel()
+	if s.out != nil {
+		s.out.stop()
+	}
+	_ = s.conn.Close() // the stream has ended: the connection has nothing left to deliver
 }
 
 // newFetchClient is the HTTP client for fetching upstream outputs. It
@@ -170,18 +232,27 @@ func (w *worker) serveOutputs() (stop func(), err error) {
 }
 
 // register sends Register and waits for Registered, which must be the AM's
-// first message. It returns the heartbeat interval the AM asked for.
-func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.CancelFunc) (time.Duration, error) {
+// first message. It returns the heartbeat interval the AM asked for. A
+// worker rejoining a new AM attempt says what it runs and serves.
+func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.CancelFunc, reconnect bool) (time.Duration, error) {
 	o := w.o
-	err := stream.Send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Register{Register: &ebbpb.Register{
+	w.mu.Lock()
+	reg := &ebbpb.Register{
 		WorkerId:    o.WorkerID,
-		Group:       o.Group,
+		Group:       w.group,
 		Node:        o.Node,
-		MemoryMb:    o.MemoryMB,
+		MemoryMb:    w.memoryMB,
 		Vcores:      int32(o.VCores),
 		DataAddress: w.dataAddress,
 		ContainerId: o.ContainerID,
-	}}})
+	}
+	if reconnect {
+		reg.Reconnect = true
+		reg.Attempts = w.heldAttempts()
+		reg.Outputs = w.outputs.attempts()
+	}
+	w.mu.Unlock()
+	err := stream.Send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Register{Register: reg}})
 	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, &RegisterError{Err: err}
 	}
@@ -194,15 +265,16 @@ func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.Canc
 	if err != nil {
 		return 0, &RegisterError{Err: err}
 	}
-	reg := m.GetRegistered()
-	if reg == nil {
+	ack := m.GetRegistered()
+	if ack == nil {
 		return 0, &RegisterError{Err: fmt.Errorf("AM answered %T before Registered", m.GetMsg())}
 	}
-	interval := time.Duration(reg.GetHeartbeatIntervalMs()) * time.Millisecond
+	interval := time.Duration(ack.GetHeartbeatIntervalMs()) * time.Millisecond
 	if interval <= 0 {
 		interval = defaultHeartbeat
 	}
-	w.log.WithFields(logrus.Fields{"worker": reg.GetWorkerId(), "am": o.AMAddress, "heartbeat": interval}).Info("registered")
+	w.log.WithFields(logrus.Fields{"worker": ack.GetWorkerId(), "heartbeat": interval, "rejoined": reconnect,
+		"attempts": len(reg.Attempts), "outputs": len(reg.Outputs)}).Info("registered")
 	return interval, nil
 }
 
@@ -282,6 +354,11 @@ func (w *worker) dagDone(dagID string) {
 			delete(w.finished, id)
 		}
 	}
+	for id, f := range w.finals {
+		if f.held.GetDagId() == dagID {
+			delete(w.finals, id)
+		}
+	}
 	w.mu.Unlock()
 	w.outputs.dropDAG(dagID)
 	for _, a := range doomed {
@@ -321,9 +398,10 @@ func (w *worker) heartbeat(ctx context.Context, interval time.Duration) {
 		}
 		w.mu.Unlock()
 		hb.UsedMemoryMb = rss >> 20
-		w.out.send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Heartbeat{Heartbeat: hb}})
+		out := w.sender()
+		out.send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Heartbeat{Heartbeat: hb}})
 		for _, a := range list {
-			a.reportProgress(w.out)
+			a.reportProgress(out)
 		}
 	}
 }

@@ -40,6 +40,7 @@ type Store interface {
 	WriteFile(p string, data []byte, mode os.FileMode) (hdfsfs.FileStamp, error)
 	ReadFile(p string) ([]byte, error)
 	RemoveAll(p string) error
+	List(dir string) ([]hdfsfs.Entry, error)
 	URL(p string) string
 	// Resolve finds where an output location lives, to check it before
 	// submitting (commit.Resolver).
@@ -61,7 +62,7 @@ type Options struct {
 	// empty means this process's own.
 	Binary string
 	// RM talks to the ResourceManager; nil means a yarn.Client of
-	// Conf.RMAddress(). The Client closes it.
+	// Conf.RMAddresses() (several under RM HA). The Client closes it.
 	RM RM
 	// DialFS opens the staging file system; nil means HDFS at
 	// Conf.DefaultFS() as User.
@@ -94,7 +95,7 @@ func New(o Options) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.rm = yarn.NewClient(o.Conf.RMAddress(), c.user, yarnrpc.WithTimeouts(connect, call))
+		c.rm = yarn.NewHAClient(o.Conf.RMAddresses(), c.user, yarnrpc.WithTimeouts(connect, call))
 	}
 	if c.dialFS == nil {
 		c.dialFS = func() (Store, error) { return hdfsfs.Dial(o.Conf.DefaultFS(), c.user) }

@@ -3,6 +3,7 @@ package yarnclient
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,5 +129,50 @@ func TestYarnSessionLifecycle(t *testing.T) {
 	defer func() { _ = fs.Close() }()
 	if ok, err := fs.Exists(StagingDir(User(), id)); err != nil || ok {
 		t.Errorf("staging dir %s still exists (%v)", StagingDir(User(), id), err)
+	}
+}
+
+// TestYarnRMFailoverToTheLiveRM: under RM HA the client is given two
+// ResourceManagers, the first of which is down (a port nobody listens
+// on); it fails over and gets the real RM's answer (that the application
+// does not exist). The minicluster has one RM, so a standby RM is only
+// in am/yarn's unit tests.
+func TestYarnRMFailoverToTheLiveRM(t *testing.T) {
+	confDir := testcluster.ConfDir(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	_ = ln.Close() // now nobody listens there
+	c, _, err := conf.Load(conf.LoadOptions{
+		Getenv: func(k string) string {
+			if k == "HADOOP_CONF_DIR" {
+				return confDir
+			}
+			return ""
+		},
+		Sets: map[string]string{
+			// A client that ignored HA would use the plain key, also down.
+			"yarn.resourcemanager.address":     dead,
+			"yarn.resourcemanager.ha.enabled":  "true",
+			"yarn.resourcemanager.ha.rm-ids":   "rm1,rm2",
+			"yarn.resourcemanager.address.rm1": dead,
+			"yarn.resourcemanager.address.rm2": testcluster.RMAddress(t),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yc, err := New(Options{Conf: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = yc.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = yc.Report(ctx, yarn.AppID{ClusterTS: 1, ID: 4242})
+	if !appNotFound(err) {
+		t.Fatalf("Report through rm1 (down) and rm2 = %v; want rm2's ApplicationNotFoundException", err)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // fakeRM is a scripted ResourceManager that records what it was asked.
@@ -22,6 +24,9 @@ type fakeRM struct {
 	newAppErr error
 	submitErr error
 	reports   []yarn.AppReport
+	// byID, when set, answers reports by application id; an id not in it
+	// is unknown to this RM (ApplicationNotFoundException).
+	byID      map[yarn.AppID]yarn.AppReport
 	apps      []yarn.AppReport
 	appsErr   error
 	submitted []yarn.AppSpec
@@ -49,6 +54,15 @@ func (f *fakeRM) Submit(_ context.Context, s yarn.AppSpec) error {
 func (f *fakeRM) Report(_ context.Context, id yarn.AppID) (yarn.AppReport, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.byID != nil {
+		r, ok := f.byID[id]
+		if !ok {
+			return yarn.AppReport{}, &yarnrpc.RemoteError{Class: "org.apache.hadoop.yarn.exceptions.ApplicationNotFoundException",
+				Message: "Application with id '" + id.String() + "' doesn't exist in RM."}
+		}
+		r.ID = id
+		return r, nil
+	}
 	if len(f.reports) == 0 {
 		return yarn.AppReport{}, errors.New("no such application")
 	}
@@ -83,6 +97,7 @@ type memStore struct {
 	dirs    map[string]bool
 	removed []string
 	closes  int
+	mtime   map[string]time.Time // List's ModTime by path (zero: long ago)
 }
 
 func newMemStore() *memStore {
@@ -132,6 +147,32 @@ func (m *memStore) RemoveAll(p string) error {
 	}
 	delete(m.dirs, p)
 	return nil
+}
+
+func (m *memStore) List(dir string) ([]hdfsfs.Entry, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[string]bool{}
+	var out []hdfsfs.Entry
+	add := func(p string, isDir bool) {
+		rest, ok := strings.CutPrefix(p, dir+"/")
+		if !ok || rest == "" {
+			return
+		}
+		name, sub, nested := strings.Cut(rest, "/")
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		out = append(out, hdfsfs.Entry{Name: name, IsDir: isDir || nested && sub != "", ModTime: m.mtime[dir+"/"+name]})
+	}
+	for d := range m.dirs {
+		add(d, true)
+	}
+	for f := range m.files {
+		add(f, false)
+	}
+	return out, nil
 }
 
 func (m *memStore) URL(p string) string { return "hdfs://nn:8020" + p }

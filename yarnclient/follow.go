@@ -3,6 +3,7 @@ package yarnclient
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -30,6 +31,8 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 	}()
 	lastState := yarn.AppState(0)
 	var rep yarn.AppReport
+	var takeover int32 // a new AM attempt to announce once its DAGs are read
+	seenRunning := false
 	for {
 		var err error
 		if rep, err = c.Report(ctx, id); err != nil {
@@ -49,13 +52,25 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 			}
 			break
 		}
+		if dags != nil && rep.Attempt != dags.amAttempt {
+			// The AM died and YARN started another attempt: follow it.
+			_ = dags.close() // status reads only, to an AM that is gone
+			seenRunning = seenRunning || dags.firstRunning
+			dags, takeover = nil, rep.Attempt
+		}
 		if rep.State == yarn.StateRunning && dags == nil && rep.RPCPort > 0 {
 			if secret, err := c.ReadSecret(ctx, rep, 0); err == nil {
-				dags, _ = dialDAGs(AMAddress(rep), secret) // tried again at the next poll
+				if dags, _ = dialDAGs(AMAddress(rep), secret); dags != nil { // else tried again at the next poll
+					dags.amAttempt, dags.firstRunning = rep.Attempt, seenRunning
+				}
 			}
 		}
 		if dags != nil {
-			dags.poll(ctx, progress, func() { say("first attempt running after %s", since()) })
+			l := dags.poll(ctx, progress, func() { say("first attempt running after %s", since()) })
+			if takeover != 0 && l != nil {
+				say("%s", TakeoverLine(takeover, l.Dags))
+				takeover = 0
+			}
 		}
 		poll := 250 * time.Millisecond
 		if rep.State != yarn.StateRunning {
@@ -79,12 +94,28 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 	return rep, nil
 }
 
+// TakeoverLine is what a following client says when a new AM attempt
+// took over: which attempt, and where its unfinished DAGs resumed.
+func TakeoverLine(attempt int32, dags []*ebbpb.DAGStatus) string {
+	var parts []string
+	for _, d := range dags {
+		if d.State == "RUNNING" || d.State == "SUBMITTED" {
+			parts = append(parts, fmt.Sprintf("DAG %s resumed at %d/%d tasks", d.DagId, d.SucceededTasks, d.TotalTasks))
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{"no DAG to resume"}
+	}
+	return fmt.Sprintf("AM attempt %d took over; %s", attempt, strings.Join(parts, "; "))
+}
+
 // dagWatch reads a running AM's DAGs and tells each change once: one line
 // per change of a DAG's state or progress, never a repeat, however many
 // DAGs a session runs.
 type dagWatch struct {
 	client       ebbpb.ClientClient
 	close        func() error
+	amAttempt    int32
 	firstRunning bool
 	lastLine     map[string]string // by DAG id
 }
@@ -97,13 +128,14 @@ func dialDAGs(addr, secret string) (*dagWatch, error) {
 	return &dagWatch{client: ebbpb.NewClientClient(conn), close: conn.Close, lastLine: map[string]string{}}, nil
 }
 
-// poll reads the DAGs once; a failed read waits for the next poll.
-func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning func()) {
+// poll reads the DAGs once and returns them; a failed read (nil) waits
+// for the next poll.
+func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning func()) *ebbpb.ListDAGsResponse {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	l, err := w.client.ListDAGs(cctx, &ebbpb.ListDAGsRequest{})
 	cancel()
 	if err != nil {
-		return
+		return nil
 	}
 	for _, d := range l.Dags {
 		if d.RunningAttempts > 0 && !w.firstRunning {
@@ -119,6 +151,7 @@ func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning fun
 			w.lastLine[d.DagId] = s
 		}
 	}
+	return l
 }
 
 // DialAM connects to an AM's client API with the application's secret.

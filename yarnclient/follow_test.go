@@ -43,3 +43,15 @@ func TestFollowPrintsEachDAGChangeOnce(t *testing.T) {
 		t.Fatalf("after a's progress: %q, want one more line for a", lines)
 	}
 }
+
+func TestTakeoverLineNamesTheAttemptAndWhereDAGsResumed(t *testing.T) {
+	got := TakeoverLine(2, []*ebbpb.DAGStatus{
+		{DagId: "dag_0001", State: "SUCCEEDED", SucceededTasks: 3, TotalTasks: 3},
+		{DagId: "dag_0002", State: "RUNNING", SucceededTasks: 5, TotalTasks: 8},
+		{DagId: "dag_0003", State: "SUBMITTED", SucceededTasks: 0, TotalTasks: 4},
+	})
+	want := "AM attempt 2 took over; DAG dag_0002 resumed at 5/8 tasks; DAG dag_0003 resumed at 0/4 tasks"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}

@@ -15,6 +15,10 @@ import (
 type AM struct {
 	Addr   string
 	Secret string
+	// App and Attempt are the application and its current attempt, for
+	// finding the AM again when it moves (a new attempt took over).
+	App     string
+	Attempt int32
 }
 
 // FindAM resolves an application id to its AM, waiting for it to run.
@@ -48,7 +52,7 @@ func (c *Client) FindAM(ctx context.Context, app string, start bool, progress fu
 	if err != nil {
 		return AM{}, err
 	}
-	return AM{Addr: AMAddress(rep), Secret: secret}, nil
+	return AM{Addr: AMAddress(rep), Secret: secret, App: rep.ID.String(), Attempt: rep.Attempt}, nil
 }
 
 // FindSession is the user's newest running session that has an AM to
@@ -111,4 +115,39 @@ func (c *Client) WaitRunning(ctx context.Context, id yarn.AppID, timeout time.Du
 // AMAddress is the AM's client API address from its report.
 func AMAddress(rep yarn.AppReport) string {
 	return net.JoinHostPort(rep.Host, strconv.Itoa(int(rep.RPCPort)))
+}
+
+// Detach waits until the application's AM runs (RUNNING) or the
+// application ended, whichever comes first, for `ebb submit --detach`:
+// an application the ResourceManager refuses (an unknown queue, an AM
+// that cannot start) is FAILED within seconds, and the user hears so
+// instead of an exit status of 0. An application that ended without
+// succeeding has its staging directory removed and comes back as an
+// *AppError with the RM's diagnostics. One still waiting after timeout
+// (a full queue) is returned as it is, without an error: it was submitted.
+func (c *Client) Detach(ctx context.Context, id yarn.AppID, timeout time.Duration) (yarn.AppReport, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		rep, err := c.Report(ctx, id)
+		if err != nil {
+			return rep, err
+		}
+		if rep.State.Done() {
+			if rerr := c.RemoveStaging(rep); rerr != nil {
+				return rep, fmt.Errorf("%w (and removing its staging directory: %v)", appError(rep), rerr)
+			}
+			if rep.Final != yarn.Succeeded {
+				return rep, appError(rep)
+			}
+			return rep, nil
+		}
+		if rep.State == yarn.StateRunning || time.Now().After(deadline) {
+			return rep, nil
+		}
+		select {
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

@@ -71,14 +71,16 @@ func TestFindAMByID(t *testing.T) {
 	rm.reports = []yarn.AppReport{
 		{State: yarn.StateAccepted},
 		{State: yarn.StateRunning, User: "bob"}, // registering: no port yet
-		{State: yarn.StateRunning, User: "bob", Host: "node1", RPCPort: 4242},
+		{State: yarn.StateRunning, User: "bob", Host: "node1", RPCPort: 4242, Attempt: 2},
 	}
 	id := yarn.AppID{ClusterTS: 1700000000000, ID: 3}
 	if _, err := fs.WriteFile(StagingDir("bob", id)+"/"+StagedSecret, []byte("s3cret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, err := testClient(t, testConf(t), rm, fs).FindAM(context.Background(), id.String(), false, nil)
-	if err != nil || got != (AM{Addr: "node1:4242", Secret: "s3cret"}) {
+	// The application and its attempt come back too: a client follows the
+	// AM to the next attempt by them.
+	if err != nil || got != (AM{Addr: "node1:4242", Secret: "s3cret", App: id.String(), Attempt: 2}) {
 		t.Errorf("FindAM = %+v, %v", got, err)
 	}
 }

@@ -151,6 +151,9 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		ID: id, Queue: o.Queue, Type: AppType,
 		Resource:    yarn.Resource{MemoryMB: c.conf.Int64("mr3.am.resource.memory.mb"), VCores: int32(c.conf.Int("mr3.am.resource.cpu.cores"))},
 		MaxAttempts: c.conf.Int("mr3.am.max.app.attempts"),
+		// A new AM attempt resumes DAGs with the workers of the old one
+		// (they hold its outputs and run its attempts).
+		KeepContainers: c.conf.Bool("mr3.dag.recovery.enabled"),
 		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
 			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging)}},
 	}

@@ -147,6 +147,22 @@ func TestSubmitNeedsResourceManager(t *testing.T) {
 	}
 }
 
+// TestSubmitKeepsContainersWhenRecoveryIsOn: a new AM attempt resumes
+// with the old one's workers only if YARN keeps them; with recovery off
+// there is nobody to hand them to.
+func TestSubmitKeepsContainersWhenRecoveryIsOn(t *testing.T) {
+	for _, on := range []string{"true", "false"} {
+		rm, fs := newFakeRM(), newMemStore()
+		yc := testClient(t, testConf(t, "mr3.dag.recovery.enabled", on), rm, fs)
+		if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := rm.submitted[0].KeepContainers; got != (on == "true") {
+			t.Errorf("mr3.dag.recovery.enabled=%s: keep containers %v", on, got)
+		}
+	}
+}
+
 // The rerun of issue 12 on YARN: an hdfs:// output that holds results is
 // refused before an application is asked for, naming the directory and
 // --overwrite; with overwrite the AM is told to replace it.

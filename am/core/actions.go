@@ -171,6 +171,13 @@ type WorkerInfo struct {
 	VCores      int
 	Address     string // where its outputs are served
 	ContainerID string
+	// Reconnected: a worker of an earlier AM attempt, which serves the
+	// outputs of the attempts in Outputs.
+	Reconnected bool
+	Outputs     []string
+	// Attempts it still runs (or finished while no AM listened): adopted
+	// before the recovered DAGs queue anything.
+	Attempts []AdoptedAttempt
 }
 
 // Submission is a DAG handed to the Core: the validated spec, its input

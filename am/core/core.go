@@ -131,6 +131,12 @@ type Core struct {
 	lastFair    time.Time
 	rasPlan     *scheduler.RASPlan
 	journal     journal // what the status UI shows beyond the live state (journal.go)
+
+	// Recovery (recover.go): the wait for workers of an earlier attempt,
+	// and the tasks that succeeded since TakeJournal.
+	rec        *recovery
+	journaling bool
+	succeeded  []TaskDone
 }
 
 // NewCore returns an empty Core.
@@ -190,6 +196,7 @@ func (c *Core) advance(now time.Time) {
 func (c *Core) Tick(now time.Time) {
 	c.advance(now)
 	c.checkTimeouts()
+	c.recoveryTick()
 	c.admit()
 	c.rasCycle()
 	c.schedule()

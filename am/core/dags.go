@@ -118,7 +118,7 @@ func (c *Core) admit() {
 		if running >= c.opts.MaxConcurrentDAGs {
 			return
 		}
-		if d.state != DAGSubmitted {
+		if d.state != DAGSubmitted || d.recovering {
 			continue
 		}
 		d.state = DAGRunning

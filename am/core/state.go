@@ -50,6 +50,10 @@ type dagRun struct {
 	running  int // attempts running
 	failed   int // failed attempts (all tasks)
 	ramp     string
+	// recovered: rebuilt from the recovery log by a new AM attempt;
+	// recovering: and still waiting for the earlier attempt's workers.
+	recovered  bool
+	recovering bool
 	// attemptTime / attemptsDone: the observed mean attempt duration, for
 	// predictive scale-out and resource-aware scheduling.
 	attemptTime  time.Duration

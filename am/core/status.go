@@ -19,7 +19,9 @@ type DAGStatus struct {
 	Succeeded   int
 	Running     int
 	Failed      int
-	Vertices    []VertexStatus
+	// Recovered: rebuilt by a new AM attempt from the recovery log.
+	Recovered bool
+	Vertices  []VertexStatus
 	// Resource-aware scheduling figures (zero unless ebb.scheduler.scheme=ras).
 	SReq    float64
 	Utility float64
@@ -46,6 +48,7 @@ func (c *Core) status(d *dagRun) DAGStatus {
 		Finish:      d.finish,
 		Running:     d.running,
 		Failed:      d.failed,
+		Recovered:   d.recovered,
 	}
 	if t, ok := d.spec.Goal.Deadline(d.submit); ok {
 		s.Goal = t

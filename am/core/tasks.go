@@ -163,6 +163,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 			a.worker = w
 			w.outputs[d]++
 		}
+		c.noteSucceeded(t)
 		if d.pending == 0 {
 			c.endDAG(d, DAGSucceeded, "")
 		} else {

@@ -45,6 +45,7 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 		g.pending--
 	}
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
+	c.recoveredWorker(w)
 	if why, ok := c.blacklist[info.Node]; ok && !n.draining {
 		// The cluster placed it before it learned of the blacklist.
 		c.DrainNode(now, info.Node, why, false)

@@ -308,6 +308,15 @@ func (b *Book) Completed(cs []Completed) (lost []Completed) {
 	return lost
 }
 
+// Adopt holds a container an earlier AM attempt started (YARN kept it
+// across attempts). It counts for no group until its worker rejoins
+// (Moved), and is stopped and given back like any other at the end.
+func (b *Book) Adopt(c Container) {
+	if _, ok := b.held[c.ID]; !ok {
+		b.held[c.ID] = &held{c: c}
+	}
+}
+
 // Stopped: the AM told the worker in container id to exit. It no longer
 // counts toward its group; the container goes when the process exits.
 func (b *Book) Stopped(id ContainerID) {

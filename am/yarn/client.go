@@ -10,21 +10,31 @@ import (
 )
 
 // Client is the ApplicationClientProtocol as ebb's commands need it
-// (submit, reports, kill, nodes), in this package's types.
-type Client struct{ c *yarnrpc.ApplicationClient }
+// (submit, reports, kill, nodes), in this package's types. Given several
+// ResourceManagers (RM HA) it talks to one and fails over to the next
+// when that one cannot be reached or answers that it is standby
+// (failover.go).
+type Client struct{ rms *failover }
 
 // NewClient returns a client of the RM at addr acting as user (SIMPLE
 // authentication, as on an insecure cluster).
 func NewClient(addr, user string, opts ...yarnrpc.Option) *Client {
-	return &Client{c: yarnrpc.NewApplicationClient(addr, user, opts...)}
+	return NewHAClient([]string{addr}, user, opts...)
 }
 
-// Close ends the connection.
-func (c *Client) Close() error { return c.c.Close() }
+// NewHAClient returns a client of the RMs at addrs (one per rm-id, in
+// order), failing over between them.
+func NewHAClient(addrs []string, user string, opts ...yarnrpc.Option) *Client {
+	return &Client{rms: newFailover(addrs, func(a string) appClient { return yarnrpc.NewApplicationClient(a, user, opts...) })}
+}
+
+// Close ends the connections.
+func (c *Client) Close() error { return c.rms.close() }
 
 // NewApp reserves an application id; Resource is the largest container.
 func (c *Client) NewApp(ctx context.Context) (AppID, Resource, error) {
-	r, err := c.c.GetNewApplication(ctx)
+	var r *hadooppb.GetNewApplicationResponseProto
+	err := c.rms.do(ctx, func(ac appClient) (err error) { r, err = ac.GetNewApplication(ctx); return err })
 	if err != nil {
 		return AppID{}, Resource{}, err
 	}
@@ -42,6 +52,9 @@ type AppSpec struct {
 	MaxAttempts int
 	Tags        []string
 	AM          Launch
+	// KeepContainers: the workers outlive a failed AM attempt, for the next
+	// one to take over (keep_containers_across_application_attempts).
+	KeepContainers bool
 }
 
 // Submit submits an application under an id from NewApp.
@@ -64,7 +77,12 @@ func (c *Client) Submit(ctx context.Context, s AppSpec) error {
 	if s.MaxAttempts > 0 {
 		sub.MaxAppAttempts = proto.Int32(int32(s.MaxAttempts))
 	}
-	return c.c.SubmitApplication(ctx, sub)
+	if s.KeepContainers {
+		sub.KeepContainersAcrossApplicationAttempts = proto.Bool(true)
+	}
+	// Submitting again to the RM that took over is safe: the application
+	// id makes it the same submission.
+	return c.rms.do(ctx, func(ac appClient) error { return ac.SubmitApplication(ctx, sub) })
 }
 
 // AppState is YARN's application state.
@@ -105,6 +123,8 @@ type AppReport struct {
 	Progress    float32
 	StartMs     int64
 	Tags        []string
+	// Attempt is the number of the current application attempt (1, 2…).
+	Attempt int32
 }
 
 func reportFrom(r *hadooppb.ApplicationReportProto) AppReport {
@@ -115,12 +135,13 @@ func reportFrom(r *hadooppb.ApplicationReportProto) AppReport {
 	return AppReport{ID: appIDFrom(r.GetApplicationId()), Name: r.GetName(), User: r.GetUser(), Queue: r.GetQueue(),
 		Type: r.GetApplicationType(), Host: r.GetHost(), RPCPort: r.GetRpcPort(), State: AppState(r.GetYarnApplicationState()),
 		Final: final, TrackingURL: r.GetTrackingUrl(), AMURL: r.GetOriginalTrackingUrl(), Diagnostics: r.GetDiagnostics(), Progress: r.GetProgress(), StartMs: r.GetStartTime(),
-		Tags: r.GetApplicationTags()}
+		Tags: r.GetApplicationTags(), Attempt: r.GetCurrentApplicationAttemptId().GetAttemptId()}
 }
 
 // Report returns one application's report.
 func (c *Client) Report(ctx context.Context, id AppID) (AppReport, error) {
-	r, err := c.c.GetApplicationReport(ctx, appIDProto(id))
+	var r *hadooppb.ApplicationReportProto
+	err := c.rms.do(ctx, func(ac appClient) (err error) { r, err = ac.GetApplicationReport(ctx, appIDProto(id)); return err })
 	if err != nil {
 		return AppReport{}, err
 	}
@@ -134,7 +155,8 @@ func (c *Client) Apps(ctx context.Context, types []string, states []AppState, us
 	for _, s := range states {
 		req.ApplicationStates = append(req.ApplicationStates, hadooppb.YarnApplicationStateProto(s))
 	}
-	rs, err := c.c.GetApplications(ctx, req)
+	var rs []*hadooppb.ApplicationReportProto
+	err := c.rms.do(ctx, func(ac appClient) (err error) { rs, err = ac.GetApplications(ctx, req); return err })
 	if err != nil {
 		return nil, err
 	}
@@ -147,12 +169,21 @@ func (c *Client) Apps(ctx context.Context, types []string, states []AppState, us
 
 // Kill asks the RM to kill an application; false while it is still going.
 func (c *Client) Kill(ctx context.Context, id AppID, diagnostics string) (bool, error) {
-	return c.c.ForceKillApplication(ctx, appIDProto(id), diagnostics)
+	var done bool
+	err := c.rms.do(ctx, func(ac appClient) (err error) {
+		done, err = ac.ForceKillApplication(ctx, appIDProto(id), diagnostics)
+		return err
+	})
+	return done, err
 }
 
 // Nodes returns the RUNNING NodeManagers.
 func (c *Client) Nodes(ctx context.Context) ([]NodeReport, error) {
-	ns, err := c.c.GetClusterNodes(ctx, hadooppb.NodeStateProto_NS_RUNNING)
+	var ns []*hadooppb.NodeReportProto
+	err := c.rms.do(ctx, func(ac appClient) (err error) {
+		ns, err = ac.GetClusterNodes(ctx, hadooppb.NodeStateProto_NS_RUNNING)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

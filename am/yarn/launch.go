@@ -62,8 +62,11 @@ func (w *World) workerLaunch(p Placed) Launch {
 		"--container-id", shellQuote(id),
 		"--work-dir", "$PWD/work",
 		"--log-dir", "<LOG_DIR>",
-		"--advertise-host", "$NM_HOST",
-		"1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}
+		"--advertise-host", "$NM_HOST"}
+	if w.o.Worker.AMFile != "" {
+		args = append(args, "--am-file", shellQuote(w.o.Worker.AMFile))
+	}
+	args = append(args, "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
 	env := map[string]string{}
 	for k, v := range w.o.Worker.Env {
 		env[k] = v

@@ -107,6 +107,10 @@ type Registration struct {
 	Max      Resource // yarn.scheduler.maximum-allocation-*
 	Queue    string
 	NMTokens []NMToken
+	// Previous are the containers of earlier attempts that YARN kept
+	// (keep_containers_across_application_attempts): their workers may
+	// reconnect to this attempt.
+	Previous []Container
 }
 
 // FinalStatus is how the application ends.

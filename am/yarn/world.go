@@ -31,6 +31,10 @@ type WorkerLaunch struct {
 	SecretFile LocalResource
 	// Env is added to every worker's environment (HADOOP_USER_NAME, ...).
 	Env map[string]string
+	// AMFile, when set, is where the current AM attempt publishes its
+	// address (an hdfs:// URL in the staging directory): a worker whose
+	// AM died reads it to rejoin the next attempt.
+	AMFile string
 }
 
 // Options configure the yarn world.
@@ -44,9 +48,10 @@ type Options struct {
 	Host        string
 	Port        int32
 	TrackingURL string
-	// FinalTrackingURL, when set, replaces TrackingURL at unregister: the
-	// AM's own page closes with it, so the RM should link somewhere that
-	// still answers.
+	// FinalTrackingURL is what the application's tracking URL becomes at
+	// unregister. It must outlive the AM: "" makes the RM (its UI, its web
+	// proxy, `yarn application -list`) show its own application page,
+	// where the AM's status page would be a port about to close.
 	FinalTrackingURL string
 	Worker           WorkerLaunch
 	// Nodes are the cluster's NodeManagers at start (getClusterNodes).
@@ -136,7 +141,13 @@ func (w *World) Register(ctx context.Context) (Registration, error) {
 	w.mu.Lock()
 	w.reg = reg
 	w.respID = 0
+	for _, c := range reg.Previous {
+		w.book.Adopt(c)
+	}
 	w.mu.Unlock()
+	if len(reg.Previous) > 0 {
+		w.o.Log.Infof("yarn: %d containers of earlier attempts are still running; their workers may reconnect", len(reg.Previous))
+	}
 	for _, t := range reg.NMTokens {
 		w.o.NM.SetToken(t.Node, t.Token)
 	}
@@ -382,6 +393,20 @@ func (w *World) WorkerStopped(_ time.Time, worker string) {
 	w.mu.Unlock()
 }
 
+// WorkerJoined: the worker of a container of an earlier attempt has
+// reconnected; it counts for its group from now on.
+func (w *World) WorkerJoined(_ time.Time, worker, group string) {
+	id, err := ParseContainerID(worker)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.book.Moved(id, core.GroupInfo{Name: group})
+	w.mu.Unlock()
+}
+
+var _ am.WorkerJoiner = (*World)(nil)
+
 // WorkerMoved: same container, another group.
 func (w *World) WorkerMoved(_ time.Time, worker string, g core.GroupInfo) {
 	id, err := ParseContainerID(worker)
@@ -437,12 +462,8 @@ func (w *World) Close() error {
 // Finish unregisters with the final status, calling again until the RM
 // confirms (it may still be saving the application's state).
 func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics string) error {
-	final := w.o.TrackingURL
-	if w.o.FinalTrackingURL != "" {
-		final = w.o.FinalTrackingURL
-	}
 	for {
-		done, err := w.o.RM.Finish(ctx, status, diagnostics, final)
+		done, err := w.o.RM.Finish(ctx, status, diagnostics, w.o.FinalTrackingURL)
 		if err == nil && done {
 			w.o.Log.Infof("yarn: unregistered: %s %s", status, diagnostics)
 			return nil

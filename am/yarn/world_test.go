@@ -24,7 +24,7 @@ type fakeRM struct {
 	requests  []AllocateRequest
 	script    []fakeAnswer
 	finishes  []FinalStatus
-	finalURL  string
+	finalURLs []string // the tracking URL of each Finish
 }
 
 type fakeAnswer struct {
@@ -49,7 +49,7 @@ func (f *fakeRM) Allocate(_ context.Context, req AllocateRequest) (AllocateRespo
 
 func (f *fakeRM) Finish(_ context.Context, s FinalStatus, _, url string) (bool, error) {
 	f.finishes = append(f.finishes, s)
-	f.finalURL = url
+	f.finalURLs = append(f.finalURLs, url)
 	return len(f.finishes) >= 2, nil // the RM says "not yet" once
 }
 
@@ -297,6 +297,13 @@ func TestWorldCloseStopsAndReleasesEverything(t *testing.T) {
 	}
 	if err := h.w.Finish(context.Background(), Succeeded, "done"); err != nil || len(h.rm.finishes) != 2 {
 		t.Errorf("finish: %v after %d calls (the fake says 'not yet' once)", err, len(h.rm.finishes))
+	}
+	// The AM's status page (TrackingURL) closes with the AM: the RM must
+	// be left to show its own application page.
+	for _, u := range h.rm.finalURLs {
+		if u != "" {
+			t.Errorf("unregistered with tracking URL %q; want \"\" (the RM's application page outlives the AM)", u)
+		}
 	}
 }
 

@@ -13,18 +13,20 @@ import (
 
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // amResolver finds a YARN application's AM (see yarnAMs): app is an
 // application id, or empty (or "session") for the user's running session,
 // started (telling errOut) when there is none and start is true.
 type amResolver interface {
-	findAM(ctx context.Context, app string, start bool, cf confFlags, errOut io.Writer) (addr, secret string, err error)
+	findAM(ctx context.Context, app string, start bool, cf confFlags, errOut io.Writer) (yarnclient.AM, error)
 }
 
 // amFlags find a running AM: --am and a secret, a local session file, or
@@ -41,6 +43,9 @@ type amFlags struct {
 	// resolve finds --app, or the user's session when no AM is named;
 	// nil in a build without YARN.
 	resolve amResolver
+	// found is the YARN AM dial found (App empty when the AM was named
+	// directly): a dropped connection is followed to the next attempt.
+	found yarnclient.AM
 	// cf is the configuration for finding or starting a session on YARN
 	// (--conf and --set of `ebb dag submit`).
 	cf confFlags
@@ -77,11 +82,11 @@ func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (ebbpb.ClientClien
 		if f.resolve == nil {
 			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
 		}
-		a, s, err := f.resolve.findAM(ctx, f.app, f.mayStart, f.cf, errOut)
+		found, err := f.resolve.findAM(ctx, f.app, f.mayStart, f.cf, errOut)
 		if err != nil {
 			return nil, nil, err
 		}
-		addr, secret = a, s
+		addr, secret, f.found = found.Addr, found.Secret, found
 	}
 	if f.secretFile != "" {
 		b, err := os.ReadFile(f.secretFile)
@@ -143,7 +148,7 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 			if !wait {
 				return out.done(nil)
 			}
-			return out.done(waitDAG(cmd.Context(), out, c, resp.DagId))
+			return out.done(waitDAG(cmd.Context(), out, c, resp.DagId, f.follower(cmd.ErrOrStderr())))
 		},
 	}
 	f.register(submit)
@@ -169,10 +174,29 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer closeFn()
+			defer func() { closeFn() }() // the one open when the command ends
 			out := &printer{w: cmd.OutOrStdout()}
+			// An AM that died since it was found: ask the attempt that
+			// took over (once; redial waits for it).
+			retry := func(err error) bool {
+				redial := sf.follower(cmd.ErrOrStderr())
+				if redial == nil || status.Code(err) != codes.Unavailable {
+					return false
+				}
+				nc, ncClose, attempt, rerr := redial(cmd.Context())
+				if rerr != nil {
+					return false
+				}
+				closeFn() // the dead AM's
+				c, closeFn = nc, ncClose
+				(&printer{w: cmd.ErrOrStderr()}).printf("AM attempt %d took over\n", attempt)
+				return true
+			}
 			if len(args) == 1 {
 				r, err := c.DAGStatus(cmd.Context(), &ebbpb.DAGStatusRequest{DagId: args[0]})
+				if err != nil && retry(err) {
+					r, err = c.DAGStatus(cmd.Context(), &ebbpb.DAGStatusRequest{DagId: args[0]})
+				}
 				if err != nil {
 					return rpcErr(err)
 				}
@@ -180,6 +204,9 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 				return out.done(nil)
 			}
 			l, err := c.ListDAGs(cmd.Context(), &ebbpb.ListDAGsRequest{})
+			if err != nil && retry(err) {
+				l, err = c.ListDAGs(cmd.Context(), &ebbpb.ListDAGsRequest{})
+			}
 			if err != nil {
 				return rpcErr(err)
 			}
@@ -233,6 +260,9 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 func printDAG(out *printer, d *ebbpb.DAGStatus) {
 	out.printf("%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
 		d.SucceededTasks, d.TotalTasks, d.RunningAttempts, d.FailedAttempts)
+	if d.Recovered {
+		out.printf(", recovered")
+	}
 	if d.SReq != 0 || d.Slots != 0 {
 		out.printf(", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
 	}
@@ -245,15 +275,63 @@ func printDAG(out *printer, d *ebbpb.DAGStatus) {
 	out.println()
 }
 
-// waitDAG polls a remote DAG until it ends.
-func waitDAG(ctx context.Context, out *printer, c ebbpb.ClientClient, id string) error {
+// redialer finds the AM again after its connection dropped (nil: the AM
+// was named directly, there is nowhere else to look).
+type redialer func(ctx context.Context) (ebbpb.ClientClient, func(), int32, error)
+
+// follower re-resolves the YARN application the flags found, waiting for
+// an attempt other than the one that went away.
+func (f *amFlags) follower(errOut io.Writer) redialer {
+	if f.found.App == "" || f.resolve == nil {
+		return nil
+	}
+	return func(ctx context.Context) (ebbpb.ClientClient, func(), int32, error) {
+		for {
+			found, err := f.resolve.findAM(ctx, f.found.App, false, f.cf, errOut)
+			if err != nil {
+				return nil, nil, 0, err // the application ended (its status is in err), or ctx did
+			}
+			if found.Attempt != f.found.Attempt {
+				f.found = found
+				conn, err := yarnclient.DialAM(found.Addr, found.Secret)
+				if err != nil {
+					return nil, nil, 0, err
+				}
+				return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, found.Attempt, nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil, nil, 0, ctx.Err()
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// waitDAG polls a remote DAG until it ends. When the AM goes away and
+// redial finds the attempt that took over, it says so and goes on there.
+func waitDAG(ctx context.Context, out *printer, c ebbpb.ClientClient, id string, redial redialer) error {
 	last := ""
+	var takeover int32
 	for {
 		r, err := c.DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: id})
 		if err != nil {
-			return rpcErr(err)
+			if redial == nil || status.Code(err) != codes.Unavailable {
+				return rpcErr(err)
+			}
+			nc, closeFn, attempt, rerr := redial(ctx)
+			if rerr != nil {
+				return &exitError{code: 2, err: fmt.Errorf("the AM went away (%v) and no attempt took over: %w", rpcErr(err), rerr)}
+			}
+			defer closeFn()
+			c, takeover = nc, attempt
+			continue
 		}
 		d := r.Dag
+		if takeover != 0 {
+			out.println(yarnclient.TakeoverLine(takeover, []*ebbpb.DAGStatus{d}))
+			takeover = 0
+		}
 		line := fmt.Sprintf("%s %s: %d/%d tasks", d.DagId, d.State, d.SucceededTasks, d.TotalTasks)
 		if line != last {
 			out.println(line)

@@ -60,6 +60,7 @@ Run a DAG on the embedded local cluster (no Hadoop needed):
 		newSubmitCmd(),
 		newYarnAMCmd(),
 		newKillCmd(),
+		newCleanCmd(),
 		newSimCmd(),
 		newHistoryCmd(),
 		newUICmd(),

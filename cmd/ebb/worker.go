@@ -46,6 +46,7 @@ func newWorkerCmd() *cobra.Command {
 	f.IntVar(&o.VCores, "vcores", 1, "vcores")
 	f.StringVar(&o.WorkDir, "work-dir", ".", "directory for attempts and outputs")
 	f.StringVar(&o.LogDir, "log-dir", ".", "directory for logs")
+	f.StringVar(&o.AMFile, "am-file", "", "a file (or hdfs:// URL) naming the current AM attempt's address, to rejoin a new attempt when the AM dies")
 	f.StringVar(&o.AdvertiseHost, "advertise-host", "", "host other workers use to fetch outputs (default 127.0.0.1)")
 	return cmd
 }

@@ -38,23 +38,19 @@ type yarnAMs struct{}
 
 var _ amResolver = yarnAMs{}
 
-func (yarnAMs) findAM(ctx context.Context, app string, start bool, cf confFlags, errOut io.Writer) (addr, secret string, err error) {
+func (yarnAMs) findAM(ctx context.Context, app string, start bool, cf confFlags, errOut io.Writer) (yarnclient.AM, error) {
 	c, err := cf.load(newLogger("warn", "", ""))
 	if err != nil {
-		return "", "", err
+		return yarnclient.AM{}, err
 	}
 	yc, err := newYarnClient(c)
 	if err != nil {
-		return "", "", err
+		return yarnclient.AM{}, err
 	}
 	// Only reports and listings went over this connection.
 	defer func() { _ = yc.Close() }()
 	p := &printer{w: errOut}
-	found, err := yc.FindAM(ctx, app, start, func(line string) { p.println(line) })
-	if err != nil {
-		return "", "", err
-	}
-	return found.Addr, found.Secret, nil
+	return yc.FindAM(ctx, app, start, func(line string) { p.println(line) })
 }
 
 // exitCode2 marks an application that did not succeed: the command exits 2.

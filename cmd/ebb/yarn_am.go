@@ -17,6 +17,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
@@ -62,6 +63,13 @@ type yarnAM struct {
 	fs      *hdfsfs.FS
 	staging string // path in HDFS
 	start   time.Time
+	// last: this is the application's last attempt (MAX_APP_ATTEMPTS), so
+	// nothing will need the staging directory after it, however it ends.
+	last bool
+	rec  *recovery.Recorder
+	// resumed: the DAGs of earlier attempts, in the order accepted (the
+	// first is the one `ebb submit` started the application with).
+	resumed []string
 }
 
 func runYarnAM(ctx context.Context, o yarnAMOptions) error {
@@ -78,7 +86,19 @@ func runYarnAM(ctx context.Context, o yarnAMOptions) error {
 	return y.finish(status, diag)
 }
 
-func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start time.Time) (*yarnAM, error) {
+// lastAttempt says whether attempt is the application's last: the NM
+// tells the AM container the RM's effective maximum (MAX_APP_ATTEMPTS,
+// which yarn.resourcemanager.am.max-attempts may have lowered); without it
+// the configured mr3.am.max.app.attempts counts.
+func lastAttempt(attempt int32, c *conf.Config) bool {
+	maxAttempts, err := strconv.Atoi(os.Getenv("MAX_APP_ATTEMPTS"))
+	if err != nil || maxAttempts <= 0 {
+		maxAttempts = c.Int("mr3.am.max.app.attempts")
+	}
+	return int(attempt) >= maxAttempts
+}
+
+func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start time.Time) (y *yarnAM, err error) {
 	cid, err := yarn.ParseContainerID(os.Getenv("CONTAINER_ID"))
 	if err != nil {
 		return nil, fmt.Errorf("CONTAINER_ID: %w", err)
@@ -108,20 +128,45 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil || staging == "" {
 		staging = yarnclient.StagingDir(user, app)
 	}
-	secret, err := am.NewSecret()
+	last := lastAttempt(cid.Attempt.Attempt, c)
+	defer func() {
+		if err == nil {
+			return
+		}
+		// This attempt fails before it could register; the RM starts
+		// another unless it was the last, and then nobody needs the
+		// binary, the configuration or the secret any more.
+		if last {
+			if rerr := fs.RemoveAll(staging); rerr != nil {
+				log.Warnf("ebb am: the last attempt failed and could not remove %s: %v", staging, rerr)
+			}
+		}
+		_ = fs.Close() // this attempt is over; nothing is open on it
+	}()
+	secret, err := appSecret(fs, staging, log)
 	if err != nil {
 		return nil, err
 	}
-	core, err := coreOptions(c, "")
+	rec, records, err := openRecoveryLog(fs, staging, c, log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = rec.Recorder.Close() // nothing was recorded by an attempt that did not start
+		}
+	}()
+	coreOpts, err := coreOptions(c, "")
 	if err != nil {
 		return nil, err
 	}
 	uiOpts, uiState := yarnUIOptions(c, cid, user, secret)
 	a, err := am.New(am.Options{
-		Core: core, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
+		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve), UI: uiOpts,
 		History: hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute,
+		Recovery: rec,
 	})
 	if err != nil {
 		return nil, err
@@ -145,7 +190,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, err
 	}
 	timeouts := yarnrpc.WithTimeouts(connect, call)
-	rmc := yarn.NewClient(c.RMAddress(), user, timeouts)
+	rmc := yarn.NewHAClient(c.RMAddresses(), user, timeouts)
 	nodes, err := rmc.Nodes(ctx)
 	_ = rmc.Close() // the node list is in; nothing else went over it
 	if err != nil {
@@ -154,12 +199,18 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	uiState.setNodes(nodes)
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
 	amAddr := net.JoinHostPort(host, strconv.Itoa(port))
+	// Workers (this attempt's and those of an earlier one that YARN kept)
+	// find the current attempt here.
+	amFile := staging + "/" + stagedAMAddress
+	if _, err := fs.WriteFile(amFile, []byte(amAddr+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("publishing the AM's address: %w", err)
+	}
 	w := yarn.New(yarn.Options{
-		RM: yarn.RMPort{C: yarnrpc.NewAMRMClient(c.RMSchedulerAddress(), amrm, timeouts)}, NM: yarn.NewNMPort(timeouts),
+		RM: yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, timeouts)), NM: yarn.NewNMPort(timeouts),
 		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
-		FinalTrackingURL: finalTrackingURL(c, app.String()),
+		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
-			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user},
+			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
 			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
@@ -172,9 +223,46 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	log.Infof("ebb am: history goes to %s/%s.json (ebb history %s)", historyDir(c, user), app, app)
 	log.Infof("ebb am: %s registered after %s (since the process started) at %s, tracking URL %s; largest container %d MB / %d vcores; %d nodes",
 		cid.Attempt.App, time.Since(start).Round(time.Millisecond), amAddr, tracking, reg.Max.MemoryMB, reg.Max.VCores, len(nodes))
+	// Workers of earlier attempts that YARN kept (containers from previous
+	// attempts) are given the recovery window to come back with the
+	// outputs they hold; without any there is nothing to wait for.
+	window := time.Duration(0)
+	var expect []string
+	if len(reg.Previous) > 0 {
+		window = workerReturnWindow
+	}
+	for _, pc := range reg.Previous {
+		expect = append(expect, pc.ID.String())
+	}
+	if err := a.Recover(records, core.RecoverOptions{Window: window, Off: !c.Bool("mr3.dag.recovery.enabled"), Expect: expect}); err != nil {
+		return nil, fmt.Errorf("recovering the DAGs of the earlier attempt: %w", err)
+	}
 	a.SetWorld(w)
 	w.Start()
-	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start}, nil
+	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start, last: last,
+		rec: rec.Recorder, resumed: resumedDAGs(records)}, nil
+}
+
+// amrmClients is one ApplicationMasterProtocol client per RM (several
+// under RM HA); the AMRMToken is valid at each.
+func amrmClients(addrs []string, amrm yarnrpc.Token, opts ...yarnrpc.Option) []*yarnrpc.AMRMClient {
+	out := make([]*yarnrpc.AMRMClient, 0, len(addrs))
+	for _, a := range addrs {
+		out = append(out, yarnrpc.NewAMRMClient(a, amrm, opts...))
+	}
+	return out
+}
+
+// rmWebapp is the RM's web address (yarn.resourcemanager.webapp.address,
+// else yarn.resourcemanager.hostname with the default port 8088).
+func rmWebapp(c *conf.Config) string {
+	if v, ok := c.Raw("yarn.resourcemanager.webapp.address"); ok && strings.TrimSpace(v) != "" {
+		return v
+	}
+	if h, ok := c.Raw("yarn.resourcemanager.hostname"); ok && strings.TrimSpace(h) != "" {
+		return net.JoinHostPort(strings.TrimSpace(h), "8088")
+	}
+	return ""
 }
 
 func portOf(addr string) int {
@@ -266,8 +354,13 @@ func (y *yarnAM) runDAG(ctx context.Context, o yarnAMOptions, done chan error) (
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
-	id, err := y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: name, Output: o.output, Overwrite: o.overwrite, Client: "ebb submit"})
-	if err != nil {
+	var id string
+	if len(y.resumed) > 0 {
+		// An earlier attempt accepted the application's DAG: it resumes
+		// under its own id instead of starting again.
+		id = y.resumed[0]
+		y.log.Infof("ebb am: resuming DAG %s of the earlier attempt", id)
+	} else if id, err = y.a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: name, Output: o.output, Overwrite: o.overwrite, Client: "ebb submit"}); err != nil {
 		y.log.Errorf("ebb am: %v", err)
 		return yarn.Failed, err.Error(), true
 	}
@@ -329,17 +422,26 @@ func checkFits(name string, data []byte, max yarn.Resource) error {
 }
 
 // finish unregisters with the final status and then removes the staging
-// directory. An AM that could not unregister leaves it: the RM may start
-// another attempt, which needs the binary and the configuration again
-// (and `ebb submit` removes it when it sees the application end).
+// directory. An AM that could not unregister leaves it unless this is the
+// last attempt: the RM may start another attempt, which needs the binary,
+// the configuration and the secret again (and `ebb submit`, `ebb clean`
+// remove it once the application has ended).
 func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// Every file was closed by the call that wrote it; the connection
 	// holds nothing more.
 	defer func() { _ = y.fs.Close() }()
+	if err := y.rec.Close(); err != nil {
+		y.log.Warnf("ebb am: %v", err)
+	}
 	if err := y.world.Finish(ctx, status, diag); err != nil {
 		y.log.Errorf("ebb am: %v", err)
+		if y.last {
+			if rerr := y.fs.RemoveAll(y.staging); rerr != nil {
+				y.log.Warnf("ebb am: %v", rerr)
+			}
+		}
 		return err
 	}
 	if err := y.fs.RemoveAll(y.staging); err != nil {

@@ -52,12 +52,12 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 			}
 			errOut := &printer{w: cmd.ErrOrStderr()}
 			o.Warn = func(w string) { errOut.println("ebb submit: warning:", w) }
-			return runSubmit(ctx, c, o, cmd.OutOrStdout())
+			return runSubmit(ctx, c, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cf.register(cmd)
 	f := cmd.Flags()
-	f.BoolVar(&o.detach, "detach", false, "return once the application is submitted")
+	f.BoolVar(&o.detach, "detach", false, "return once the AM runs (exit non-zero if the application fails first)")
 	f.StringVar(&o.Queue, "queue", "", "the YARN queue (default: the cluster's default)")
 	f.StringVar(&o.Name, "name", "", "the application name (default: the DAG's name, or ebb-session)")
 	f.StringVar(&o.Output, "output", "", "override the DAG's output (an hdfs:// URL)")
@@ -65,7 +65,7 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 	return cmd
 }
 
-func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out io.Writer) error {
+func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out, errOut io.Writer) error {
 	t0 := time.Now()
 	yc, err := newYarnClient(c)
 	if err != nil {
@@ -75,16 +75,21 @@ func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out io.Writ
 	// their answers are in.
 	defer func() { _ = yc.Close() }()
 	p := &printer{w: out}
+	sweep(ctx, yc, errOut)
 	id, err := yc.Submit(ctx, o.SubmitOptions)
 	if err != nil {
 		return err
 	}
 	p.printf("submitted application %s (type %s) in %s\n", id, yarnclient.AppType, time.Since(t0).Round(time.Millisecond))
 	if o.detach {
-		// The tracking URL is a courtesy: the application is submitted.
-		if rep, err := yc.Report(ctx, id); err == nil {
-			p.printf("tracking URL: %s\n", rep.TrackingURL)
+		// Detached, but not blind: wait until the AM runs, so that an
+		// application the RM fails at once (an unknown queue) exits
+		// non-zero with the RM's reason and leaves no staging behind.
+		rep, err := yc.Detach(ctx, id, 5*time.Minute)
+		if err != nil {
+			return p.done(exitCode2(err))
 		}
+		p.printf("application %s %s; tracking URL: %s\n", id, rep.State, rep.TrackingURL)
 		return p.done(nil)
 	}
 	_, err = yc.Follow(ctx, id, t0, func(line string) { p.println(line) })
@@ -93,4 +98,19 @@ func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out io.Writ
 		return p.done(fmt.Errorf("stopped following %s; the application keeps running: follow it in the YARN UI, stop it with `ebb kill %s`", id, id))
 	}
 	return p.done(exitCode2(err))
+}
+
+// sweep removes what earlier applications of this user left behind (an AM
+// that died on its last attempt cannot remove its staging directory, and
+// a detached submission has nobody following it), and says so. A failure
+// here never stops a submission.
+func sweep(ctx context.Context, yc *yarnclient.Client, errOut io.Writer) {
+	p := &printer{w: errOut}
+	removed, err := yc.Clean(ctx, time.Now())
+	for _, r := range removed {
+		p.printf("ebb submit: removed the staging directory of %s: %s\n", r.App, r.Reason)
+	}
+	if err != nil {
+		p.printf("ebb submit: warning: cleaning old staging directories: %v\n", err)
+	}
 }

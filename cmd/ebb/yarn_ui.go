@@ -130,18 +130,6 @@ func proxyAddrs(c *conf.Config, hostport string) []string {
 	return addrs
 }
 
-// finalTrackingURL is where the RM links a finished application: its own
-// application page, which answers as long as the RM remembers the
-// application (the AM's port is closed by then). `ebb history APP` serves
-// the application's own pages from its history.
-func finalTrackingURL(c *conf.Config, app string) string {
-	web := rmWebAddress(c)
-	if web == "" {
-		return ""
-	}
-	return "http://" + web + "/cluster/app/" + app
-}
-
 // historyDir is ebb.history.dir, or the user's .ebb/history.
 func historyDir(c *conf.Config, user string) string {
 	if d := strings.TrimSpace(c.String("ebb.history.dir")); d != "" {

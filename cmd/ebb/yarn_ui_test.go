@@ -38,7 +38,11 @@ func TestYarnUIOptions(t *testing.T) {
 		len(o.Proxy.Addrs) == 0 || o.Proxy.Key == "" || strings.Contains(o.Proxy.Key, "the-secret") {
 		t.Errorf("proxy guard %+v", o.Proxy)
 	}
-	if u := finalTrackingURL(c, "application_1700000000000_0007"); u != "http://127.0.0.1:8088/cluster/app/application_1700000000000_0007" {
+	appID, err := yarn.ParseAppID(o.App.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := yarn.FinalTrackingURL(rmWebapp(c), appID); u != "http://127.0.0.1:8088/cluster/app/application_1700000000000_0007" {
 		t.Errorf("final tracking URL %s", u)
 	}
 	var b strings.Builder

@@ -196,7 +196,13 @@ type Register struct {
 	// host:port of the worker's HTTP server that serves finished outputs.
 	DataAddress string `protobuf:"bytes,6,opt,name=data_address,json=dataAddress,proto3" json:"data_address,omitempty"`
 	// The YARN container id, or the local world's process id, for operators.
-	ContainerId   string `protobuf:"bytes,7,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	ContainerId string `protobuf:"bytes,7,opt,name=container_id,json=containerId,proto3" json:"container_id,omitempty"`
+	// A worker reconnecting to a new AM attempt (the one it registered with
+	// died) says what it is still running, or finished while no AM listened
+	// (their final updates follow Registered), and whose outputs it serves.
+	Reconnect     bool           `protobuf:"varint,8,opt,name=reconnect,proto3" json:"reconnect,omitempty"`
+	Attempts      []*HeldAttempt `protobuf:"bytes,9,rep,name=attempts,proto3" json:"attempts,omitempty"`
+	Outputs       []string       `protobuf:"bytes,10,rep,name=outputs,proto3" json:"outputs,omitempty"` // attempt ids
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -280,6 +286,95 @@ func (x *Register) GetContainerId() string {
 	return ""
 }
 
+func (x *Register) GetReconnect() bool {
+	if x != nil {
+		return x.Reconnect
+	}
+	return false
+}
+
+func (x *Register) GetAttempts() []*HeldAttempt {
+	if x != nil {
+		return x.Attempts
+	}
+	return nil
+}
+
+func (x *Register) GetOutputs() []string {
+	if x != nil {
+		return x.Outputs
+	}
+	return nil
+}
+
+type HeldAttempt struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AttemptId     string                 `protobuf:"bytes,1,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
+	DagId         string                 `protobuf:"bytes,2,opt,name=dag_id,json=dagId,proto3" json:"dag_id,omitempty"`
+	Vertex        string                 `protobuf:"bytes,3,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	TaskIndex     int32                  `protobuf:"varint,4,opt,name=task_index,json=taskIndex,proto3" json:"task_index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HeldAttempt) Reset() {
+	*x = HeldAttempt{}
+	mi := &file_ebb_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeldAttempt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeldAttempt) ProtoMessage() {}
+
+func (x *HeldAttempt) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeldAttempt.ProtoReflect.Descriptor instead.
+func (*HeldAttempt) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *HeldAttempt) GetAttemptId() string {
+	if x != nil {
+		return x.AttemptId
+	}
+	return ""
+}
+
+func (x *HeldAttempt) GetDagId() string {
+	if x != nil {
+		return x.DagId
+	}
+	return ""
+}
+
+func (x *HeldAttempt) GetVertex() string {
+	if x != nil {
+		return x.Vertex
+	}
+	return ""
+}
+
+func (x *HeldAttempt) GetTaskIndex() int32 {
+	if x != nil {
+		return x.TaskIndex
+	}
+	return 0
+}
+
 type Heartbeat struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	RunningAttempts []string               `protobuf:"bytes,1,rep,name=running_attempts,json=runningAttempts,proto3" json:"running_attempts,omitempty"`
@@ -290,7 +385,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_ebb_proto_msgTypes[2]
+	mi := &file_ebb_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -302,7 +397,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[2]
+	mi := &file_ebb_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -315,7 +410,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{2}
+	return file_ebb_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Heartbeat) GetRunningAttempts() []string {
@@ -348,7 +443,7 @@ type AttemptUpdate struct {
 
 func (x *AttemptUpdate) Reset() {
 	*x = AttemptUpdate{}
-	mi := &file_ebb_proto_msgTypes[3]
+	mi := &file_ebb_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -360,7 +455,7 @@ func (x *AttemptUpdate) String() string {
 func (*AttemptUpdate) ProtoMessage() {}
 
 func (x *AttemptUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[3]
+	mi := &file_ebb_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -373,7 +468,7 @@ func (x *AttemptUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttemptUpdate.ProtoReflect.Descriptor instead.
 func (*AttemptUpdate) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{3}
+	return file_ebb_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AttemptUpdate) GetAttemptId() string {
@@ -443,7 +538,7 @@ type AMMessage struct {
 
 func (x *AMMessage) Reset() {
 	*x = AMMessage{}
-	mi := &file_ebb_proto_msgTypes[4]
+	mi := &file_ebb_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -455,7 +550,7 @@ func (x *AMMessage) String() string {
 func (*AMMessage) ProtoMessage() {}
 
 func (x *AMMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[4]
+	mi := &file_ebb_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -468,7 +563,7 @@ func (x *AMMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AMMessage.ProtoReflect.Descriptor instead.
 func (*AMMessage) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{4}
+	return file_ebb_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AMMessage) GetMsg() isAMMessage_Msg {
@@ -597,7 +692,7 @@ type Registered struct {
 
 func (x *Registered) Reset() {
 	*x = Registered{}
-	mi := &file_ebb_proto_msgTypes[5]
+	mi := &file_ebb_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -609,7 +704,7 @@ func (x *Registered) String() string {
 func (*Registered) ProtoMessage() {}
 
 func (x *Registered) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[5]
+	mi := &file_ebb_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -622,7 +717,7 @@ func (x *Registered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Registered.ProtoReflect.Descriptor instead.
 func (*Registered) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{5}
+	return file_ebb_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Registered) GetWorkerId() string {
@@ -674,7 +769,7 @@ type RunAttempt struct {
 
 func (x *RunAttempt) Reset() {
 	*x = RunAttempt{}
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -686,7 +781,7 @@ func (x *RunAttempt) String() string {
 func (*RunAttempt) ProtoMessage() {}
 
 func (x *RunAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -699,7 +794,7 @@ func (x *RunAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunAttempt.ProtoReflect.Descriptor instead.
 func (*RunAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{6}
+	return file_ebb_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RunAttempt) GetAttemptId() string {
@@ -829,7 +924,7 @@ type AttemptInputs struct {
 
 func (x *AttemptInputs) Reset() {
 	*x = AttemptInputs{}
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -841,7 +936,7 @@ func (x *AttemptInputs) String() string {
 func (*AttemptInputs) ProtoMessage() {}
 
 func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -854,7 +949,7 @@ func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttemptInputs.ProtoReflect.Descriptor instead.
 func (*AttemptInputs) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{7}
+	return file_ebb_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AttemptInputs) GetAttemptId() string {
@@ -888,7 +983,7 @@ type OutputSpec struct {
 
 func (x *OutputSpec) Reset() {
 	*x = OutputSpec{}
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -900,7 +995,7 @@ func (x *OutputSpec) String() string {
 func (*OutputSpec) ProtoMessage() {}
 
 func (x *OutputSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -913,7 +1008,7 @@ func (x *OutputSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputSpec.ProtoReflect.Descriptor instead.
 func (*OutputSpec) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{8}
+	return file_ebb_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OutputSpec) GetConsumer() string {
@@ -946,7 +1041,7 @@ type InputFetch struct {
 
 func (x *InputFetch) Reset() {
 	*x = InputFetch{}
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -958,7 +1053,7 @@ func (x *InputFetch) String() string {
 func (*InputFetch) ProtoMessage() {}
 
 func (x *InputFetch) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -971,7 +1066,7 @@ func (x *InputFetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputFetch.ProtoReflect.Descriptor instead.
 func (*InputFetch) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{9}
+	return file_ebb_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InputFetch) GetProducerVertex() string {
@@ -1027,7 +1122,7 @@ type InputSplit struct {
 
 func (x *InputSplit) Reset() {
 	*x = InputSplit{}
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1134,7 @@ func (x *InputSplit) String() string {
 func (*InputSplit) ProtoMessage() {}
 
 func (x *InputSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1147,7 @@ func (x *InputSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputSplit.ProtoReflect.Descriptor instead.
 func (*InputSplit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{10}
+	return file_ebb_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *InputSplit) GetPath() string {
@@ -1086,7 +1181,7 @@ type KillAttempt struct {
 
 func (x *KillAttempt) Reset() {
 	*x = KillAttempt{}
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1098,7 +1193,7 @@ func (x *KillAttempt) String() string {
 func (*KillAttempt) ProtoMessage() {}
 
 func (x *KillAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1111,7 +1206,7 @@ func (x *KillAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillAttempt.ProtoReflect.Descriptor instead.
 func (*KillAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{11}
+	return file_ebb_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KillAttempt) GetAttemptId() string {
@@ -1138,7 +1233,7 @@ type DAGDone struct {
 
 func (x *DAGDone) Reset() {
 	*x = DAGDone{}
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1245,7 @@ func (x *DAGDone) String() string {
 func (*DAGDone) ProtoMessage() {}
 
 func (x *DAGDone) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1258,7 @@ func (x *DAGDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGDone.ProtoReflect.Descriptor instead.
 func (*DAGDone) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{12}
+	return file_ebb_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DAGDone) GetDagId() string {
@@ -1186,7 +1281,7 @@ type Stop struct {
 
 func (x *Stop) Reset() {
 	*x = Stop{}
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1198,7 +1293,7 @@ func (x *Stop) String() string {
 func (*Stop) ProtoMessage() {}
 
 func (x *Stop) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1211,7 +1306,7 @@ func (x *Stop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stop.ProtoReflect.Descriptor instead.
 func (*Stop) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{13}
+	return file_ebb_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Stop) GetGraceful() bool {
@@ -1241,7 +1336,7 @@ type Reinit struct {
 
 func (x *Reinit) Reset() {
 	*x = Reinit{}
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1253,7 +1348,7 @@ func (x *Reinit) String() string {
 func (*Reinit) ProtoMessage() {}
 
 func (x *Reinit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1266,7 +1361,7 @@ func (x *Reinit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reinit.ProtoReflect.Descriptor instead.
 func (*Reinit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{14}
+	return file_ebb_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Reinit) GetGroup() string {
@@ -1312,7 +1407,7 @@ type SubmitDAGRequest struct {
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1324,7 +1419,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1337,7 +1432,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{15}
+	return file_ebb_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1391,7 +1486,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1403,7 +1498,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1416,7 +1511,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1435,7 +1530,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1542,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1555,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1479,7 +1574,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1491,7 +1586,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1504,7 +1599,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1532,17 +1627,19 @@ type DAGStatus struct {
 	Group           string          `protobuf:"bytes,13,opt,name=group,proto3" json:"group,omitempty"`
 	// Resource-aware scheduling (ras): the estimate of concurrent tasks
 	// needed to meet the goal, the DAG's utility, and its planned slots.
-	SReq          float64 `protobuf:"fixed64,14,opt,name=s_req,json=sReq,proto3" json:"s_req,omitempty"`
-	Utility       float64 `protobuf:"fixed64,15,opt,name=utility,proto3" json:"utility,omitempty"`
-	Slots         int32   `protobuf:"varint,16,opt,name=slots,proto3" json:"slots,omitempty"`
-	GoalUnixMs    int64   `protobuf:"varint,17,opt,name=goal_unix_ms,json=goalUnixMs,proto3" json:"goal_unix_ms,omitempty"`
+	SReq       float64 `protobuf:"fixed64,14,opt,name=s_req,json=sReq,proto3" json:"s_req,omitempty"`
+	Utility    float64 `protobuf:"fixed64,15,opt,name=utility,proto3" json:"utility,omitempty"`
+	Slots      int32   `protobuf:"varint,16,opt,name=slots,proto3" json:"slots,omitempty"`
+	GoalUnixMs int64   `protobuf:"varint,17,opt,name=goal_unix_ms,json=goalUnixMs,proto3" json:"goal_unix_ms,omitempty"`
+	// Rebuilt from the recovery log by a later AM attempt.
+	Recovered     bool `protobuf:"varint,18,opt,name=recovered,proto3" json:"recovered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1554,7 +1651,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1567,7 +1664,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -1689,6 +1786,13 @@ func (x *DAGStatus) GetGoalUnixMs() int64 {
 	return 0
 }
 
+func (x *DAGStatus) GetRecovered() bool {
+	if x != nil {
+		return x.Recovered
+	}
+	return false
+}
+
 type VertexStatus struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1702,7 +1806,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1714,7 +1818,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1727,7 +1831,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -1775,7 +1879,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1787,7 +1891,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1800,7 +1904,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -1825,7 +1929,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1837,7 +1941,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1850,7 +1954,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 type ListDAGsRequest struct {
@@ -1861,7 +1965,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +1977,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +1990,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 type ListDAGsResponse struct {
@@ -1898,7 +2002,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2014,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2027,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -1941,7 +2045,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1953,7 +2057,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1966,7 +2070,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 type ClusterStatusResponse struct {
@@ -1980,7 +2084,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2096,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2109,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -2046,7 +2150,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2058,7 +2162,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2071,7 +2175,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2150,7 +2254,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2162,7 +2266,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2175,7 +2279,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2226,7 +2330,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2238,7 +2342,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2251,7 +2355,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2302,7 +2406,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2314,7 +2418,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2327,7 +2431,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2366,7 +2470,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2482,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2495,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 type ShutdownRequest struct {
@@ -2403,7 +2507,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2519,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2532,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2446,7 +2550,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2458,7 +2562,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2471,7 +2575,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{33}
+	return file_ebb_proto_rawDescGZIP(), []int{34}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -2483,7 +2587,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\bregister\x18\x01 \x01(\v2\x10.ebb.v1.RegisterH\x00R\bregister\x121\n" +
 	"\theartbeat\x18\x02 \x01(\v2\x11.ebb.v1.HeartbeatH\x00R\theartbeat\x121\n" +
 	"\aattempt\x18\x03 \x01(\v2\x15.ebb.v1.AttemptUpdateH\x00R\aattemptB\x05\n" +
-	"\x03msg\"\xcc\x01\n" +
+	"\x03msg\"\xb5\x02\n" +
 	"\bRegister\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12\x14\n" +
 	"\x05group\x18\x02 \x01(\tR\x05group\x12\x12\n" +
@@ -2491,7 +2595,18 @@ const file_ebb_proto_rawDesc = "" +
 	"\tmemory_mb\x18\x04 \x01(\x03R\bmemoryMb\x12\x16\n" +
 	"\x06vcores\x18\x05 \x01(\x05R\x06vcores\x12!\n" +
 	"\fdata_address\x18\x06 \x01(\tR\vdataAddress\x12!\n" +
-	"\fcontainer_id\x18\a \x01(\tR\vcontainerId\"\\\n" +
+	"\fcontainer_id\x18\a \x01(\tR\vcontainerId\x12\x1c\n" +
+	"\treconnect\x18\b \x01(\bR\treconnect\x12/\n" +
+	"\battempts\x18\t \x03(\v2\x13.ebb.v1.HeldAttemptR\battempts\x12\x18\n" +
+	"\aoutputs\x18\n" +
+	" \x03(\tR\aoutputs\"z\n" +
+	"\vHeldAttempt\x12\x1d\n" +
+	"\n" +
+	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12\x15\n" +
+	"\x06dag_id\x18\x02 \x01(\tR\x05dagId\x12\x16\n" +
+	"\x06vertex\x18\x03 \x01(\tR\x06vertex\x12\x1d\n" +
+	"\n" +
+	"task_index\x18\x04 \x01(\x05R\ttaskIndex\"\\\n" +
 	"\tHeartbeat\x12)\n" +
 	"\x10running_attempts\x18\x01 \x03(\tR\x0frunningAttempts\x12$\n" +
 	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\"\x8a\x02\n" +
@@ -2598,7 +2713,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10DAGStatusRequest\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\"8\n" +
 	"\x11DAGStatusResponse\x12#\n" +
-	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\x9f\x04\n" +
+	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xbd\x04\n" +
 	"\tDAGStatus\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -2619,7 +2734,8 @@ const file_ebb_proto_rawDesc = "" +
 	"\autility\x18\x0f \x01(\x01R\autility\x12\x14\n" +
 	"\x05slots\x18\x10 \x01(\x05R\x05slots\x12 \n" +
 	"\fgoal_unix_ms\x18\x11 \x01(\x03R\n" +
-	"goalUnixMs\"\x86\x01\n" +
+	"goalUnixMs\x12\x1c\n" +
+	"\trecovered\x18\x12 \x01(\bR\trecovered\"\x86\x01\n" +
 	"\fVertexStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
@@ -2705,91 +2821,93 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),             // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
 	(*Register)(nil),              // 2: ebb.v1.Register
-	(*Heartbeat)(nil),             // 3: ebb.v1.Heartbeat
-	(*AttemptUpdate)(nil),         // 4: ebb.v1.AttemptUpdate
-	(*AMMessage)(nil),             // 5: ebb.v1.AMMessage
-	(*Registered)(nil),            // 6: ebb.v1.Registered
-	(*RunAttempt)(nil),            // 7: ebb.v1.RunAttempt
-	(*AttemptInputs)(nil),         // 8: ebb.v1.AttemptInputs
-	(*OutputSpec)(nil),            // 9: ebb.v1.OutputSpec
-	(*InputFetch)(nil),            // 10: ebb.v1.InputFetch
-	(*InputSplit)(nil),            // 11: ebb.v1.InputSplit
-	(*KillAttempt)(nil),           // 12: ebb.v1.KillAttempt
-	(*DAGDone)(nil),               // 13: ebb.v1.DAGDone
-	(*Stop)(nil),                  // 14: ebb.v1.Stop
-	(*Reinit)(nil),                // 15: ebb.v1.Reinit
-	(*SubmitDAGRequest)(nil),      // 16: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 17: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 18: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 19: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 20: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 21: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 22: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 23: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 24: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 25: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 26: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 27: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 28: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 29: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 30: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 31: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 32: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 33: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 34: ebb.v1.ShutdownResponse
-	nil,                           // 35: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 36: ebb.v1.Reinit.EnvEntry
+	(*HeldAttempt)(nil),           // 3: ebb.v1.HeldAttempt
+	(*Heartbeat)(nil),             // 4: ebb.v1.Heartbeat
+	(*AttemptUpdate)(nil),         // 5: ebb.v1.AttemptUpdate
+	(*AMMessage)(nil),             // 6: ebb.v1.AMMessage
+	(*Registered)(nil),            // 7: ebb.v1.Registered
+	(*RunAttempt)(nil),            // 8: ebb.v1.RunAttempt
+	(*AttemptInputs)(nil),         // 9: ebb.v1.AttemptInputs
+	(*OutputSpec)(nil),            // 10: ebb.v1.OutputSpec
+	(*InputFetch)(nil),            // 11: ebb.v1.InputFetch
+	(*InputSplit)(nil),            // 12: ebb.v1.InputSplit
+	(*KillAttempt)(nil),           // 13: ebb.v1.KillAttempt
+	(*DAGDone)(nil),               // 14: ebb.v1.DAGDone
+	(*Stop)(nil),                  // 15: ebb.v1.Stop
+	(*Reinit)(nil),                // 16: ebb.v1.Reinit
+	(*SubmitDAGRequest)(nil),      // 17: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),     // 18: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),      // 19: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),     // 20: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),             // 21: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),          // 22: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),        // 23: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),       // 24: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),       // 25: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),      // 26: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),  // 27: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil), // 28: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),           // 29: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),            // 30: ebb.v1.NodeStatus
+	(*Transition)(nil),            // 31: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),   // 32: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),  // 33: ebb.v1.SetAutoscaleResponse
+	(*ShutdownRequest)(nil),       // 34: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 35: ebb.v1.ShutdownResponse
+	nil,                           // 36: ebb.v1.RunAttempt.EnvEntry
+	nil,                           // 37: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
-	3,  // 1: ebb.v1.WorkerMessage.heartbeat:type_name -> ebb.v1.Heartbeat
-	4,  // 2: ebb.v1.WorkerMessage.attempt:type_name -> ebb.v1.AttemptUpdate
-	0,  // 3: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
-	6,  // 4: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
-	7,  // 5: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
-	12, // 6: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
-	13, // 7: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
-	14, // 8: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
-	15, // 9: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
-	8,  // 10: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
-	35, // 11: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	9,  // 12: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	10, // 13: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	11, // 14: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	10, // 15: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
-	36, // 16: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	20, // 17: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	21, // 18: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	20, // 19: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	28, // 20: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	29, // 21: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	30, // 22: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 23: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	16, // 24: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	18, // 25: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	22, // 26: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	24, // 27: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	26, // 28: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	31, // 29: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	33, // 30: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	5,  // 31: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	17, // 32: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	19, // 33: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	23, // 34: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	25, // 35: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	27, // 36: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	32, // 37: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	34, // 38: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	31, // [31:39] is the sub-list for method output_type
-	23, // [23:31] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	4,  // 1: ebb.v1.WorkerMessage.heartbeat:type_name -> ebb.v1.Heartbeat
+	5,  // 2: ebb.v1.WorkerMessage.attempt:type_name -> ebb.v1.AttemptUpdate
+	3,  // 3: ebb.v1.Register.attempts:type_name -> ebb.v1.HeldAttempt
+	0,  // 4: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
+	7,  // 5: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
+	8,  // 6: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
+	13, // 7: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
+	14, // 8: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
+	15, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
+	16, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
+	9,  // 11: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
+	36, // 12: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	10, // 13: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	11, // 14: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	12, // 15: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	11, // 16: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
+	37, // 17: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	21, // 18: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	22, // 19: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	21, // 20: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	29, // 21: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	30, // 22: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	31, // 23: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 24: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	17, // 25: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	19, // 26: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	23, // 27: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	25, // 28: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	27, // 29: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	32, // 30: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	34, // 31: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	6,  // 32: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	18, // 33: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	20, // 34: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	24, // 35: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	26, // 36: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	28, // 37: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	33, // 38: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	35, // 39: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	32, // [32:40] is the sub-list for method output_type
+	24, // [24:32] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -2802,7 +2920,7 @@ func file_ebb_proto_init() {
 		(*WorkerMessage_Heartbeat)(nil),
 		(*WorkerMessage_Attempt)(nil),
 	}
-	file_ebb_proto_msgTypes[4].OneofWrappers = []any{
+	file_ebb_proto_msgTypes[5].OneofWrappers = []any{
 		(*AMMessage_Registered)(nil),
 		(*AMMessage_Run)(nil),
 		(*AMMessage_Kill)(nil),
@@ -2817,7 +2935,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   36,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

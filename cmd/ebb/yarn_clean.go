@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func newCleanCmd() *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "Remove the staging directories of your ebb applications that have ended",
+		Long: `clean removes /user/<user>/.ebb/staging/<application id> in HDFS for every application
+that is FINISHED, FAILED or KILLED (an AM that died, or was killed, cannot remove its own), and
+for applications the ResourceManager no longer knows once they are an hour old. Applications
+that still run keep theirs: a new AM attempt needs it. It prints each directory it removed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := loadClientConf()
+			if err != nil {
+				return err
+			}
+			yc, err := newYarnClient(c)
+			if err != nil {
+				return err
+			}
+			// Only reports went over this connection.
+			defer func() { _ = yc.Close() }()
+			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+			defer cancel()
+			removed, err := yc.Clean(ctx, time.Now())
+			out := &printer{w: cmd.OutOrStdout()}
+			for _, r := range removed {
+				out.printf("removed %s: %s\n", r.Path, r.Reason)
+			}
+			if len(removed) == 0 && err == nil {
+				out.println("nothing to remove")
+			}
+			return out.done(err)
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to spend asking the ResourceManager and HDFS")
+	return cmd
+}

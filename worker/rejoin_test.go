@@ -1,0 +1,65 @@
+package worker
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/ebb-am/ebb/proto/ebbpb"
+)
+
+// TestWorkerRejoinsANewAMAttempt: the AM's stream breaks without a Stop
+// (its process died); the worker keeps its running attempt and its
+// outputs, reads the new AM's address from the AM file, registers there
+// as a reconnecting worker naming both, and tells it how its attempts
+// ended, including one that ended before the AM went away.
+func TestWorkerRejoinsANewAMAttempt(t *testing.T) {
+	am1, am2 := startFakeAM(t, "s3cret"), startFakeAM(t, "s3cret")
+	amFile := filepath.Join(t.TempDir(), "am")
+	if err := os.WriteFile(amFile, []byte(am1.addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wr := startWorker(t, am1, "w1", func(o *Options) { o.AMFile, o.RejoinWithin = amFile, 20*time.Second })
+	c1 := wr.conn
+	c1.run(shellAttempt("done1", "d", "mkdir -p $EBB_OUTPUT_DIR/c && echo x > $EBB_OUTPUT_DIR/c/0"))
+	c1.waitUpdate(t, "done1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+	c1.run(shellAttempt("slow", "d", "sleep 2"))
+	c1.waitUpdate(t, "slow", ebbpb.AttemptState_ATTEMPT_RUNNING)
+	if err := os.WriteFile(amFile, []byte(am2.addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c1.close() // the AM goes away without a Stop
+	c2 := am2.accept(t)
+	reg := c2.register
+	var held []string
+	for _, a := range reg.GetAttempts() {
+		held = append(held, a.GetAttemptId())
+	}
+	sort.Strings(held)
+	if !reg.GetReconnect() || len(held) != 2 || held[0] != "done1" || held[1] != "slow" {
+		t.Fatalf("registered with reconnect=%v attempts %v; want a reconnect naming done1 and slow", reg.GetReconnect(), held)
+	}
+	if out := reg.GetOutputs(); len(out) != 1 || out[0] != "done1" {
+		t.Fatalf("registered with outputs %v, want done1's", out)
+	}
+	c2.waitUpdate(t, "done1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+	c2.waitUpdate(t, "slow", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+	select {
+	case err := <-wr.done:
+		t.Fatalf("the worker exited (%v) instead of serving the new AM", err)
+	default:
+	}
+}
+
+// TestWorkerWithoutAMFileExitsWhenTheAMGoes: without an AM file there is
+// nobody to rejoin: the worker ends with ErrStreamBroken, as before.
+func TestWorkerWithoutAMFileExitsWhenTheAMGoes(t *testing.T) {
+	am := startFakeAM(t, "s3cret")
+	wr := startWorker(t, am, "w1", nil)
+	wr.conn.close()
+	if err := wr.wait(t); err == nil {
+		t.Fatal("the worker ended without an error although its AM went away")
+	}
+}

@@ -1,0 +1,96 @@
+package yarnclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/yarnrpc"
+)
+
+// StagingRoot is the directory holding every staging directory of user.
+func StagingRoot(user string) string { return "/user/" + user + "/.ebb/staging" }
+
+// orphanAge is how old a staging directory of an application the
+// ResourceManager does not know must be before Clean removes it: `ebb
+// submit` creates the directory before it submits, so a young one may be
+// a submission under way.
+const orphanAge = time.Hour
+
+// Cleaned is one staging directory Clean removed, and why.
+type Cleaned struct {
+	App    string
+	Path   string
+	Reason string // e.g. "FAILED", "unknown to the ResourceManager"
+}
+
+// Clean removes the staging directories of the user's applications that
+// are in a final state (FINISHED, FAILED, KILLED), and of applications the
+// ResourceManager no longer knows when they are older than an hour. Live
+// applications keep theirs: a new AM attempt needs the binary, the
+// configuration, the secret and the recovery log. now is the caller's
+// clock (for the age of orphans).
+func (c *Client) Clean(ctx context.Context, now time.Time) ([]Cleaned, error) {
+	var out []Cleaned
+	err := c.withFS(func(fs Store) error {
+		root := StagingRoot(c.user)
+		entries, err := fs.List(root)
+		if err != nil {
+			return err
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+		var errs []error
+		for _, e := range entries {
+			id, err := yarn.ParseAppID(e.Name)
+			if err != nil || !e.IsDir {
+				continue // not ours to judge
+			}
+			reason, err := c.cleanReason(ctx, id, now.Sub(e.ModTime))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if reason == "" {
+				continue
+			}
+			p := root + "/" + e.Name
+			if err := fs.RemoveAll(p); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out = append(out, Cleaned{App: e.Name, Path: p, Reason: reason})
+		}
+		return errors.Join(errs...)
+	})
+	return out, err
+}
+
+// cleanReason says why an application's staging directory may go ("" =
+// keep it).
+func (c *Client) cleanReason(ctx context.Context, id yarn.AppID, age time.Duration) (string, error) {
+	rep, err := c.rm.Report(ctx, id)
+	if err != nil {
+		if !appNotFound(err) {
+			return "", fmt.Errorf("report of %s: %w", id, err)
+		}
+		if age < orphanAge {
+			return "", nil
+		}
+		return fmt.Sprintf("unknown to the ResourceManager, staged %s ago", age.Round(time.Minute)), nil
+	}
+	if !rep.State.Done() {
+		return "", nil
+	}
+	return fmt.Sprintf("%s (%s)", rep.State, rep.Final), nil
+}
+
+// appNotFound: the RM does not know the application (it ended long ago
+// and was forgotten, or the RM lost its state).
+func appNotFound(err error) bool {
+	var re *yarnrpc.RemoteError
+	return errors.As(err, &re) && strings.HasSuffix(re.Class, "ApplicationNotFoundException")
+}
