@@ -128,6 +128,12 @@ build_needed() {
   done < <(tr ':' '\n' <"$cp_file")
   return 1
 }
+# Two clusters may start at once (scripts/test.sh starts the secure one in
+# the background): one build at a time in this directory, and the second
+# finds the first one's result.
+mkdir -p "$here/target"
+exec 8>"$here/target/build.lock"
+flock -w "$timeout" 8 || die "another start.sh is building the launcher ($here/target/build.lock)"
 if build_needed; then
   t0=$SECONDS
   mvnlog="$rundir/mvn.log"
@@ -141,6 +147,7 @@ if build_needed; then
   # build-classpath leaves an unchanged file alone; mark this build as done.
   touch "$cp_file"
 fi
+exec 8>&-
 
 # A fresh cluster every start: HDFS is formatted anyway, and old NodeManager
 # directories would confuse tests that look for their containers' logs.
@@ -168,7 +175,7 @@ t0=$SECONDS
 # wait on it for as long as the cluster runs.
 (
   cd "$rundir"
-  exec 9>&-
+  exec 9>&- 8>&-
   # As on a real cluster, the NodeManagers' HADOOP_CONF_DIR reaches containers
   # through yarn.nodemanager.env-whitelist.
   HADOOP_CONF_DIR="$confdir" exec setsid "$java" "${opens[@]}" "${jopts[@]}" -Djava.net.preferIPv4Stack=true \
