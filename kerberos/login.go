@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"strings"
 	"time"
 
@@ -68,7 +69,22 @@ func New(ctx context.Context, o Options) (*Login, error) {
 		return nil, &Error{Kind: ErrConfig, Principal: o.Principal,
 			Hint: "--principal and --keytab go together: give both, or neither to use the ticket cache"}
 	}
-	return cacheLogin(cfg, cachePath(o.CCache, getenv), now)
+	return cacheLogin(cfg, cachePath(o.CCache, getenv), now, guessPrincipal(cfg, getenv))
+}
+
+// guessPrincipal is the principal a user without a ticket most likely
+// needs: their login name in krb5.conf's default realm.
+func guessPrincipal(cfg *config.Config, getenv func(string) string) string {
+	name := getenv("USER")
+	if name == "" {
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+	}
+	if name == "" || cfg.LibDefaults.DefaultRealm == "" {
+		return "PRINCIPAL"
+	}
+	return name + "@" + cfg.LibDefaults.DefaultRealm
 }
 
 // Principal is the logged-in name, e.g. "ebb@EXAMPLE.COM".
@@ -175,7 +191,7 @@ func cachePath(explicit string, getenv func(string) string) string {
 	return p
 }
 
-func cacheLogin(cfg *config.Config, path string, now time.Time) (*Login, error) {
+func cacheLogin(cfg *config.Config, path string, now time.Time, guess string) (*Login, error) {
 	file, ok := strings.CutPrefix(path, "FILE:")
 	if !ok && strings.Contains(path, ":") && !strings.HasPrefix(path, "/") {
 		return nil, &Error{Kind: ErrConfig, Err: fmt.Errorf("cache type of %q", path),
@@ -187,8 +203,8 @@ func cacheLogin(cfg *config.Config, path string, now time.Time) (*Login, error) 
 		if errors.Is(err, os.ErrNotExist) {
 			kind = ErrNoTicket
 		}
-		return nil, &Error{Kind: kind, Err: err,
-			Hint: fmt.Sprintf("no ticket cache at %s: run kinit PRINCIPAL (e.g. kinit you@YOUR.REALM), or pass --principal and --keytab", file)}
+		return nil, &Error{Kind: kind, Principal: guess, Err: err,
+			Hint: fmt.Sprintf("no ticket cache at %s: run: kinit %s (or set KRB5CCNAME to your ticket cache), or pass --principal and --keytab", file, guess)}
 	}
 	principal := ccPrincipal(cc)
 	tgt, ok := cc.GetEntry(types.PrincipalName{NameType: nametype.KRB_NT_SRV_INST,

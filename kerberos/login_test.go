@@ -124,7 +124,7 @@ func TestLoginFailuresSayWhatToDo(t *testing.T) {
 		wants []string
 	}{
 		{"no cache file", Options{CCache: filepath.Join(t.TempDir(), "none")},
-			ErrNoTicket, []string{"kinit", "no ticket cache at"}},
+			ErrNoTicket, []string{"run: kinit alice@EXAMPLE.COM", "no ticket cache at", "--keytab"}},
 		{"cache without a TGT", Options{CCache: writeCCache(t, now.Add(time.Hour), false)},
 			ErrNoTicket, []string{"kinit ebb@EXAMPLE.COM"}},
 		{"expired ticket", Options{CCache: "FILE:" + writeCCache(t, now.Add(-time.Minute), true)},
@@ -140,7 +140,7 @@ func TestLoginFailuresSayWhatToDo(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.opts.Getenv = env(map[string]string{"KRB5_CONFIG": krb5})
+			c.opts.Getenv = env(map[string]string{"KRB5_CONFIG": krb5, "USER": "alice"})
 			c.opts.Now = now
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

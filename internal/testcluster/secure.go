@@ -61,3 +61,6 @@ func (c *SecureCluster) Property(t testing.TB, file, key string) string {
 	}
 	return v
 }
+
+// Lookup reads key from a Hadoop site file (ErrNoProperty when unset).
+func Lookup(path, key string) (string, error) { return lookup(path, key) }
