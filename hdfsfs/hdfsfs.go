@@ -53,6 +53,10 @@ func open(host string, o hdfs.ClientOptions) (*FS, error) {
 	return &FS{c: c, namenode: host}, nil
 }
 
+// Client is the underlying colinmarc/hdfs client, for code that works
+// with it directly (the worker's file access).
+func (f *FS) Client() *hdfs.Client { return f.c }
+
 // Close ends the connection.
 func (f *FS) Close() error { return f.c.Close() }
 

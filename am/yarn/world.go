@@ -31,6 +31,12 @@ type WorkerLaunch struct {
 	SecretFile LocalResource
 	// Env is added to every worker's environment (HADOOP_USER_NAME, ...).
 	Env map[string]string
+	// Tokens is a Credentials blob (Writable format) for every worker's
+	// container: on a secure cluster the HDFS delegation tokens the AM got
+	// from the client, which the worker finds at
+	// $HADOOP_TOKEN_FILE_LOCATION. Never the AMRMToken: a worker must not
+	// be able to speak for the AM.
+	Tokens []byte
 }
 
 // Options configure the yarn world.
