@@ -81,7 +81,10 @@ if [ -z "${EBB_TEST_SECURE_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-
   fi
   securedir="$(mktemp -d /tmp/ebb-test-secure.XXXXXX)"
   echo "== starting the Kerberos minicluster in $securedir (background)"
-  scripts/minicluster/start.sh --secure "$securedir" >"$securedir.out" 2>"$securedir.err" &
+  # Tokens that die after 30 s: security's TestSecureTokensPastMaxLifetime
+  # waits that long to show a keytab login outliving them.
+  EBB_MINICLUSTER_ARGS="--set dfs.namenode.delegation.token.max-lifetime=30000 --set dfs.namenode.delegation.token.renew-interval=30000" \
+    scripts/minicluster/start.sh --secure "$securedir" >"$securedir.out" 2>"$securedir.err" &
   secure_pid=$!
   trap secure_stop EXIT
 fi
