@@ -8,19 +8,19 @@ import (
 // What went wrong, by what the user does next. Match with errors.Is.
 var (
 	// ErrNoTicket: no ticket cache, or one without a ticket-granting ticket.
-	ErrNoTicket = errors.New("no Kerberos ticket")
+	ErrNoTicket = errors.New("no ticket")
 	// ErrTicketExpired: the cache's ticket-granting ticket has expired.
-	ErrTicketExpired = errors.New("Kerberos ticket expired")
+	ErrTicketExpired = errors.New("ticket expired")
 	// ErrWrongPrincipal: the keytab or the KDC does not know the principal,
 	// or the key does not match (a stale keytab).
-	ErrWrongPrincipal = errors.New("wrong Kerberos principal or key")
+	ErrWrongPrincipal = errors.New("wrong principal or key")
 	// ErrKDCUnreachable: no KDC of the realm answered in time.
-	ErrKDCUnreachable = errors.New("Kerberos KDC unreachable")
+	ErrKDCUnreachable = errors.New("KDC unreachable")
 	// ErrUnknownService: the KDC has no such service principal (check
 	// yarn.resourcemanager.principal / dfs.namenode.kerberos.principal).
-	ErrUnknownService = errors.New("unknown Kerberos service principal")
+	ErrUnknownService = errors.New("unknown service principal")
 	// ErrConfig: krb5.conf, the keytab or the cache cannot be read.
-	ErrConfig = errors.New("Kerberos configuration")
+	ErrConfig = errors.New("configuration problem")
 )
 
 // Error is a failed login or ticket request: the kind (one of the Err
