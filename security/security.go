@@ -81,9 +81,10 @@ func (c Config) Renewer(ctx context.Context, rmAddr string) (string, error) {
 	return kerberos.ServicePrincipal(ctx, c.RMPrincipal, host), nil
 }
 
-// ObtainTokens gets the tokens an application on a secure cluster needs:
-// an HDFS delegation token for the NameNode of defaultFS, renewable by the
-// RM. The result goes into the AM container's launch context.
+// ObtainTokens gets the tokens an application on a secure cluster needs,
+// both renewable by the RM: an HDFS delegation token for the NameNode of
+// defaultFS and an RM delegation token. The result goes into the AM
+// container's launch context.
 func (c Config) ObtainTokens(ctx context.Context, login *kerberos.Login, defaultFS, rmAddr string) (*yarnrpc.Credentials, error) {
 	renewer, err := c.Renewer(ctx, rmAddr)
 	if err != nil {
@@ -100,7 +101,15 @@ func (c Config) ObtainTokens(ctx context.Context, login *kerberos.Login, default
 	if err != nil {
 		return nil, fmt.Errorf("security: an HDFS delegation token from %s: %w", nnAddr, err)
 	}
-	return &yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{{Alias: tok.Service, Token: tok}}}, nil
+	// The AM calls the RM's client protocol too (the cluster's nodes): an
+	// RM delegation token lets it without Kerberos.
+	rm := yarnrpc.NewApplicationClient(rmAddr, "", c.RMOptions(login)...)
+	defer func() { _ = rm.Close() }() // the token is in hand or the error below says why not
+	rmTok, err := rm.GetDelegationToken(ctx, renewer)
+	if err != nil {
+		return nil, fmt.Errorf("security: an RM delegation token from %s: %w", rmAddr, err)
+	}
+	return &yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{{Alias: tok.Service, Token: tok}, {Alias: rmTok.Service, Token: rmTok}}}, nil
 }
 
 // DialHDFS opens HDFS as this process can: with the login (a client on the

@@ -19,6 +19,12 @@ func NewClient(addr, user string, opts ...yarnrpc.Option) *Client {
 	return &Client{c: yarnrpc.NewApplicationClient(addr, user, opts...)}
 }
 
+// NewTokenClient returns a client that authenticates with an RM
+// delegation token (the AM on a secure cluster).
+func NewTokenClient(addr string, tok yarnrpc.Token, opts ...yarnrpc.Option) *Client {
+	return &Client{c: yarnrpc.NewApplicationClientWithToken(addr, tok, opts...)}
+}
+
 // Close ends the connection.
 func (c *Client) Close() error { return c.c.Close() }
 
