@@ -108,6 +108,43 @@ edges:
 	sameCounts(t, y.hdfsCounts(y.dir+"/output"), countText(text))
 }
 
+// The same with --principal and --keytab, as spark-submit takes them, and
+// no ticket cache at all.
+func TestKerberosYarnWordCountFromKeytab(t *testing.T) {
+	y, c := secureYarnTest(t)
+	text := "keytab words words\nmore words\n"
+	if err := y.fs.MkdirPrivate(y.dir + "/input"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := y.fs.WriteFile(y.dir+"/input/part-0.txt", []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := y.writeDAG(fmt.Sprintf(`
+name: secure-wordcount-keytab
+containerGroup: {name: wc, workerMemoryMB: 512}
+output: %s
+vertices:
+  - {name: map, command: [ebb, task, wc-map], parallelism: 1, memoryMB: 256, inputs: ["%s"]}
+  - {name: reduce, command: [ebb, task, wc-reduce], parallelism: 1, memoryMB: 256}
+edges:
+  - {from: map, to: reduce, type: scatter-gather}
+`, y.fs.URL(y.dir+"/output"), y.fs.URL(y.dir+"/input")))
+	y.env = []string{"KRB5_CONFIG=" + c.Krb5Conf, "KRB5CCNAME=FILE:" + filepath.Join(t.TempDir(), "none"), "HADOOP_USER_NAME="}
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	args := append([]string{"submit", spec, "--principal", c.UserPrincipal, "--keytab", c.UserKeytab}, amSets...)
+	out, err := y.ebb(ctx, args...)
+	t.Logf("ebb submit:\n%s", out)
+	if err != nil {
+		t.Fatalf("ebb submit: %v", err)
+	}
+	id := y.appID(out)
+	if r := y.report(id); r.State != yarn.StateFinished || r.Final != yarn.Succeeded || r.User != c.UserName {
+		t.Fatalf("RM reports %s %s user %q (%s), want FINISHED SUCCEEDED as %s", r.State, r.Final, r.User, r.Diagnostics, c.UserName)
+	}
+	sameCounts(t, y.hdfsCounts(y.dir+"/output"), countText(text))
+}
+
 // Without a ticket, ebb submit fails within seconds, naming kinit and the
 // principal to use.
 func TestKerberosYarnSubmitWithoutTicket(t *testing.T) {
