@@ -36,6 +36,9 @@ type fileSystem interface {
 type filesystems struct {
 	mu   sync.Mutex
 	hdfs map[string]*hdfs.Client
+	// retired clients were opened with tokens since replaced; attempts may
+	// still read through them, so they close with the worker.
+	retired []*hdfs.Client
 }
 
 // resolve returns the file system of location and the path inside it.
@@ -83,7 +86,10 @@ func (f *filesystems) close() {
 	for _, c := range f.hdfs {
 		_ = c.Close()
 	}
-	f.hdfs = nil
+	for _, c := range f.retired {
+		_ = c.Close()
+	}
+	f.hdfs, f.retired = nil, nil
 }
 
 // dialHDFS connects to a NameNode. On a secure cluster the container's

@@ -436,6 +436,7 @@ type AMMessage struct {
 	//	*AMMessage_Stop
 	//	*AMMessage_Reinit
 	//	*AMMessage_Inputs
+	//	*AMMessage_Credentials
 	Msg           isAMMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -541,6 +542,15 @@ func (x *AMMessage) GetInputs() *AttemptInputs {
 	return nil
 }
 
+func (x *AMMessage) GetCredentials() *Credentials {
+	if x != nil {
+		if x, ok := x.Msg.(*AMMessage_Credentials); ok {
+			return x.Credentials
+		}
+	}
+	return nil
+}
+
 type isAMMessage_Msg interface {
 	isAMMessage_Msg()
 }
@@ -573,6 +583,10 @@ type AMMessage_Inputs struct {
 	Inputs *AttemptInputs `protobuf:"bytes,7,opt,name=inputs,proto3,oneof"`
 }
 
+type AMMessage_Credentials struct {
+	Credentials *Credentials `protobuf:"bytes,8,opt,name=credentials,proto3,oneof"`
+}
+
 func (*AMMessage_Registered) isAMMessage_Msg() {}
 
 func (*AMMessage_Run) isAMMessage_Msg() {}
@@ -586,6 +600,8 @@ func (*AMMessage_Stop) isAMMessage_Msg() {}
 func (*AMMessage_Reinit) isAMMessage_Msg() {}
 
 func (*AMMessage_Inputs) isAMMessage_Msg() {}
+
+func (*AMMessage_Credentials) isAMMessage_Msg() {}
 
 type Registered struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
@@ -1290,6 +1306,55 @@ func (x *Reinit) GetMemoryMb() int64 {
 	return 0
 }
 
+// Credentials replaces the delegation tokens a worker's container started
+// with (a Hadoop Credentials blob, Writable format): on a secure cluster a
+// session that outlives the tokens' maximum lifetime gets fresh ones from
+// the AM's keytab login. The worker writes them over its token file
+// (HADOOP_TOKEN_FILE_LOCATION) and opens new HDFS connections with them.
+type Credentials struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tokens        []byte                 `protobuf:"bytes,1,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Credentials) Reset() {
+	*x = Credentials{}
+	mi := &file_ebb_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Credentials) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Credentials) ProtoMessage() {}
+
+func (x *Credentials) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Credentials.ProtoReflect.Descriptor instead.
+func (*Credentials) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Credentials) GetTokens() []byte {
+	if x != nil {
+		return x.Tokens
+	}
+	return nil
+}
+
 type SubmitDAGRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The DAG spec as YAML or JSON.
@@ -1312,7 +1377,7 @@ type SubmitDAGRequest struct {
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1324,7 +1389,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1337,7 +1402,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{15}
+	return file_ebb_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1391,7 +1456,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1403,7 +1468,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1416,7 +1481,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1435,7 +1500,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1512,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1525,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1479,7 +1544,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1491,7 +1556,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1504,7 +1569,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1542,7 +1607,7 @@ type DAGStatus struct {
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1554,7 +1619,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1567,7 +1632,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -1702,7 +1767,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1714,7 +1779,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1727,7 +1792,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -1775,7 +1840,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1787,7 +1852,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1800,7 +1865,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -1825,7 +1890,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1837,7 +1902,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1850,7 +1915,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 type ListDAGsRequest struct {
@@ -1861,7 +1926,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +1938,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +1951,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 type ListDAGsResponse struct {
@@ -1898,7 +1963,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +1975,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +1988,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -1941,7 +2006,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1953,7 +2018,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1966,7 +2031,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 type ClusterStatusResponse struct {
@@ -1980,7 +2045,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2057,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2070,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -2046,7 +2111,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2058,7 +2123,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2071,7 +2136,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2150,7 +2215,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2162,7 +2227,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2175,7 +2240,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2226,7 +2291,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2238,7 +2303,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2251,7 +2316,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2302,7 +2367,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2314,7 +2379,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2327,7 +2392,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2366,7 +2431,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2443,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2456,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 type ShutdownRequest struct {
@@ -2403,7 +2468,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2480,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2493,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2446,7 +2511,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2458,7 +2523,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2471,7 +2536,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{33}
+	return file_ebb_proto_rawDescGZIP(), []int{34}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -2503,7 +2568,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\texit_code\x18\x04 \x01(\x05R\bexitCode\x12 \n" +
 	"\vdiagnostics\x18\x05 \x01(\tR\vdiagnostics\x12!\n" +
 	"\foutput_bytes\x18\x06 \x01(\x03R\voutputBytes\x120\n" +
-	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\xc8\x02\n" +
+	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\x81\x03\n" +
 	"\tAMMessage\x124\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x12.ebb.v1.RegisteredH\x00R\n" +
@@ -2513,7 +2578,8 @@ const file_ebb_proto_rawDesc = "" +
 	"\bdag_done\x18\x04 \x01(\v2\x0f.ebb.v1.DAGDoneH\x00R\adagDone\x12\"\n" +
 	"\x04stop\x18\x05 \x01(\v2\f.ebb.v1.StopH\x00R\x04stop\x12(\n" +
 	"\x06reinit\x18\x06 \x01(\v2\x0e.ebb.v1.ReinitH\x00R\x06reinit\x12/\n" +
-	"\x06inputs\x18\a \x01(\v2\x15.ebb.v1.AttemptInputsH\x00R\x06inputsB\x05\n" +
+	"\x06inputs\x18\a \x01(\v2\x15.ebb.v1.AttemptInputsH\x00R\x06inputs\x127\n" +
+	"\vcredentials\x18\b \x01(\v2\x13.ebb.v1.CredentialsH\x00R\vcredentialsB\x05\n" +
 	"\x03msg\"]\n" +
 	"\n" +
 	"Registered\x12\x1b\n" +
@@ -2585,7 +2651,9 @@ const file_ebb_proto_rawDesc = "" +
 	"\tmemory_mb\x18\x03 \x01(\x03R\bmemoryMb\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"%\n" +
+	"\vCredentials\x12\x16\n" +
+	"\x06tokens\x18\x01 \x01(\fR\x06tokens\"\xac\x01\n" +
 	"\x10SubmitDAGRequest\x12\x12\n" +
 	"\x04spec\x18\x01 \x01(\fR\x04spec\x12\x1b\n" +
 	"\tspec_name\x18\x02 \x01(\tR\bspecName\x12\x16\n" +
@@ -2705,7 +2773,7 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),             // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
@@ -2723,27 +2791,28 @@ var file_ebb_proto_goTypes = []any{
 	(*DAGDone)(nil),               // 13: ebb.v1.DAGDone
 	(*Stop)(nil),                  // 14: ebb.v1.Stop
 	(*Reinit)(nil),                // 15: ebb.v1.Reinit
-	(*SubmitDAGRequest)(nil),      // 16: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 17: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 18: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 19: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 20: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 21: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 22: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 23: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 24: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 25: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 26: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 27: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 28: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 29: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 30: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 31: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 32: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 33: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 34: ebb.v1.ShutdownResponse
-	nil,                           // 35: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 36: ebb.v1.Reinit.EnvEntry
+	(*Credentials)(nil),           // 16: ebb.v1.Credentials
+	(*SubmitDAGRequest)(nil),      // 17: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),     // 18: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),      // 19: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),     // 20: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),             // 21: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),          // 22: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),        // 23: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),       // 24: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),       // 25: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),      // 26: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),  // 27: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil), // 28: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),           // 29: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),            // 30: ebb.v1.NodeStatus
+	(*Transition)(nil),            // 31: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),   // 32: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),  // 33: ebb.v1.SetAutoscaleResponse
+	(*ShutdownRequest)(nil),       // 34: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 35: ebb.v1.ShutdownResponse
+	nil,                           // 36: ebb.v1.RunAttempt.EnvEntry
+	nil,                           // 37: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
@@ -2757,39 +2826,40 @@ var file_ebb_proto_depIdxs = []int32{
 	14, // 8: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
 	15, // 9: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
 	8,  // 10: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
-	35, // 11: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	9,  // 12: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	10, // 13: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	11, // 14: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	10, // 15: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
-	36, // 16: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	20, // 17: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	21, // 18: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	20, // 19: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	28, // 20: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	29, // 21: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	30, // 22: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 23: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	16, // 24: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	18, // 25: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	22, // 26: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	24, // 27: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	26, // 28: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	31, // 29: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	33, // 30: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	5,  // 31: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	17, // 32: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	19, // 33: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	23, // 34: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	25, // 35: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	27, // 36: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	32, // 37: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	34, // 38: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	31, // [31:39] is the sub-list for method output_type
-	23, // [23:31] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	16, // 11: ebb.v1.AMMessage.credentials:type_name -> ebb.v1.Credentials
+	36, // 12: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	9,  // 13: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	10, // 14: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	11, // 15: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	10, // 16: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
+	37, // 17: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	21, // 18: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	22, // 19: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	21, // 20: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	29, // 21: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	30, // 22: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	31, // 23: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 24: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	17, // 25: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	19, // 26: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	23, // 27: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	25, // 28: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	27, // 29: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	32, // 30: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	34, // 31: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	5,  // 32: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	18, // 33: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	20, // 34: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	24, // 35: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	26, // 36: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	28, // 37: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	33, // 38: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	35, // 39: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	32, // [32:40] is the sub-list for method output_type
+	24, // [24:32] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -2810,6 +2880,7 @@ func file_ebb_proto_init() {
 		(*AMMessage_Stop)(nil),
 		(*AMMessage_Reinit)(nil),
 		(*AMMessage_Inputs)(nil),
+		(*AMMessage_Credentials)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2817,7 +2888,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   36,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
