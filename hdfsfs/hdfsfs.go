@@ -27,18 +27,35 @@ type FS struct {
 	namenode string // host:port
 }
 
-// Dial connects to the NameNode of defaultFS (hdfs://host:port).
+// Dial connects to the NameNode of defaultFS (hdfs://host:port) as user,
+// with SIMPLE authentication (an insecure cluster).
 func Dial(defaultFS, user string) (*FS, error) {
+	host, err := namenodeOf(defaultFS)
+	if err != nil {
+		return nil, err
+	}
+	return open(host, hdfs.ClientOptions{Addresses: []string{host}, User: user})
+}
+
+func namenodeOf(defaultFS string) (string, error) {
 	u, err := url.Parse(defaultFS)
 	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
-		return nil, fmt.Errorf("hdfsfs: fs.defaultFS %q is not hdfs://host:port", defaultFS)
+		return "", fmt.Errorf("hdfsfs: fs.defaultFS %q is not hdfs://host:port", defaultFS)
 	}
-	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{u.Host}, User: user})
-	if err != nil {
-		return nil, fmt.Errorf("hdfsfs: connecting to %s: %w", u.Host, err)
-	}
-	return &FS{c: c, namenode: u.Host}, nil
+	return u.Host, nil
 }
+
+func open(host string, o hdfs.ClientOptions) (*FS, error) {
+	c, err := hdfs.NewClient(o)
+	if err != nil {
+		return nil, fmt.Errorf("hdfsfs: connecting to %s: %w", host, err)
+	}
+	return &FS{c: c, namenode: host}, nil
+}
+
+// Client is the underlying colinmarc/hdfs client, for code that works
+// with it directly (the worker's file access).
+func (f *FS) Client() *hdfs.Client { return f.c }
 
 // Close ends the connection.
 func (f *FS) Close() error { return f.c.Close() }

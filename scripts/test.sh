@@ -65,6 +65,31 @@ command -v chromium >/dev/null 2>&1 || echo "WARNING: chromium missing: the brow
 export EBB_UI_SCREENSHOTS="${EBB_UI_SCREENSHOTS:-/tmp/ebb-ui-screenshots}"
 echo "UI screenshots go to $EBB_UI_SCREENSHOTS"
 
+# -- Kerberos cluster (issue 16), part 1 of 2: a second, secure minicluster
+# for the Kerberos tests, started in the background so that it comes up
+# while the plain one does; part 2 waits for it before `go test`.
+secure_pid=
+securedir=
+secure_stop() {
+  if [ -n "$securedir" ]; then
+    scripts/minicluster/stop.sh "$securedir" >/dev/null 2>&1 || true
+  fi
+}
+if [ -z "${EBB_TEST_SECURE_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
+  if ! command -v kinit >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq krb5-user) >/dev/null 2>&1 || true
+  fi
+  securedir="$(mktemp -d /tmp/ebb-test-secure.XXXXXX)"
+  echo "== starting the Kerberos minicluster in $securedir (background)"
+  # Tokens that die after 30 s: security's TestSecureTokensPastMaxLifetime
+  # waits that long to show a keytab login outliving them.
+  EBB_MINICLUSTER_ARGS="--set dfs.namenode.delegation.token.max-lifetime=30000 --set dfs.namenode.delegation.token.renew-interval=30000" \
+    scripts/minicluster/start.sh --secure "$securedir" >"$securedir.out" 2>"$securedir.err" &
+  secure_pid=$!
+  trap secure_stop EXIT
+fi
+# -- end of Kerberos part 1
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.
@@ -88,6 +113,24 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+
+# -- Kerberos cluster, part 2 of 2: wait for it; CI=true makes a failed
+# start a failure, elsewhere the Kerberos tests skip loudly.
+if [ -n "$secure_pid" ]; then
+  trap 'cleanup; secure_stop' EXIT
+  if wait "$secure_pid" && sconf=$(tail -n 1 "$securedir.out") && [ -d "$sconf" ]; then
+    export EBB_TEST_SECURE_HADOOP_CONF_DIR="$sconf"
+    echo "Kerberos minicluster up: $sconf ($(grep 'ready in' "$securedir.err" || true))"
+  elif [ "${CI:-}" = true ]; then
+    tail -n 30 "$securedir.err" >&2
+    echo "the Kerberos minicluster did not start (CI=true: that is a failure)" >&2
+    exit 1
+  else
+    tail -n 30 "$securedir.err" >&2
+    echo "WARNING: the Kerberos minicluster did not start: the Kerberos tests will skip" >&2
+  fi
+fi
+# -- end of Kerberos part 2
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,10 +9,12 @@ import (
 	"os"
 	"os/user"
 	"sync"
+	"time"
 
 	"github.com/colinmarc/hdfs/v2"
 
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // fileSystem is the little the worker needs from where input splits live and
@@ -33,6 +36,9 @@ type fileSystem interface {
 type filesystems struct {
 	mu   sync.Mutex
 	hdfs map[string]*hdfs.Client
+	// retired clients were opened with tokens since replaced; attempts may
+	// still read through them, so they close with the worker.
+	retired []*hdfs.Client
 }
 
 // resolve returns the file system of location and the path inside it.
@@ -63,9 +69,9 @@ func (f *filesystems) client(namenode string) (*hdfs.Client, error) {
 	if c, ok := f.hdfs[namenode]; ok {
 		return c, nil
 	}
-	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{namenode}, User: hadoopUser()})
+	c, err := dialHDFS(namenode)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to namenode %s: %w", namenode, err)
+		return nil, err
 	}
 	if f.hdfs == nil {
 		f.hdfs = map[string]*hdfs.Client{}
@@ -80,7 +86,37 @@ func (f *filesystems) close() {
 	for _, c := range f.hdfs {
 		_ = c.Close()
 	}
-	f.hdfs = nil
+	for _, c := range f.retired {
+		_ = c.Close()
+	}
+	f.hdfs, f.retired = nil, nil
+}
+
+// dialHDFS connects to a NameNode. On a secure cluster the container's
+// token file (HADOOP_TOKEN_FILE_LOCATION, written by the NodeManager from
+// the launch context) holds an HDFS delegation token: the worker has no
+// Kerberos ticket and uses that. Otherwise SIMPLE, as the Hadoop user.
+func dialHDFS(namenode string) (*hdfs.Client, error) {
+	if path := os.Getenv("HADOOP_TOKEN_FILE_LOCATION"); path != "" {
+		creds, err := yarnrpc.ReadCredentialsFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("connecting to namenode %s: %w", namenode, err)
+		}
+		if _, ok := creds.TokenOfKind(yarnrpc.KindHDFSDelegationToken); ok {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			fs, err := hdfsfs.DialToken(ctx, "hdfs://"+namenode, creds)
+			if err != nil {
+				return nil, fmt.Errorf("connecting to namenode %s with the delegation token: %w", namenode, err)
+			}
+			return fs.Client(), nil
+		}
+	}
+	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{namenode}, User: hadoopUser()})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to namenode %s: %w", namenode, err)
+	}
+	return c, nil
 }
 
 // hadoopUser follows the Hadoop client convention: HADOOP_USER_NAME, then

@@ -309,6 +309,13 @@ func (w *worker) receive(ctx context.Context, stream ebbpb.Worker_ConnectClient)
 			w.dagDone(msg.DagDone.GetDagId())
 		case *ebbpb.AMMessage_Reinit:
 			w.reinit(msg.Reinit)
+		case *ebbpb.AMMessage_Credentials:
+			// Never log the tokens themselves: they are secrets.
+			if err := w.fss.updateCredentials(msg.Credentials.GetTokens()); err != nil {
+				w.log.WithError(err).Error("keeping the old delegation tokens")
+			} else {
+				w.log.Info("fresh delegation tokens in place")
+			}
 		case *ebbpb.AMMessage_Stop:
 			if !msg.Stop.GetGraceful() {
 				w.log.WithField("reason", msg.Stop.GetReason()).Info("stopping now")

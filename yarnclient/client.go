@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"time"
 
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/kerberos"
+	"github.com/ebb-am/ebb/security"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -67,6 +70,10 @@ type Options struct {
 	// DialFS opens the staging file system; nil means HDFS at
 	// Conf.DefaultFS() as User.
 	DialFS func() (Store, error)
+	// Kerberos says where the Kerberos credentials are (ticket cache, or
+	// principal and keytab) when the cluster's
+	// hadoop.security.authentication is kerberos; ignored otherwise.
+	Kerberos kerberos.Options
 }
 
 // Client is one user's gateway to ebb on one cluster.
@@ -76,6 +83,10 @@ type Client struct {
 	binary string
 	rm     RM
 	dialFS func() (Store, error)
+	// sec and login are set on a secure cluster: the RM and HDFS are
+	// reached with Kerberos, and submissions carry delegation tokens.
+	sec   security.Config
+	login *kerberos.Login
 }
 
 // New returns a Client; Close it when done.
@@ -84,6 +95,9 @@ func New(o Options) (*Client, error) {
 		return nil, errors.New("yarnclient: no configuration")
 	}
 	c := &Client{conf: o.Conf, user: o.User, binary: o.Binary, rm: o.RM, dialFS: o.DialFS}
+	if err := c.secure(o); err != nil {
+		return nil, err
+	}
 	if c.user == "" {
 		c.user = User()
 	}
@@ -95,16 +109,70 @@ func New(o Options) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.rm = yarn.NewHAClient(o.Conf.RMAddresses(), c.user, yarnrpc.WithTimeouts(connect, call))
+		opts := append([]yarnrpc.Option{yarnrpc.WithTimeouts(connect, call)}, c.sec.RMOptions(c.login)...)
+		c.rm = yarn.NewHAClient(o.Conf.RMAddresses(), c.user, opts...)
 	}
 	if c.dialFS == nil {
-		c.dialFS = func() (Store, error) { return hdfsfs.Dial(o.Conf.DefaultFS(), c.user) }
+		c.dialFS = func() (Store, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
+			defer cancel()
+			return c.sec.DialHDFS(ctx, o.Conf.DefaultFS(), c.login, nil, c.user)
+		}
 	}
 	return c, nil
 }
 
+// loginTimeout bounds the Kerberos login and the HDFS handshake.
+const loginTimeout = 30 * time.Second
+
+// secure reads the cluster's security keys and, on a Kerberos cluster,
+// logs in: the user is then the principal's short name.
+func (c *Client) secure(o Options) error {
+	sec, err := security.ConfigFrom(func(k string) string {
+		v, _ := o.Conf.Raw(k)
+		return v
+	})
+	if err != nil {
+		return err
+	}
+	c.sec = sec
+	if !sec.Kerberos {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
+	defer cancel()
+	login, err := sec.Login(ctx, o.Kerberos)
+	if err != nil {
+		return fmt.Errorf("the cluster uses Kerberos (%s=kerberos): %w", security.KeyAuthentication, err)
+	}
+	c.login = login
+	if c.user == "" {
+		c.user = login.ShortName()
+	}
+	return nil
+}
+
+// tokens are the delegation tokens an application on a secure cluster
+// carries (nil on an insecure one), as a Credentials blob for the AM's
+// launch context: the AM and its workers have no Kerberos ticket.
+func (c *Client) tokens(ctx context.Context) ([]byte, error) {
+	if c.login == nil {
+		return nil, nil
+	}
+	creds, err := c.sec.ObtainTokens(ctx, c.login, c.conf.DefaultFS(), c.conf.RMAddress())
+	if err != nil {
+		return nil, err
+	}
+	return creds.MarshalWritable(), nil
+}
+
 // Close ends the connection to the ResourceManager.
-func (c *Client) Close() error { return c.rm.Close() }
+func (c *Client) Close() error {
+	if c.login != nil {
+		c.login.Close()
+	}
+	return c.rm.Close()
+}
 
 // User is the YARN user, as Hadoop clients find it: HADOOP_USER_NAME,
 // then the login user.

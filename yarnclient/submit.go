@@ -89,6 +89,9 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 			return err
 		}
 		app.Name = name
+		if app.AM.Tokens, err = c.tokens(ctx); err != nil {
+			return fmt.Errorf("delegation tokens for %s: %w", id, err)
+		}
 		if err := c.rm.Submit(ctx, app); err != nil {
 			err = fmt.Errorf("submitting %s: %w", id, err)
 			if rerr := fs.RemoveAll(StagingDir(c.user, id)); rerr != nil {

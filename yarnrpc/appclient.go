@@ -2,6 +2,7 @@ package yarnrpc
 
 import (
 	"context"
+	"fmt"
 
 	"google.golang.org/protobuf/proto"
 
@@ -27,6 +28,40 @@ type ApplicationClient struct{ rpc *Client }
 // It does not connect until the first call.
 func NewApplicationClient(addr, user string, opts ...Option) *ApplicationClient {
 	return &ApplicationClient{rpc: newClient(addr, ProtocolApplicationClient, user, nil, opts)}
+}
+
+// NewApplicationClientWithToken returns a client for the RM at addr that
+// authenticates with an RM delegation token (TOKEN/DIGEST-MD5): how an AM,
+// which has no Kerberos ticket, calls the RM's client protocol on a secure
+// cluster.
+func NewApplicationClientWithToken(addr string, tok Token, opts ...Option) *ApplicationClient {
+	return &ApplicationClient{rpc: newClient(addr, ProtocolApplicationClient, "", &tok, opts)}
+}
+
+// KindRMDelegationToken is the kind of the RM's delegation token.
+const KindRMDelegationToken = "RM_DELEGATION_TOKEN"
+
+// GetDelegationToken obtains an RM delegation token renewable by renewer
+// (a Kerberos-authenticated caller only). Its service is the RM's ip:port,
+// as Hadoop's client sets it.
+func (a *ApplicationClient) GetDelegationToken(ctx context.Context, renewer string) (Token, error) {
+	resp := &hadooppb.GetDelegationTokenResponseProto{}
+	req := &hadooppb.GetDelegationTokenRequestProto{Renewer: proto.String(renewer)}
+	if err := a.rpc.call(ctx, "getDelegationToken", retryUnsent, req, resp); err != nil {
+		return Token{}, err
+	}
+	if resp.GetToken() == nil {
+		return Token{}, fmt.Errorf("%w: the RM at %s issued no delegation token (is security off?)", ErrProtocol, a.rpc.Addr())
+	}
+	t := TokenFromProto(resp.GetToken())
+	if t.Service == "" {
+		svc, err := tokenService(ctx, a.rpc.Addr())
+		if err != nil {
+			return Token{}, err
+		}
+		t.Service = svc
+	}
+	return t, nil
 }
 
 // Close ends the connection.

@@ -39,6 +39,9 @@ type Options struct {
 	// cnonce makes the DIGEST-MD5 client nonce deterministic (recorded
 	// exchanges); production uses newCnonce.
 	cnonce func() (string, error)
+	// kerberos, when set, authenticates connections without a token with
+	// Kerberos instead of SIMPLE (WithKerberos).
+	kerberos *Kerberos
 }
 
 // Option changes Options.
@@ -196,6 +199,8 @@ func (c *Client) getConn(ctx context.Context) (*conn, error) {
 	if c.token != nil {
 		t := *c.token
 		a.Token = &t
+	} else {
+		a.Kerberos = c.opts.kerberos
 	}
 	// Holding mu while dialing makes concurrent callers share one dial
 	// instead of racing to open several connections.

@@ -32,10 +32,12 @@ type conn struct {
 }
 
 // connAuth says how to authenticate a connection: SIMPLE (User set, no
-// token) or TOKEN (Token set).
+// token), TOKEN (Token set) or KERBEROS (Kerberos set, no token).
 type connAuth struct {
 	User     string
 	Token    *Token
+	Kerberos *Kerberos
+	addr     string
 	cnonce   func() (string, error)
 	protocol string
 	clientID []byte
@@ -64,7 +66,8 @@ func dialConn(ctx context.Context, dial func(ctx context.Context, network, addr 
 	stop := context.AfterFunc(ctx, func() {
 		_ = nc.Close() // the interrupted handshake reports the failure
 	})
-	err = handshake(nc, a)
+	a.addr = addr
+	err = handshake(ctx, nc, a)
 	if !stop() || err != nil {
 		_ = nc.Close() // abandoned: the handshake error (or ctx's) is the one to report
 		if ctx.Err() != nil {
@@ -84,19 +87,27 @@ func dialConn(ctx context.Context, dial func(ctx context.Context, network, addr 
 	return c, nil
 }
 
-// handshake writes the preamble, runs SASL for TOKEN, and sends the
-// connection context (call id -3).
-func handshake(nc net.Conn, a connAuth) error {
-	if err := WritePreamble(nc, a.Token != nil); err != nil {
+// handshake writes the preamble, runs SASL for TOKEN or KERBEROS, and
+// sends the connection context (call id -3).
+func handshake(ctx context.Context, nc net.Conn, a connAuth) error {
+	if err := WritePreamble(nc, a.Token != nil || a.Kerberos != nil); err != nil {
 		return err
 	}
 	user := &hadooppb.UserInformationProto{}
-	if a.Token != nil {
+	switch {
+	case a.Token != nil:
 		if err := saslHandshake(nc, *a.Token, a.cnonce); err != nil {
 			return err
 		}
 		// With a token the token names the user; userInfo stays empty.
-	} else {
+	case a.Kerberos != nil:
+		if err := kerberosHandshake(ctx, nc, a.addr, a.Kerberos); err != nil {
+			return err
+		}
+		// The server compares the effective user with the authenticated
+		// principal: the same name means no impersonation.
+		user.EffectiveUser = proto.String(a.Kerberos.Login.Principal())
+	default:
 		user.EffectiveUser = proto.String(a.User)
 	}
 	return WritePacket(nc, requestHeader(callIDConnectionContext, a.clientID, -1),

@@ -27,6 +27,8 @@ type fakeServer struct {
 	// sasl, when set, runs the server side of SASL on connections that ask
 	// for it.
 	sasl func(c *fakeConn) error
+	// context is the last connection context a client sent.
+	context atomic.Pointer[hadooppb.IpcConnectionContextProto]
 }
 
 type fakeConn struct {
@@ -79,10 +81,15 @@ func (s *fakeServer) serveConn(c *fakeConn) {
 			return
 		}
 	}
-	h, _, err := ReadRequest(c) // connection context
-	if err != nil || h.GetCallId() != callIDConnectionContext {
+	h, parts, err := ReadRequest(c) // connection context
+	if err != nil || h.GetCallId() != callIDConnectionContext || len(parts) != 1 {
 		return
 	}
+	cc := &hadooppb.IpcConnectionContextProto{}
+	if proto.Unmarshal(parts[0], cc) != nil {
+		return
+	}
+	s.context.Store(cc)
 	for {
 		h, parts, err := ReadRequest(c)
 		if err != nil || len(parts) != 2 {

@@ -5,7 +5,8 @@
 // ContainerManagementProtocol (AM -> NodeManager).
 //
 // It owns the wire: the connection preamble and packet framing (framing.go),
-// SIMPLE and SASL TOKEN/DIGEST-MD5 authentication (sasl.go, digest.go), a
+// SIMPLE, SASL TOKEN/DIGEST-MD5 (sasl.go, digest.go) and SASL
+// KERBEROS/GSSAPI authentication (sasl_kerberos.go, with package kerberos), a
 // connection with many calls in flight matched by call id (conn.go),
 // reconnecting with backoff and retrying only where it is safe (client.go),
 // Hadoop's Credentials token file (credentials.go) and Java exceptions turned

@@ -31,6 +31,12 @@ func NewHAClient(addrs []string, user string, opts ...yarnrpc.Option) *Client {
 // Close ends the connections.
 func (c *Client) Close() error { return c.rms.close() }
 
+// NewTokenClient returns a client that authenticates with an RM
+// delegation token (the AM on a secure cluster).
+func NewTokenClient(addr string, tok yarnrpc.Token, opts ...yarnrpc.Option) *Client {
+	return &Client{rms: newFailover([]string{addr}, func(a string) appClient { return yarnrpc.NewApplicationClientWithToken(a, tok, opts...) })}
+}
+
 // NewApp reserves an application id; Resource is the largest container.
 func (c *Client) NewApp(ctx context.Context) (AppID, Resource, error) {
 	var r *hadooppb.GetNewApplicationResponseProto

@@ -94,7 +94,7 @@ func localResourceProto(r LocalResource) (*hadooppb.LocalResourceProto, error) {
 }
 
 func launchProto(l Launch) (*hadooppb.ContainerLaunchContextProto, error) {
-	clc := &hadooppb.ContainerLaunchContextProto{Command: l.Command}
+	clc := &hadooppb.ContainerLaunchContextProto{Command: l.Command, Tokens: l.Tokens}
 	for _, k := range sortedKeys(l.Resources) {
 		lr, err := localResourceProto(l.Resources[k])
 		if err != nil {

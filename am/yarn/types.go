@@ -150,6 +150,7 @@ type Launch struct {
 	Resources map[string]LocalResource // by the name of the link in $PWD
 	Env       map[string]string
 	Command   []string
+	Tokens    []byte // a Credentials blob; nil for none
 }
 
 // NM is the ContainerManagementProtocol as the world needs it, for any

@@ -35,6 +35,12 @@ type WorkerLaunch struct {
 	// address (an hdfs:// URL in the staging directory): a worker whose
 	// AM died reads it to rejoin the next attempt.
 	AMFile string
+	// Tokens is a Credentials blob (Writable format) for every worker's
+	// container: on a secure cluster the HDFS delegation tokens the AM got
+	// from the client, which the worker finds at
+	// $HADOOP_TOKEN_FILE_LOCATION. Never the AMRMToken: a worker must not
+	// be able to speak for the AM.
+	Tokens []byte
 }
 
 // Options configure the yarn world.

@@ -1,6 +1,7 @@
 package yarn
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -334,6 +335,28 @@ func TestWorkerLaunchReadsTheSecretFromAFile(t *testing.T) {
 	}
 	if _, ok := l.Env["EBB_SECRET"]; ok || strings.Contains(l.Command[0], "s3cret") {
 		t.Errorf("the secret itself is in the launch context: %+v", l)
+	}
+}
+
+// On a secure cluster every worker's launch context carries the HDFS
+// delegation tokens, in the tokens field (not the environment).
+func TestWorkerLaunchCarriesTokens(t *testing.T) {
+	h := newHarness(t)
+	blob := (&yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{{Alias: "127.0.0.1:8020",
+		Token: yarnrpc.Token{Identifier: []byte("id"), Password: []byte("pw"), Kind: yarnrpc.KindHDFSDelegationToken, Service: "127.0.0.1:8020"}}}}).MarshalWritable()
+	h.w.o.Worker.Tokens = blob
+	l := h.w.workerLaunch(Placed{Container: ctr(2, 1, "n1:1"), Group: small})
+	clc, err := launchProto(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(clc.GetTokens(), blob) {
+		t.Errorf("tokens %x, want %x", clc.GetTokens(), blob)
+	}
+	for _, e := range clc.GetEnvironment() {
+		if strings.Contains(e.GetValue(), "pw") {
+			t.Errorf("a token password is in the environment: %s", e.GetKey())
+		}
 	}
 }
 

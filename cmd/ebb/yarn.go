@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/kerberos"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -25,11 +26,17 @@ func loadClientConf() (*conf.Config, error) {
 // newYarnClient is a gateway client of the cluster in c, staging this
 // process's binary.
 func newYarnClient(c *conf.Config) (*yarnclient.Client, error) {
+	return newYarnClientAs(c, kerberos.Options{})
+}
+
+// newYarnClientAs is newYarnClient with Kerberos credentials (used only on
+// a cluster with hadoop.security.authentication=kerberos).
+func newYarnClientAs(c *conf.Config, krb kerberos.Options) (*yarnclient.Client, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	return yarnclient.New(yarnclient.Options{Conf: c, Binary: exe})
+	return yarnclient.New(yarnclient.Options{Conf: c, Binary: exe, Kerberos: krb})
 }
 
 // yarnAMs resolves --app (and no AM named at all) through the

@@ -23,6 +23,7 @@ import (
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/security"
 	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
@@ -86,6 +87,35 @@ func runYarnAM(ctx context.Context, o yarnAMOptions) error {
 	return y.finish(status, diag)
 }
 
+// amHDFS opens HDFS for the AM: on a secure cluster with the HDFS
+// delegation token the client put in the AM's credentials (the AM has no
+// Kerberos ticket), and returns the tokens its workers get (the HDFS
+// tokens only: never the AMRMToken); SIMPLE as user otherwise.
+func amHDFS(ctx context.Context, c *conf.Config, creds *yarnrpc.Credentials, user string) (*hdfsfs.FS, []byte, error) {
+	sec, err := security.ConfigFrom(func(k string) string {
+		v, _ := c.Raw(k)
+		return v
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !sec.Kerberos {
+		fs, err := hdfsfs.Dial(c.DefaultFS(), user)
+		return fs, nil, err
+	}
+	fs, err := sec.DialHDFS(ctx, c.DefaultFS(), nil, creds, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	var forWorkers yarnrpc.Credentials
+	for _, t := range creds.Tokens {
+		if t.Token.Kind == yarnrpc.KindHDFSDelegationToken {
+			forWorkers.Tokens = append(forWorkers.Tokens, t)
+		}
+	}
+	return fs, forWorkers.MarshalWritable(), nil
+}
+
 // lastAttempt says whether attempt is the application's last: the NM
 // tells the AM container the RM's effective maximum (MAX_APP_ATTEMPTS,
 // which yarn.resourcemanager.am.max-attempts may have lowered); without it
@@ -120,7 +150,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, errors.New("no AMRMToken (kind YARN_AM_RM_TOKEN) in $HADOOP_TOKEN_FILE_LOCATION")
 	}
 	user := yarnclient.User()
-	fs, err := hdfsfs.Dial(c.DefaultFS(), user)
+	fs, workerTokens, err := amHDFS(ctx, c, creds, user)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +221,10 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	timeouts := yarnrpc.WithTimeouts(connect, call)
 	rmc := yarn.NewHAClient(c.RMAddresses(), user, timeouts)
+	if rmTok, ok := creds.TokenOfKind(yarnrpc.KindRMDelegationToken); ok {
+		// A secure cluster: no Kerberos here, the client's RM token instead.
+		rmc = yarn.NewTokenClient(c.RMAddress(), rmTok, timeouts)
+	}
 	nodes, err := rmc.Nodes(ctx)
 	_ = rmc.Close() // the node list is in; nothing else went over it
 	if err != nil {
@@ -211,7 +245,8 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: yarn.LocalResource{URL: binary.URL, Size: binary.Size, Timestamp: binary.ModTime},
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
-			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime}},
+			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime},
+			Tokens:     workerTokens},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})

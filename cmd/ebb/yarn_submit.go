@@ -13,12 +13,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/kerberos"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
 type submitOptions struct {
 	yarnclient.SubmitOptions
 	detach bool
+	// krb: --principal and --keytab (a secure cluster); empty means the
+	// ticket cache kinit left.
+	krb kerberos.Options
 }
 
 func newSubmitCmd() *cobra.Command {
@@ -62,12 +66,14 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 	f.StringVar(&o.Name, "name", "", "the application name (default: the DAG's name, or ebb-session)")
 	f.StringVar(&o.Output, "output", "", "override the DAG's output (an hdfs:// URL)")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
+	f.StringVar(&o.krb.Principal, "principal", "", "on a Kerberos cluster: log in as this principal from --keytab (default: the ticket cache, KRB5CCNAME)")
+	f.StringVar(&o.krb.Keytab, "keytab", "", "on a Kerberos cluster: the keytab for --principal")
 	return cmd
 }
 
 func runSubmit(ctx context.Context, c *conf.Config, o submitOptions, out, errOut io.Writer) error {
 	t0 := time.Now()
-	yc, err := newYarnClient(c)
+	yc, err := newYarnClientAs(c, o.krb)
 	if err != nil {
 		return err
 	}

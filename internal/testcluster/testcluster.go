@@ -44,15 +44,21 @@ var errUnset = errors.New(EnvConfDir + " is unset")
 
 // locate is ConfDir without testing.TB, so each outcome can be tested.
 func locate(getenv func(string) string) (string, error) {
-	dir := getenv(EnvConfDir)
+	return locateVar(getenv, EnvConfDir, errUnset)
+}
+
+// locateVar finds the conf dir the variable name points at; unset is the
+// error for an unset variable.
+func locateVar(getenv func(string) string, name string, unset error) (string, error) {
+	dir := getenv(name)
 	if dir == "" {
 		if getenv("CI") == "true" {
-			return "", fmt.Errorf("%w and CI=true: CI must run the integration tests", errUnset)
+			return "", fmt.Errorf("%w and CI=true: CI must run the integration tests", unset)
 		}
-		return "", errUnset
+		return "", unset
 	}
 	if _, err := os.Stat(filepath.Join(dir, "yarn-site.xml")); err != nil {
-		return "", fmt.Errorf("%s=%s is not a Hadoop conf dir: %w", EnvConfDir, dir, err)
+		return "", fmt.Errorf("%s=%s is not a Hadoop conf dir: %w", name, dir, err)
 	}
 	run := filepath.Dir(dir)
 	if exists(filepath.Join(run, "cluster.env")) && !exists(filepath.Join(run, "ready")) {

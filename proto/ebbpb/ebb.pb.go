@@ -531,6 +531,7 @@ type AMMessage struct {
 	//	*AMMessage_Stop
 	//	*AMMessage_Reinit
 	//	*AMMessage_Inputs
+	//	*AMMessage_Credentials
 	Msg           isAMMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -636,6 +637,15 @@ func (x *AMMessage) GetInputs() *AttemptInputs {
 	return nil
 }
 
+func (x *AMMessage) GetCredentials() *Credentials {
+	if x != nil {
+		if x, ok := x.Msg.(*AMMessage_Credentials); ok {
+			return x.Credentials
+		}
+	}
+	return nil
+}
+
 type isAMMessage_Msg interface {
 	isAMMessage_Msg()
 }
@@ -668,6 +678,10 @@ type AMMessage_Inputs struct {
 	Inputs *AttemptInputs `protobuf:"bytes,7,opt,name=inputs,proto3,oneof"`
 }
 
+type AMMessage_Credentials struct {
+	Credentials *Credentials `protobuf:"bytes,8,opt,name=credentials,proto3,oneof"`
+}
+
 func (*AMMessage_Registered) isAMMessage_Msg() {}
 
 func (*AMMessage_Run) isAMMessage_Msg() {}
@@ -681,6 +695,8 @@ func (*AMMessage_Stop) isAMMessage_Msg() {}
 func (*AMMessage_Reinit) isAMMessage_Msg() {}
 
 func (*AMMessage_Inputs) isAMMessage_Msg() {}
+
+func (*AMMessage_Credentials) isAMMessage_Msg() {}
 
 type Registered struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
@@ -1385,6 +1401,55 @@ func (x *Reinit) GetMemoryMb() int64 {
 	return 0
 }
 
+// Credentials replaces the delegation tokens a worker's container started
+// with (a Hadoop Credentials blob, Writable format): on a secure cluster a
+// session that outlives the tokens' maximum lifetime gets fresh ones from
+// the AM's keytab login. The worker writes them over its token file
+// (HADOOP_TOKEN_FILE_LOCATION) and opens new HDFS connections with them.
+type Credentials struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tokens        []byte                 `protobuf:"bytes,1,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Credentials) Reset() {
+	*x = Credentials{}
+	mi := &file_ebb_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Credentials) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Credentials) ProtoMessage() {}
+
+func (x *Credentials) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Credentials.ProtoReflect.Descriptor instead.
+func (*Credentials) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Credentials) GetTokens() []byte {
+	if x != nil {
+		return x.Tokens
+	}
+	return nil
+}
+
 type SubmitDAGRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The DAG spec as YAML or JSON.
@@ -1407,7 +1472,7 @@ type SubmitDAGRequest struct {
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1419,7 +1484,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1432,7 +1497,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1486,7 +1551,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1498,7 +1563,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1511,7 +1576,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1530,7 +1595,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1542,7 +1607,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1555,7 +1620,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1574,7 +1639,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1586,7 +1651,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1599,7 +1664,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1639,7 +1704,7 @@ type DAGStatus struct {
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1716,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +1729,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -1806,7 +1871,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1818,7 +1883,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1831,7 +1896,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -1879,7 +1944,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1891,7 +1956,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1904,7 +1969,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -1929,7 +1994,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1941,7 +2006,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1954,7 +2019,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 type ListDAGsRequest struct {
@@ -1965,7 +2030,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1977,7 +2042,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1990,7 +2055,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 type ListDAGsResponse struct {
@@ -2002,7 +2067,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2014,7 +2079,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2027,7 +2092,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -2045,7 +2110,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2122,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2135,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 type ClusterStatusResponse struct {
@@ -2084,7 +2149,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2096,7 +2161,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2109,7 +2174,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -2150,7 +2215,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2162,7 +2227,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2175,7 +2240,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2254,7 +2319,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2266,7 +2331,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2279,7 +2344,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2330,7 +2395,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2342,7 +2407,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2355,7 +2420,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2406,7 +2471,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2418,7 +2483,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2431,7 +2496,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2470,7 +2535,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2482,7 +2547,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2495,7 +2560,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 type ShutdownRequest struct {
@@ -2507,7 +2572,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2519,7 +2584,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2532,7 +2597,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{33}
+	return file_ebb_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2550,7 +2615,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[34]
+	mi := &file_ebb_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2562,7 +2627,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[34]
+	mi := &file_ebb_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2575,7 +2640,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{34}
+	return file_ebb_proto_rawDescGZIP(), []int{35}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -2618,7 +2683,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\texit_code\x18\x04 \x01(\x05R\bexitCode\x12 \n" +
 	"\vdiagnostics\x18\x05 \x01(\tR\vdiagnostics\x12!\n" +
 	"\foutput_bytes\x18\x06 \x01(\x03R\voutputBytes\x120\n" +
-	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\xc8\x02\n" +
+	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\x81\x03\n" +
 	"\tAMMessage\x124\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x12.ebb.v1.RegisteredH\x00R\n" +
@@ -2628,7 +2693,8 @@ const file_ebb_proto_rawDesc = "" +
 	"\bdag_done\x18\x04 \x01(\v2\x0f.ebb.v1.DAGDoneH\x00R\adagDone\x12\"\n" +
 	"\x04stop\x18\x05 \x01(\v2\f.ebb.v1.StopH\x00R\x04stop\x12(\n" +
 	"\x06reinit\x18\x06 \x01(\v2\x0e.ebb.v1.ReinitH\x00R\x06reinit\x12/\n" +
-	"\x06inputs\x18\a \x01(\v2\x15.ebb.v1.AttemptInputsH\x00R\x06inputsB\x05\n" +
+	"\x06inputs\x18\a \x01(\v2\x15.ebb.v1.AttemptInputsH\x00R\x06inputs\x127\n" +
+	"\vcredentials\x18\b \x01(\v2\x13.ebb.v1.CredentialsH\x00R\vcredentialsB\x05\n" +
 	"\x03msg\"]\n" +
 	"\n" +
 	"Registered\x12\x1b\n" +
@@ -2700,7 +2766,9 @@ const file_ebb_proto_rawDesc = "" +
 	"\tmemory_mb\x18\x03 \x01(\x03R\bmemoryMb\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xac\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"%\n" +
+	"\vCredentials\x12\x16\n" +
+	"\x06tokens\x18\x01 \x01(\fR\x06tokens\"\xac\x01\n" +
 	"\x10SubmitDAGRequest\x12\x12\n" +
 	"\x04spec\x18\x01 \x01(\fR\x04spec\x12\x1b\n" +
 	"\tspec_name\x18\x02 \x01(\tR\bspecName\x12\x16\n" +
@@ -2821,7 +2889,7 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),             // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
@@ -2840,27 +2908,28 @@ var file_ebb_proto_goTypes = []any{
 	(*DAGDone)(nil),               // 14: ebb.v1.DAGDone
 	(*Stop)(nil),                  // 15: ebb.v1.Stop
 	(*Reinit)(nil),                // 16: ebb.v1.Reinit
-	(*SubmitDAGRequest)(nil),      // 17: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 18: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 19: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 20: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 21: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 22: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 23: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 24: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 25: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 26: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 27: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 28: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 29: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 30: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 31: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 32: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 33: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 34: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 35: ebb.v1.ShutdownResponse
-	nil,                           // 36: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 37: ebb.v1.Reinit.EnvEntry
+	(*Credentials)(nil),           // 17: ebb.v1.Credentials
+	(*SubmitDAGRequest)(nil),      // 18: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),     // 19: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),      // 20: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),     // 21: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),             // 22: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),          // 23: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),        // 24: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),       // 25: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),       // 26: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),      // 27: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),  // 28: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil), // 29: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),           // 30: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),            // 31: ebb.v1.NodeStatus
+	(*Transition)(nil),            // 32: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),   // 33: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),  // 34: ebb.v1.SetAutoscaleResponse
+	(*ShutdownRequest)(nil),       // 35: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 36: ebb.v1.ShutdownResponse
+	nil,                           // 37: ebb.v1.RunAttempt.EnvEntry
+	nil,                           // 38: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
@@ -2875,39 +2944,40 @@ var file_ebb_proto_depIdxs = []int32{
 	15, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
 	16, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
 	9,  // 11: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
-	36, // 12: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	10, // 13: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	11, // 14: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	12, // 15: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	11, // 16: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
-	37, // 17: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	21, // 18: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	22, // 19: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	21, // 20: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	29, // 21: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	30, // 22: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	31, // 23: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 24: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	17, // 25: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	19, // 26: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	23, // 27: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	25, // 28: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	27, // 29: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	32, // 30: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	34, // 31: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	6,  // 32: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	18, // 33: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	20, // 34: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	24, // 35: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	26, // 36: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	28, // 37: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	33, // 38: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	35, // 39: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	32, // [32:40] is the sub-list for method output_type
-	24, // [24:32] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	17, // 12: ebb.v1.AMMessage.credentials:type_name -> ebb.v1.Credentials
+	37, // 13: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	10, // 14: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	11, // 15: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	12, // 16: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	11, // 17: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
+	38, // 18: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	22, // 19: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	23, // 20: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	22, // 21: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	30, // 22: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	31, // 23: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	32, // 24: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 25: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	18, // 26: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	20, // 27: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	24, // 28: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	26, // 29: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	28, // 30: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	33, // 31: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	35, // 32: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	6,  // 33: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	19, // 34: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	21, // 35: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	25, // 36: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	27, // 37: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	29, // 38: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	34, // 39: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	36, // 40: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	33, // [33:41] is the sub-list for method output_type
+	25, // [25:33] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -2928,6 +2998,7 @@ func file_ebb_proto_init() {
 		(*AMMessage_Stop)(nil),
 		(*AMMessage_Reinit)(nil),
 		(*AMMessage_Inputs)(nil),
+		(*AMMessage_Credentials)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2935,7 +3006,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   37,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -205,6 +205,185 @@ func (x *CredentialsProto) GetSecrets() []*CredentialsKVProto {
 	return nil
 }
 
+// ClientNamenodeProtocol's delegation-token calls (their messages live in
+// Security.proto): a Kerberos-authenticated client asks the NameNode for a
+// token that processes without Kerberos (the AM, workers) use instead.
+type GetDelegationTokenRequestProto struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Renewer       *string                `protobuf:"bytes,1,req,name=renewer" json:"renewer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDelegationTokenRequestProto) Reset() {
+	*x = GetDelegationTokenRequestProto{}
+	mi := &file_hadoop_security_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDelegationTokenRequestProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDelegationTokenRequestProto) ProtoMessage() {}
+
+func (x *GetDelegationTokenRequestProto) ProtoReflect() protoreflect.Message {
+	mi := &file_hadoop_security_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDelegationTokenRequestProto.ProtoReflect.Descriptor instead.
+func (*GetDelegationTokenRequestProto) Descriptor() ([]byte, []int) {
+	return file_hadoop_security_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetDelegationTokenRequestProto) GetRenewer() string {
+	if x != nil && x.Renewer != nil {
+		return *x.Renewer
+	}
+	return ""
+}
+
+type GetDelegationTokenResponseProto struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         *TokenProto            `protobuf:"bytes,1,opt,name=token" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDelegationTokenResponseProto) Reset() {
+	*x = GetDelegationTokenResponseProto{}
+	mi := &file_hadoop_security_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDelegationTokenResponseProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDelegationTokenResponseProto) ProtoMessage() {}
+
+func (x *GetDelegationTokenResponseProto) ProtoReflect() protoreflect.Message {
+	mi := &file_hadoop_security_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDelegationTokenResponseProto.ProtoReflect.Descriptor instead.
+func (*GetDelegationTokenResponseProto) Descriptor() ([]byte, []int) {
+	return file_hadoop_security_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetDelegationTokenResponseProto) GetToken() *TokenProto {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+type RenewDelegationTokenRequestProto struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         *TokenProto            `protobuf:"bytes,1,req,name=token" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenewDelegationTokenRequestProto) Reset() {
+	*x = RenewDelegationTokenRequestProto{}
+	mi := &file_hadoop_security_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenewDelegationTokenRequestProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenewDelegationTokenRequestProto) ProtoMessage() {}
+
+func (x *RenewDelegationTokenRequestProto) ProtoReflect() protoreflect.Message {
+	mi := &file_hadoop_security_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenewDelegationTokenRequestProto.ProtoReflect.Descriptor instead.
+func (*RenewDelegationTokenRequestProto) Descriptor() ([]byte, []int) {
+	return file_hadoop_security_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RenewDelegationTokenRequestProto) GetToken() *TokenProto {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+type RenewDelegationTokenResponseProto struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	NewExpiryTime *uint64                `protobuf:"varint,1,req,name=newExpiryTime" json:"newExpiryTime,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenewDelegationTokenResponseProto) Reset() {
+	*x = RenewDelegationTokenResponseProto{}
+	mi := &file_hadoop_security_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenewDelegationTokenResponseProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenewDelegationTokenResponseProto) ProtoMessage() {}
+
+func (x *RenewDelegationTokenResponseProto) ProtoReflect() protoreflect.Message {
+	mi := &file_hadoop_security_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenewDelegationTokenResponseProto.ProtoReflect.Descriptor instead.
+func (*RenewDelegationTokenResponseProto) Descriptor() ([]byte, []int) {
+	return file_hadoop_security_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RenewDelegationTokenResponseProto) GetNewExpiryTime() uint64 {
+	if x != nil && x.NewExpiryTime != nil {
+		return *x.NewExpiryTime
+	}
+	return 0
+}
+
 var File_hadoop_security_proto protoreflect.FileDescriptor
 
 const file_hadoop_security_proto_rawDesc = "" +
@@ -224,7 +403,15 @@ const file_hadoop_security_proto_rawDesc = "" +
 	"\x06secret\x18\x03 \x01(\fR\x06secret\"\x92\x01\n" +
 	"\x10CredentialsProto\x12=\n" +
 	"\x06tokens\x18\x01 \x03(\v2%.ebb.hadoop.common.CredentialsKVProtoR\x06tokens\x12?\n" +
-	"\asecrets\x18\x02 \x03(\v2%.ebb.hadoop.common.CredentialsKVProtoR\asecretsB&Z$github.com/ebb-am/ebb/proto/hadooppb"
+	"\asecrets\x18\x02 \x03(\v2%.ebb.hadoop.common.CredentialsKVProtoR\asecrets\":\n" +
+	"\x1eGetDelegationTokenRequestProto\x12\x18\n" +
+	"\arenewer\x18\x01 \x02(\tR\arenewer\"V\n" +
+	"\x1fGetDelegationTokenResponseProto\x123\n" +
+	"\x05token\x18\x01 \x01(\v2\x1d.ebb.hadoop.common.TokenProtoR\x05token\"W\n" +
+	" RenewDelegationTokenRequestProto\x123\n" +
+	"\x05token\x18\x01 \x02(\v2\x1d.ebb.hadoop.common.TokenProtoR\x05token\"I\n" +
+	"!RenewDelegationTokenResponseProto\x12$\n" +
+	"\rnewExpiryTime\x18\x01 \x02(\x04R\rnewExpiryTimeB&Z$github.com/ebb-am/ebb/proto/hadooppb"
 
 var (
 	file_hadoop_security_proto_rawDescOnce sync.Once
@@ -238,21 +425,27 @@ func file_hadoop_security_proto_rawDescGZIP() []byte {
 	return file_hadoop_security_proto_rawDescData
 }
 
-var file_hadoop_security_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hadoop_security_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_hadoop_security_proto_goTypes = []any{
-	(*TokenProto)(nil),         // 0: ebb.hadoop.common.TokenProto
-	(*CredentialsKVProto)(nil), // 1: ebb.hadoop.common.CredentialsKVProto
-	(*CredentialsProto)(nil),   // 2: ebb.hadoop.common.CredentialsProto
+	(*TokenProto)(nil),                        // 0: ebb.hadoop.common.TokenProto
+	(*CredentialsKVProto)(nil),                // 1: ebb.hadoop.common.CredentialsKVProto
+	(*CredentialsProto)(nil),                  // 2: ebb.hadoop.common.CredentialsProto
+	(*GetDelegationTokenRequestProto)(nil),    // 3: ebb.hadoop.common.GetDelegationTokenRequestProto
+	(*GetDelegationTokenResponseProto)(nil),   // 4: ebb.hadoop.common.GetDelegationTokenResponseProto
+	(*RenewDelegationTokenRequestProto)(nil),  // 5: ebb.hadoop.common.RenewDelegationTokenRequestProto
+	(*RenewDelegationTokenResponseProto)(nil), // 6: ebb.hadoop.common.RenewDelegationTokenResponseProto
 }
 var file_hadoop_security_proto_depIdxs = []int32{
 	0, // 0: ebb.hadoop.common.CredentialsKVProto.token:type_name -> ebb.hadoop.common.TokenProto
 	1, // 1: ebb.hadoop.common.CredentialsProto.tokens:type_name -> ebb.hadoop.common.CredentialsKVProto
 	1, // 2: ebb.hadoop.common.CredentialsProto.secrets:type_name -> ebb.hadoop.common.CredentialsKVProto
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	0, // 3: ebb.hadoop.common.GetDelegationTokenResponseProto.token:type_name -> ebb.hadoop.common.TokenProto
+	0, // 4: ebb.hadoop.common.RenewDelegationTokenRequestProto.token:type_name -> ebb.hadoop.common.TokenProto
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_hadoop_security_proto_init() }
@@ -266,7 +459,7 @@ func file_hadoop_security_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hadoop_security_proto_rawDesc), len(file_hadoop_security_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -2,7 +2,15 @@
 # Starts ebb's test Hadoop: one JVM with a ResourceManager, 3 NodeManagers
 # (4096 MB / 4 vcores each), a NameNode and a DataNode on ephemeral ports.
 #
-# usage: scripts/minicluster/start.sh [RUNDIR]     (default: $EBB_MINICLUSTER_DIR or /tmp/ebb-minicluster)
+# usage: scripts/minicluster/start.sh [--secure] [RUNDIR]
+#        (RUNDIR default: $EBB_MINICLUSTER_DIR, or /tmp/ebb-minicluster, or
+#        /tmp/ebb-minicluster-secure with --secure)
+#
+# --secure: Kerberos everywhere. A KDC (Hadoop's MiniKdc) runs in the same
+# JVM; RM, NodeManagers, NameNode and DataNode authenticate with Kerberos;
+# cluster.env then also names KRB5_CONFIG, USER_PRINCIPAL and USER_KEYTAB
+# (the test user, "ebb", with its own keytab). See README.md.
+# EBB_MINICLUSTER_ARGS adds launcher arguments (e.g. "--set key=value").
 #
 # PRINTS on stdout exactly one line, the last one: the absolute path of the
 # HADOOP_CONF_DIR it wrote (RUNDIR/conf, holding core-site.xml, yarn-site.xml,
@@ -27,7 +35,19 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-rundir="${1:-${EBB_MINICLUSTER_DIR:-/tmp/ebb-minicluster}}"
+secure=""
+if [[ "${1:-}" == --secure ]]; then
+  secure=1
+  shift
+fi
+if [[ -n "$secure" ]]; then
+  rundir="${1:-${EBB_MINICLUSTER_DIR:-/tmp/ebb-minicluster-secure}}"
+else
+  rundir="${1:-${EBB_MINICLUSTER_DIR:-/tmp/ebb-minicluster}}"
+fi
+launcher_args=(--no-stdin ${secure:+--secure})
+read -r -a extra_args <<<"${EBB_MINICLUSTER_ARGS:-}"
+launcher_args+=("${extra_args[@]}")
 timeout="${EBB_MINICLUSTER_TIMEOUT:-240}"
 
 say() { echo "minicluster: $*" >&2; }
@@ -108,6 +128,12 @@ build_needed() {
   done < <(tr ':' '\n' <"$cp_file")
   return 1
 }
+# Two clusters may start at once (scripts/test.sh starts the secure one in
+# the background): one build at a time in this directory, and the second
+# finds the first one's result.
+mkdir -p "$here/target"
+exec 8>"$here/target/build.lock"
+flock -w "$timeout" 8 || die "another start.sh is building the launcher ($here/target/build.lock)"
 if build_needed; then
   t0=$SECONDS
   mvnlog="$rundir/mvn.log"
@@ -121,11 +147,12 @@ if build_needed; then
   # build-classpath leaves an unchanged file alone; mark this build as done.
   touch "$cp_file"
 fi
+exec 8>&-
 
 # A fresh cluster every start: HDFS is formatted anyway, and old NodeManager
 # directories would confuse tests that look for their containers' logs.
 rm -rf "$rundir/conf" "$rundir/dfs" "$rundir/target" "$rundir/tmp" "$rundir/app-logs" \
-  "$rundir/ready" "$rundir/cluster.env" "$rundir/pid"
+  "$rundir/ready" "$rundir/cluster.env" "$rundir/pid" "$rundir/kdc"
 
 # Hadoop 3.4 predates official Java 17 support; these opens let its
 # reflection (Guava, Netty, UGI, Jetty) work as on Java 8.
@@ -148,12 +175,12 @@ t0=$SECONDS
 # wait on it for as long as the cluster runs.
 (
   cd "$rundir"
-  exec 9>&-
+  exec 9>&- 8>&-
   # As on a real cluster, the NodeManagers' HADOOP_CONF_DIR reaches containers
   # through yarn.nodemanager.env-whitelist.
   HADOOP_CONF_DIR="$confdir" exec setsid "$java" "${opens[@]}" "${jopts[@]}" -Djava.net.preferIPv4Stack=true \
     -cp "$here/target/classes:$(cat "$cp_file")" \
-    ebb.minicluster.Main "$rundir" --no-stdin </dev/null >"$log" 2>&1
+    ebb.minicluster.Main "$rundir" "${launcher_args[@]}" </dev/null >"$log" 2>&1
 ) &
 pid=$!
 echo "$pid" >"$pidfile"

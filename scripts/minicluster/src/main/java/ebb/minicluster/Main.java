@@ -3,7 +3,10 @@
  * (NameNode + DataNodes) and MiniYARNCluster (ResourceManager + NodeManagers)
  * on ephemeral ports, for ebb's integration tests.
  *
- * Usage: Main RUNDIR [--no-stdin] [--nodemanagers=N] [--datanodes=N] [--set key=value]...
+ * Usage: Main RUNDIR [--no-stdin] [--secure] [--nodemanagers=N] [--datanodes=N] [--set key=value]...
+ *
+ * With --secure it first starts a Kerberos KDC (Secure.java) and runs both
+ * clusters with Kerberos authentication.
  *
  * When the clusters are up and the RM reports every NodeManager RUNNING it
  * writes, under RUNDIR:
@@ -49,6 +52,7 @@ public final class Main {
   private final Path readyFile;
   private MiniDFSCluster dfs;
   private MiniYARNCluster yarn;
+  private Secure secure;
   private final CountDownLatch stopRequested = new CountDownLatch(1);
 
   private Main(Options opts) {
@@ -107,8 +111,14 @@ public final class Main {
     Files.deleteIfExists(readyFile);
     Files.createDirectories(confDir);
 
-    Configuration conf = Settings.base(runDir, opts);
     long t0 = System.nanoTime();
+    Configuration conf = Settings.base(runDir, opts);
+    if (opts.secure) {
+      secure = new Secure(runDir);
+      secure.startKdc(opts.ticketLifetimeMs);
+      secure.configure(conf);
+      secure.loginAsService();
+    }
 
     dfs = new MiniDFSCluster.Builder(conf, runDir.resolve("dfs").toFile())
         .numDataNodes(opts.dataNodes)
@@ -120,6 +130,9 @@ public final class Main {
     conf.set("dfs.namenode.http-address",
         hostPort(dfs.getNameNode().getHttpAddress()));
     log("HDFS up at %s after %d ms", dfs.getURI(), ms(t0));
+    if (secure != null) {
+      secure.makeUserDirs(dfs.getFileSystem());
+    }
 
     YarnConfiguration yconf = new YarnConfiguration(conf);
     yarn = new MiniYARNCluster("ebb", 1, opts.nodeManagers, 1, 1);
@@ -133,7 +146,7 @@ public final class Main {
     checkHttp("http://" + live.get(YarnConfiguration.RM_WEBAPP_ADDRESS) + "/ws/v1/cluster/info");
     log("YARN up with %d RUNNING NodeManagers after %d ms", opts.nodeManagers, ms(t0));
 
-    ConfWriter.write(live, confDir);
+    ConfWriter.write(secure == null ? live : secure.clientView(live), confDir);
     writeEnv(live);
     writeAtomically(readyFile, "ready\n");
     log("ready: HADOOP_CONF_DIR=%s", confDir);
@@ -195,6 +208,10 @@ public final class Main {
     env.put("NM_MEMORY_MB", live.get(YarnConfiguration.YARN_MINICLUSTER_NM_PMEM_MB));
     env.put("NM_VCORES", live.get(YarnConfiguration.NM_VCORES));
     env.put("NM_COUNT", Integer.toString(opts.nodeManagers));
+    env.put("SECURE", Boolean.toString(secure != null));
+    if (secure != null) {
+      secure.env(env);
+    }
 
     // Each NodeManager has its own directories; tests look for container logs
     // under <log dir>/<application>/<container>/.
@@ -244,6 +261,9 @@ public final class Main {
       } catch (Throwable t) {
         System.err.println("minicluster: stopping HDFS: " + t);
       }
+    }
+    if (secure != null) {
+      secure.stop();
     }
     log("stopped in %d ms", ms(t0));
   }
@@ -327,9 +347,12 @@ public final class Main {
   /** Command-line options; kept apart so main stays about the life cycle. */
   static final class Options {
     static final String USAGE =
-        "usage: ebb.minicluster.Main RUNDIR [--no-stdin] [--nodemanagers=N] [--datanodes=N] [--set key=value]...";
+        "usage: ebb.minicluster.Main RUNDIR [--no-stdin] [--secure] [--ticket-lifetime-ms=N]"
+        + " [--nodemanagers=N] [--datanodes=N] [--set key=value]...";
     Path runDir;
     boolean watchStdin = true;
+    boolean secure;
+    long ticketLifetimeMs;
     int nodeManagers = 3;
     int dataNodes = 1;
     final Map<String, String> overrides = new LinkedHashMap<>();
@@ -340,6 +363,10 @@ public final class Main {
         String a = args[i];
         if (a.equals("--no-stdin")) {
           o.watchStdin = false;
+        } else if (a.equals("--secure")) {
+          o.secure = true;
+        } else if (a.startsWith("--ticket-lifetime-ms=")) {
+          o.ticketLifetimeMs = positive(a);
         } else if (a.startsWith("--nodemanagers=")) {
           o.nodeManagers = positive(a);
         } else if (a.startsWith("--datanodes=")) {
