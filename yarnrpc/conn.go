@@ -199,6 +199,13 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 	dl, _ := ctx.Deadline() // the zero time, no deadline, when ctx has none
 	if err := c.nc.SetWriteDeadline(dl); err != nil {
 		c.wmu.Unlock()
+		// The read loop may have closed the socket for a reason the server
+		// gave (a FATAL answer such as "SIMPLE authentication is not
+		// enabled"): that reason, not the closed socket, is the error.
+		if why := c.broken(); why != nil {
+			c.forget(id)
+			return &callError{err: why, sent: false}
+		}
 		// A socket that refuses a deadline is closed or broken: the write
 		// would fail as well, and nothing of this call went out.
 		err = fmt.Errorf("write %s: set deadline: %w", method, err)
@@ -207,6 +214,10 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 	}
 	n, err := c.nc.Write(pkt)
 	c.wmu.Unlock()
+	if why := c.broken(); err != nil && why != nil {
+		c.forget(id)
+		return &callError{err: why, sent: n == len(pkt)}
+	}
 	if err != nil {
 		c.shutdown(fmt.Errorf("write %s: %w", method, err))
 		// A short write cannot have delivered a whole packet.
