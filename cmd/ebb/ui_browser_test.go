@@ -40,16 +40,28 @@ func browser(t *testing.T, timeout time.Duration) context.Context {
 	}
 	// The flags keep Chromium off the network it would otherwise probe at
 	// start (this machine's network is closed; lookups would hang it).
+	// The profile lives outside t.TempDir: Chromium's helper processes may
+	// still be writing to it for a moment after the browser is cancelled,
+	// which would fail the test's own cleanup.
+	profile, err := os.MkdirTemp("", "ebb-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1400, 1000),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, timeout)
-	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
+	t.Cleanup(func() {
+		cancelT()
+		cancelB()
+		cancelA()
+		_ = os.RemoveAll(profile) // best effort, for the reason above
+	})
 	if err := chromedp.Run(ctx); err != nil {
 		unavailable("chromium %s cannot start: %v", bin, err)
 	}

@@ -58,9 +58,9 @@ vertices:
 		if code != http.StatusOK || json.Unmarshal([]byte(body), &o) != nil {
 			return false
 		}
-		// RUNNING for the whole run (about 18 s), not only between its first
-		// and last task, so a slow poll on a loaded machine cannot miss it.
-		return len(o.DAGs) == 1 && o.DAGs[0].State == "RUNNING"
+		// RUNNING with an attempt started: about 18 s, not only the time
+		// between its first and last task, so a slow poll cannot miss it.
+		return len(o.DAGs) == 1 && o.DAGs[0].State == "RUNNING" && o.DAGs[0].Running+o.DAGs[0].Succeeded > 0
 	})
 	if o.App.ID != id.String() || o.App.World != "yarn" || o.App.User != y.user {
 		t.Errorf("the header says %+v", o.App)
