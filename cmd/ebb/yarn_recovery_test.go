@@ -150,53 +150,55 @@ func TestYarnAMKilledMidDAGResumes(t *testing.T) {
 	}
 }
 
-// dagNow reads dag_0001 from the application's current AM, with short
-// timeouts (the AM may just have died), and the attempt that answered.
-func (y *yarnTest) dagNow(ctx context.Context, id yarn.AppID) (*ebbpb.DAGStatus, int32, error) {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
+// currentAM connects to the application's current AM attempt with short
+// timeouts (the AM may just have died); close the connection when done.
+func (y *yarnTest) currentAM(ctx context.Context, id yarn.AppID) (ebbpb.ClientClient, func(), int32, error) {
 	rep, err := y.rm.Report(ctx, id)
 	if err != nil || rep.State != yarn.StateRunning || rep.RPCPort <= 0 {
-		return nil, 0, fmt.Errorf("not running (%v)", err)
+		return nil, nil, 0, fmt.Errorf("not running (%v)", err)
 	}
 	b, err := y.fs.ReadFile(yarnclient.StagingDir(y.user, id) + "/" + yarnclient.StagedSecret)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	conn, err := yarnclient.DialAM(yarnclient.AMAddress(rep), strings.TrimSpace(string(b)))
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	defer conn.Close()
-	r, err := ebbpb.NewClientClient(conn).DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: "dag_0001"})
+	return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, rep.Attempt, nil
+}
+
+// dagNow reads dag_0001 from the application's current AM, and the
+// attempt that answered.
+func (y *yarnTest) dagNow(ctx context.Context, id yarn.AppID) (*ebbpb.DAGStatus, int32, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, done, attempt, err := y.currentAM(ctx, id)
 	if err != nil {
 		return nil, 0, err
 	}
-	return r.Dag, rep.Attempt, nil
+	defer done()
+	r, err := c.DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: "dag_0001"})
+	if err != nil {
+		return nil, 0, err
+	}
+	return r.Dag, attempt, nil
 }
 
 // dagsNow lists the DAGs of the application's current AM attempt.
 func (y *yarnTest) dagsNow(ctx context.Context, id yarn.AppID) ([]*ebbpb.DAGStatus, int32, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	rep, err := y.rm.Report(ctx, id)
-	if err != nil || rep.State != yarn.StateRunning || rep.RPCPort <= 0 {
-		return nil, 0, fmt.Errorf("not running (%v)", err)
-	}
-	b, err := y.fs.ReadFile(yarnclient.StagingDir(y.user, id) + "/" + yarnclient.StagedSecret)
+	c, done, attempt, err := y.currentAM(ctx, id)
 	if err != nil {
 		return nil, 0, err
 	}
-	conn, err := yarnclient.DialAM(yarnclient.AMAddress(rep), strings.TrimSpace(string(b)))
+	defer done()
+	r, err := c.ListDAGs(ctx, &ebbpb.ListDAGsRequest{})
 	if err != nil {
 		return nil, 0, err
 	}
-	defer conn.Close()
-	r, err := ebbpb.NewClientClient(conn).ListDAGs(ctx, &ebbpb.ListDAGsRequest{})
-	if err != nil {
-		return nil, 0, err
-	}
-	return r.Dags, rep.Attempt, nil
+	return r.Dags, attempt, nil
 }
 
 // TestYarnSessionRecoversThreeDAGs: a session with one DAG finished, one
