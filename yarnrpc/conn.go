@@ -199,10 +199,7 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 	dl, _ := ctx.Deadline() // the zero time, no deadline, when ctx has none
 	if err := c.nc.SetWriteDeadline(dl); err != nil {
 		c.wmu.Unlock()
-		// The read loop may have closed the socket for a reason the server
-		// gave (a FATAL answer such as "SIMPLE authentication is not
-		// enabled"): that reason, not the closed socket, is the error.
-		if why := c.broken(); why != nil {
+		if why := c.serverReason(); why != nil {
 			c.forget(id)
 			return &callError{err: why, sent: false}
 		}
@@ -214,9 +211,11 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 	}
 	n, err := c.nc.Write(pkt)
 	c.wmu.Unlock()
-	if why := c.broken(); err != nil && why != nil {
-		c.forget(id)
-		return &callError{err: why, sent: n == len(pkt)}
+	if err != nil {
+		if why := c.serverReason(); why != nil {
+			c.forget(id)
+			return &callError{err: why, sent: n == len(pkt)}
+		}
 	}
 	if err != nil {
 		c.shutdown(fmt.Errorf("write %s: %w", method, err))
@@ -247,6 +246,23 @@ func (c *conn) call(ctx context.Context, method string, retry int32, req, resp p
 			}
 		}
 	}
+}
+
+// serverReason is why the server ended the connection, when it said so: a
+// write that fails because the server closed the socket after a FATAL
+// answer (such as "SIMPLE authentication is not enabled") reports that
+// answer, not "broken pipe". The answer may still be on its way through
+// the read loop, so this waits for the loop to end, briefly.
+func (c *conn) serverReason() error {
+	select {
+	case <-c.done:
+	case <-time.After(time.Second):
+	}
+	var re *RemoteError
+	if why := c.broken(); errors.As(why, &re) {
+		return why
+	}
+	return nil
 }
 
 func (c *conn) forget(id int32) {
