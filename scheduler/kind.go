@@ -13,6 +13,11 @@ type GroupProps struct {
 	WorkerVCores   int
 	Env            map[string]string
 	MaxWorkers     int // 0 = unlimited
+	// SizedByEbb: the DAG left the worker size to ebb (SizeWorker chose
+	// WorkerMemoryMB); TaskMB is then the DAG's largest task, which is all
+	// it needs of a worker. Diff compares neither: MergeGroup does.
+	SizedByEbb bool
+	TaskMB     int64
 }
 
 // Diff names the properties in which p and q differ, in a fixed order,

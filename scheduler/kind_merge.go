@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -30,6 +31,9 @@ func (e *GroupConflictError) Error() string {
 // describe prints the properties as a DAG spec names them.
 func (p GroupProps) describe() string {
 	s := fmt.Sprintf("workerMemoryMB=%d, workerVCores=%d", p.WorkerMemoryMB, p.WorkerVCores)
+	if p.SizedByEbb {
+		s = fmt.Sprintf("workerMemoryMB left to ebb (%d MB for tasks of up to %d MB), workerVCores=%d", p.WorkerMemoryMB, p.TaskMB, p.WorkerVCores)
+	}
 	if p.MaxWorkers > 0 {
 		s += fmt.Sprintf(", maxWorkers=%d", p.MaxWorkers)
 	}
@@ -56,8 +60,17 @@ func (p GroupProps) describe() string {
 // with the other's settings (or make the name ambiguous on the status page
 // and in logs). The client sees the conflict at submission and can pick
 // another name. A name not in use is simply a new group.
+//
+// A DAG that leaves the worker size to ebb (p.SizedByEbb) asks only that
+// a worker hold its largest task: it shares a group whose workers do,
+// whatever size they were given, so DAGs of different shapes in one
+// session share the group the first of them sized.
 func MergeGroup(have, p GroupProps) error {
-	if d := have.Diff(p); len(d) > 0 {
+	d := have.Diff(p)
+	if p.SizedByEbb && p.TaskMB <= have.WorkerMemoryMB {
+		d = slices.DeleteFunc(d, func(s string) bool { return s == "workerMemoryMB" })
+	}
+	if len(d) > 0 {
 		return &GroupConflictError{Name: p.Name, Differs: d, Have: have, Want: p}
 	}
 	return nil

@@ -99,3 +99,49 @@ func TestKindCompatibility(t *testing.T) {
 		t.Error("KindKey is ambiguous")
 	}
 }
+
+// A DAG that leaves the worker size to ebb shares any group whose workers
+// hold its largest task; one whose task does not fit is a conflict that
+// says the size was left to ebb.
+func TestMergeGroupSizedByEbb(t *testing.T) {
+	// The first DAG (widest vertex 2, tasks of 256 MB) sized the group at 512 MB.
+	have := GroupProps{Name: "g", WorkerMemoryMB: 512, WorkerVCores: 1, SizedByEbb: true, TaskMB: 256}
+	tests := []struct {
+		name    string
+		want    GroupProps
+		differs []string
+	}{
+		// Same shape: identical properties.
+		{"same shape", have, nil},
+		// Wider DAG of 256 MB tasks would size 1024, but 256 fits 512: shared.
+		{"wider, fits", GroupProps{Name: "g", WorkerMemoryMB: 1024, WorkerVCores: 1, SizedByEbb: true, TaskMB: 256}, nil},
+		// A 512 MB task still fits a 512 MB worker.
+		{"task = worker", GroupProps{Name: "g", WorkerMemoryMB: 512, WorkerVCores: 1, SizedByEbb: true, TaskMB: 512}, nil},
+		// A 768 MB task does not.
+		{"task too big", GroupProps{Name: "g", WorkerMemoryMB: 768, WorkerVCores: 1, SizedByEbb: true, TaskMB: 768}, []string{"workerMemoryMB"}},
+		// An explicit size must match exactly, as before.
+		{"explicit other", GroupProps{Name: "g", WorkerMemoryMB: 1024, WorkerVCores: 1}, []string{"workerMemoryMB"}},
+		{"explicit same", GroupProps{Name: "g", WorkerMemoryMB: 512, WorkerVCores: 1}, nil},
+		// Other properties still count.
+		{"fits, other vcores", GroupProps{Name: "g", WorkerMemoryMB: 512, WorkerVCores: 2, SizedByEbb: true, TaskMB: 256}, []string{"workerVCores"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := MergeGroup(have, tt.want)
+			var conflict *GroupConflictError
+			switch {
+			case tt.differs == nil && err != nil:
+				t.Fatalf("err = %v, want merged", err)
+			case tt.differs != nil && (!errors.As(err, &conflict) || !slices.Equal(conflict.Differs, tt.differs)):
+				t.Fatalf("err = %v, want a conflict on %v", err, tt.differs)
+			}
+		})
+	}
+	err := MergeGroup(have, GroupProps{Name: "g", WorkerMemoryMB: 2048, WorkerVCores: 1, SizedByEbb: true, TaskMB: 2048})
+	for _, want := range []string{"in use with workerMemoryMB left to ebb (512 MB for tasks of up to 256 MB)",
+		"this DAG asks for workerMemoryMB left to ebb (2048 MB for tasks of up to 2048 MB)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("message %v, want it to contain %q", err, want)
+		}
+	}
+}
