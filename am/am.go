@@ -151,6 +151,11 @@ func (a *AM) StatusAddr() string {
 	return a.statusLis.Addr().String()
 }
 
+// SetAllocation tells the Core the cluster's container sizes, for groups
+// whose DAG leaves the worker size to ebb; call before Run (the YARN world
+// learns them when it registers).
+func (a *AM) SetAllocation(l core.AllocationLimits) { a.loop.core.SetAllocation(l) }
+
 // Loop gives worlds the loop to post to.
 func (a *AM) Loop() *Loop { return a.loop }
 

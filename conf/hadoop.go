@@ -115,3 +115,22 @@ func (c *Config) CheckYARNSite() error {
 
 // ErrNoYARNSite: no ResourceManager is configured.
 var ErrNoYARNSite = errors.New("no ResourceManager configured: set HADOOP_CONF_DIR to the cluster's configuration directory (yarn-site.xml, core-site.xml) or set yarn.resourcemanager.address")
+
+// MinAllocationKey is the smallest container the ResourceManager grants;
+// it rounds every ask up to a multiple of it.
+const MinAllocationKey = "yarn.scheduler.minimum-allocation-mb"
+
+// MinAllocationMB is yarn.scheduler.minimum-allocation-mb (Hadoop's
+// default 1024 when unset). A value that is not a positive number of MB
+// is an error naming the key, where it was set and the value.
+func (c *Config) MinAllocationMB() (int64, error) {
+	v, ok := c.Raw(MinAllocationKey)
+	if !ok || strings.TrimSpace(v) == "" {
+		return 1024, nil
+	}
+	mb, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || mb <= 0 {
+		return 0, fmt.Errorf("%s: %s = %q: want a positive number of MB", c.Origin(MinAllocationKey), MinAllocationKey, v)
+	}
+	return mb, nil
+}

@@ -67,7 +67,7 @@ func TestParseErrors(t *testing.T) {
 		{"zero parallelism", strings.Replace(good, "parallelism: 2\n    memoryMB: 256\n    inputs", "parallelism: 0\n    memoryMB: 256\n    inputs", 1),
 			"bad.yaml:9: vertices[0].parallelism: 0: want at least 1 task"},
 		{"negative memory", strings.Replace(good, "workerMemoryMB: 1024", "workerMemoryMB: -5", 1),
-			"bad.yaml:4: containerGroup.workerMemoryMB: -5: want a positive number of MB"},
+			"bad.yaml:4: containerGroup.workerMemoryMB: -5: want a positive number of MB, or 0 (or no field) for ebb to size the workers"},
 		{"task bigger than worker", strings.Replace(good, "memoryMB: 256\n    inputs", "memoryMB: 2048\n    inputs", 1),
 			"bad.yaml:10: vertices[0].memoryMB: 2048 MB is more than a worker of group default offers (containerGroup.workerMemoryMB = 1024)"},
 		{"one-to-one unequal", strings.Replace(strings.Replace(good, "scatter-gather", "one-to-one", 1), "parallelism: 2\n    memoryMB: 256\n\n", "", 1) + "",
@@ -140,5 +140,30 @@ func TestIsRoot(t *testing.T) {
 		if got := IsRoot(loc); got != want {
 			t.Errorf("IsRoot(%q) = %v, want %v", loc, got, want)
 		}
+	}
+}
+
+// A group may leave its worker size to ebb: no field, or 0. Its tasks are
+// then not held to a worker size (the AM checks them against the cluster).
+func TestParseWorkerSizeLeftToEbb(t *testing.T) {
+	for name, spec := range map[string]string{
+		"absent": strings.Replace(good, "  workerMemoryMB: 1024\n", "", 1),
+		"zero":   strings.Replace(good, "workerMemoryMB: 1024", "workerMemoryMB: 0", 1),
+		"json":   `{"name":"j","containerGroup":{"name":"g"},"vertices":[{"name":"v","command":["true"],"parallelism":1,"memoryMB":8192}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			big := strings.Replace(spec, "memoryMB: 256\n    inputs", "memoryMB: 8192\n    inputs", 1)
+			s, err := Parse("auto.yaml", []byte(big))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.Group.AutoSized() || s.Group.WorkerMemoryMB != 0 || s.Vertices[0].MemoryMB != 8192 {
+				t.Fatalf("group %+v, vertex memory %d: want a group left to ebb and an 8192 MB task", s.Group, s.Vertices[0].MemoryMB)
+			}
+		})
+	}
+	s, err := Parse("wc.yaml", []byte(good))
+	if err != nil || s.Group.AutoSized() {
+		t.Fatalf("a group of 1024 MB workers: AutoSized() = %v (err %v), want false", s.Group.AutoSized(), err)
 	}
 }

@@ -54,8 +54,11 @@ func (g *Goal) Deadline(submit time.Time) (time.Time, bool) {
 // GroupSpec describes the ContainerGroup a DAG's tasks run in. DAGs naming
 // the same group with identical properties share its workers.
 type GroupSpec struct {
-	Name           string            `yaml:"name" json:"name"`
-	WorkerMemoryMB int64             `yaml:"workerMemoryMB" json:"workerMemoryMB"`
+	Name string `yaml:"name" json:"name"`
+	// WorkerMemoryMB is what each worker offers to attempts. 0 (or no
+	// field) leaves it to ebb, which sizes the workers from the tasks'
+	// memory and the cluster's container sizes (AutoSized).
+	WorkerMemoryMB int64             `yaml:"workerMemoryMB,omitempty" json:"workerMemoryMB,omitempty"`
 	WorkerVCores   int               `yaml:"workerVCores,omitempty" json:"workerVCores,omitempty"`
 	Env            map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 	// MaxWorkers caps the group's workers (0: mr3.container.max.num.workers).
@@ -160,3 +163,10 @@ func (t EdgeType) Partitions(consumerParallelism int) int {
 	}
 	return 1
 }
+
+// AutoSized says the DAG leaves its workers' size to ebb: a worker then
+// holds up to a few of the DAG's largest tasks (as many as its widest
+// vertex runs at once, at most ebb.worker.auto.size.max.tasks), rounded up
+// to the cluster's minimum container and at most its largest; see
+// scheduler.SizeWorker for the rule.
+func (g GroupSpec) AutoSized() bool { return g.WorkerMemoryMB == 0 }

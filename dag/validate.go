@@ -91,8 +91,8 @@ func (g *GroupSpec) validate() error {
 	if !namePattern.MatchString(g.Name) {
 		return fieldErr("containerGroup.name", "%q: want a name of letters, digits, '_', '.', '-'", g.Name)
 	}
-	if g.WorkerMemoryMB <= 0 {
-		return fieldErr("containerGroup.workerMemoryMB", "%d: want a positive number of MB", g.WorkerMemoryMB)
+	if g.WorkerMemoryMB < 0 {
+		return fieldErr("containerGroup.workerMemoryMB", "%d: want a positive number of MB, or 0 (or no field) for ebb to size the workers", g.WorkerMemoryMB)
 	}
 	if g.WorkerVCores < 0 {
 		return fieldErr("containerGroup.workerVCores", "%d: want 0 (default 1) or more", g.WorkerVCores)
@@ -113,7 +113,7 @@ func (v *VertexSpec) validate(f string, g GroupSpec) error {
 	if v.MemoryMB <= 0 {
 		return fieldErr(f+".memoryMB", "%d: want a positive number of MB", v.MemoryMB)
 	}
-	if v.MemoryMB > g.WorkerMemoryMB {
+	if g.WorkerMemoryMB > 0 && v.MemoryMB > g.WorkerMemoryMB {
 		return fieldErr(f+".memoryMB", "%d MB is more than a worker of group %s offers (containerGroup.workerMemoryMB = %d)",
 			v.MemoryMB, g.Name, g.WorkerMemoryMB)
 	}

@@ -68,6 +68,16 @@ type CoreOptions struct {
 	// period ends (ebb.billing.period.secs), so scale-in prefers nodes near
 	// the end of theirs. The world answers; the Core does no IO.
 	PaidUntil func(node string) time.Time
+	// Allocation is the cluster's container sizes, for the groups whose
+	// DAG leaves the worker size to ebb (scheduler.SizeWorker). A world
+	// that learns them later (YARN, at registration) calls SetAllocation.
+	Allocation scheduler.AllocationLimits
+	// WorkerTasks: an ebb-sized worker holds at most this many of its
+	// DAG's largest tasks (ebb.worker.auto.size.max.tasks; 0 = 4).
+	WorkerTasks int
+	// MemoryRetry: how a task killed for exceeding its memory is retried
+	// (ebb.task.memory.retry.factor, ebb.task.memory.retry.max.mb).
+	MemoryRetry scheduler.MemoryRetry
 }
 
 func (o *CoreOptions) fill() {
@@ -95,7 +105,23 @@ func (o *CoreOptions) fill() {
 	if o.BacklogTimeout <= 0 {
 		o.BacklogTimeout = time.Second
 	}
+	if o.WorkerTasks <= 0 {
+		o.WorkerTasks = scheduler.DefaultWorkerTasks
+	}
+	if o.MemoryRetry.Factor <= 0 {
+		o.MemoryRetry.Factor = scheduler.DefaultMemoryRetryFactor
+	}
 }
+
+// SetAllocation tells the Core the cluster's container sizes once the
+// world knows them (on YARN: the registration's maximum capability and
+// yarn.scheduler.minimum-allocation-mb). Groups sized before keep their
+// size; groups sized later use these.
+func (c *Core) SetAllocation(l AllocationLimits) { c.opts.Allocation = l }
+
+// AllocationLimits are the cluster's container sizes (scheduler's type,
+// named here so the worlds need not import scheduler).
+type AllocationLimits = scheduler.AllocationLimits
 
 // Core is the AM's deterministic state machine. Its exported methods are
 // events; each may append Actions, which the caller drains with Actions().

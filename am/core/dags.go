@@ -22,7 +22,7 @@ func (e *SubmitError) Unwrap() error { return e.Err }
 // failed later; it is never dropped.
 func (c *Core) SubmitDAG(now time.Time, s Submission) (string, error) {
 	c.advance(now)
-	g, err := c.groupFor(s.Spec.Group)
+	g, err := c.groupFor(s.Spec)
 	if err != nil {
 		return "", &SubmitError{DAG: s.Spec.Name, Err: err}
 	}

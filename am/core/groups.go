@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -41,8 +42,12 @@ type group struct {
 // properties: one shared group. Same name, other properties: a
 // *scheduler.GroupConflictError, so that no DAG silently runs in workers
 // sized for another (scheduler.MergeGroup is the rule).
-func (c *Core) groupFor(gs dag.GroupSpec) (*group, error) {
-	p := groupProps(gs)
+func (c *Core) groupFor(spec *dag.Spec) (*group, error) {
+	gs := spec.Group
+	p, err := c.groupProps(spec)
+	if err != nil {
+		return nil, err
+	}
 	if g, ok := c.groups[gs.Name]; ok {
 		err := scheduler.MergeGroup(g.props, p)
 		if err == nil {
@@ -75,19 +80,38 @@ func (c *Core) groupFor(gs dag.GroupSpec) (*group, error) {
 	}
 	c.groups[gs.Name] = g
 	c.gorder = append(c.gorder, g)
+	if p.SizedByEbb {
+		c.logf("group %s: workers of %d MB, sized by ebb for DAG %s (tasks of up to %d MB; at most %d per worker; largest container %d MB, smallest %d MB)",
+			p.Name, p.WorkerMemoryMB, spec.Name, p.TaskMB, c.opts.WorkerTasks, c.opts.Allocation.MaxMB, c.opts.Allocation.MinMB)
+	}
 	return g, nil
 }
 
 // groupProps are the properties a spec gives its group, with the defaults
-// filled in (vcores 1) and an Env of the group's own, so that a later
-// change to the caller's map cannot alter the group.
-func groupProps(gs dag.GroupSpec) scheduler.GroupProps {
+// filled in (vcores 1; the worker size when the spec leaves it to ebb)
+// and an Env of the group's own, so that a later change to the caller's
+// map cannot alter the group.
+func (c *Core) groupProps(spec *dag.Spec) (scheduler.GroupProps, error) {
+	gs := spec.Group
 	p := scheduler.GroupProps{Name: gs.Name, WorkerMemoryMB: gs.WorkerMemoryMB, WorkerVCores: gs.WorkerVCores,
 		Env: maps.Clone(gs.Env), MaxWorkers: gs.MaxWorkers}
 	if p.WorkerVCores == 0 {
 		p.WorkerVCores = 1
 	}
-	return p
+	if !gs.AutoSized() {
+		return p, nil
+	}
+	shape := make([]scheduler.TaskShape, len(spec.Vertices))
+	for i, v := range spec.Vertices {
+		shape[i] = scheduler.TaskShape{MemoryMB: v.MemoryMB, Parallelism: v.Parallelism}
+		p.TaskMB = max(p.TaskMB, v.MemoryMB)
+	}
+	mb, err := scheduler.SizeWorker(shape, c.opts.WorkerTasks, c.opts.Allocation)
+	if err != nil {
+		return p, fmt.Errorf("containerGroup %s leaves workerMemoryMB to ebb, but %w", gs.Name, err)
+	}
+	p.WorkerMemoryMB, p.SizedByEbb = mb, true
+	return p, nil
 }
 
 func (g *group) push(a *attemptRun) {

@@ -229,7 +229,7 @@ func (d *dagRun) task(rt RecoveredTask) *taskRun {
 // A task recorded twice (its output was lost and recomputed) keeps the
 // last record.
 func (c *Core) recoverRunning(r RecoveredDAG, rec *recovery) (*dagRun, error) {
-	g, err := c.groupFor(r.Submission.Spec.Group)
+	g, err := c.groupFor(r.Submission.Spec)
 	if err != nil {
 		return nil, &SubmitError{DAG: r.ID, Err: err}
 	}

@@ -92,6 +92,7 @@ type GroupView struct {
 	GroupStatus
 	Kind          string
 	MemoryMB      int64 // per worker
+	SizedByEbb    bool  // its DAG left the worker size to ebb (scheduler.SizeWorker)
 	VCores        int
 	Autoscaled    bool
 	OutThreshold  int // percent; 0 when not autoscaled
@@ -107,7 +108,7 @@ func (c *Core) GroupViews() []GroupView {
 	statuses := c.Groups()
 	out := make([]GroupView, 0, len(statuses))
 	for i, g := range c.gorder {
-		v := GroupView{GroupStatus: statuses[i], Kind: kindOf(g), MemoryMB: g.info.MemoryMB, VCores: g.info.VCores,
+		v := GroupView{GroupStatus: statuses[i], Kind: kindOf(g), MemoryMB: g.info.MemoryMB, SizedByEbb: g.props.SizedByEbb, VCores: g.info.VCores,
 			Wanted: g.wanted, Usage: append([]UsagePoint(nil), c.journal.usage[g.info.Name]...)}
 		for w := range g.workers {
 			if w.draining || w.stopping {

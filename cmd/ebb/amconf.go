@@ -107,5 +107,8 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		SlowStart:               slowStart(c),
 		RecycleInterval:         c.Duration(scheduler.KeyInterval),
 		RemoveEmptyKind:         c.Bool("mr3.container.scheduler.remove.empty.kind"),
+		WorkerTasks:             c.Int("ebb.worker.auto.size.max.tasks"),
+		MemoryRetry: scheduler.MemoryRetry{Factor: c.Float("ebb.task.memory.retry.factor"),
+			MaxMB: c.Int64("ebb.task.memory.retry.max.mb")},
 	}, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
+	"github.com/ebb-am/ebb/scheduler"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -90,6 +91,8 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	if err != nil {
 		return nil, nil, err
 	}
+	// A local virtual node is the largest container; nothing rounds asks up.
+	core.Allocation = scheduler.AllocationLimits{MaxMB: c.Int64("ebb.local.node.memory.mb")}
 	a, err := am.New(am.Options{
 		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
 		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),

@@ -190,6 +190,10 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, err
 	}
+	minMB, err := c.MinAllocationMB()
+	if err != nil {
+		return nil, err
+	}
 	uiOpts, uiState := yarnUIOptions(c, cid, user, secret)
 	a, err := am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
@@ -255,6 +259,9 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err != nil {
 		return nil, err
 	}
+	// Groups whose DAG leaves the worker size to ebb are sized within
+	// what the RM grants: asks round up to the minimum allocation.
+	a.SetAllocation(core.AllocationLimits{MinMB: minMB, MaxMB: reg.Max.MemoryMB})
 	log.Infof("ebb am: history goes to %s/%s.json (ebb history %s)", historyDir(c, user), app, app)
 	log.Infof("ebb am: %s registered after %s (since the process started) at %s, tracking URL %s; largest container %d MB / %d vcores; %d nodes",
 		cid.Attempt.App, time.Since(start).Round(time.Millisecond), amAddr, tracking, reg.Max.MemoryMB, reg.Max.VCores, len(nodes))
