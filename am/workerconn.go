@@ -144,5 +144,5 @@ func attemptUpdate(u *ebbpb.AttemptUpdate) core.AttemptUpdate {
 		r = core.AttemptFetchFailed
 	}
 	return core.AttemptUpdate{AttemptID: u.AttemptId, Result: r, Progress: float64(u.Progress), ExitCode: int(u.ExitCode),
-		Diagnostics: u.Diagnostics, OutputBytes: u.OutputBytes, FetchFailedAttempt: u.FetchFailedAttempt}
+		Diagnostics: u.Diagnostics, OutputBytes: u.OutputBytes, FetchFailedAttempt: u.FetchFailedAttempt, MemoryUsedMB: u.MemoryUsedMb}
 }

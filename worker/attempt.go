@@ -254,7 +254,7 @@ func (w *worker) execute(a *attempt, reinitEnv map[string]string) *ebbpb.Attempt
 func endedBy(cause error) *ebbpb.AttemptUpdate {
 	var mem *MemoryExceededError
 	if errors.As(cause, &mem) {
-		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: mem.Error()}
+		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: mem.Error(), MemoryUsedMb: mem.UsedMB}
 	}
 	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_KILLED, ExitCode: -1, Diagnostics: cause.Error()}
 }

@@ -159,6 +159,10 @@ type AttemptUpdate struct {
 	Diagnostics        string
 	OutputBytes        int64
 	FetchFailedAttempt string
+	// MemoryUsedMB is set when the worker killed the attempt for using
+	// more memory than it asked for: what it saw in use. Such a failure is
+	// retried with more memory (CoreOptions.MemoryRetry).
+	MemoryUsedMB int64
 }
 
 // WorkerInfo is what a worker says when it registers.

@@ -17,6 +17,7 @@ type AttemptRecord struct {
 	Vertex      string
 	Task        int
 	Number      int
+	MemoryMB    int64 // what it asked for (more than its vertex's after a kill for memory)
 	Worker      string
 	Container   string
 	Node        string
@@ -73,7 +74,7 @@ func (j *journal) attemptStarted(now time.Time, a AttemptSpec, w *workerRun) {
 	if j.attempts == nil {
 		j.attempts = map[string]*AttemptRecord{}
 	}
-	r := &AttemptRecord{ID: a.ID, DAG: a.DAGID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, Start: now, State: "RUNNING"}
+	r := &AttemptRecord{ID: a.ID, DAG: a.DAGID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB, Start: now, State: "RUNNING"}
 	if w != nil {
 		r.Worker, r.Container, r.Node = w.info.ID, w.info.ContainerID, w.node.id
 	}
@@ -108,6 +109,14 @@ func (j *journal) attemptReported(now time.Time, u AttemptUpdate) {
 	r.State, r.End, r.ExitCode, r.Diagnostics = resultNames[u.Result], now, u.ExitCode, u.Diagnostics
 	if u.Result == AttemptSucceeded {
 		r.Progress = 1
+	}
+}
+
+// attemptNoted replaces a finished attempt's diagnostics with the Core's
+// reading of them (a kill for memory and the retry it leads to).
+func (j *journal) attemptNoted(id, diag string) {
+	if r, ok := j.attempts[id]; ok {
+		r.Diagnostics = diag
 	}
 }
 

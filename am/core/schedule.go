@@ -189,7 +189,7 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 		Parallelism: len(v.tasks),
 		Command:     v.spec.Command,
 		Env:         env,
-		MemoryMB:    v.spec.MemoryMB,
+		MemoryMB:    a.memoryMB(),
 		VCores:      max(v.spec.VCores, 1),
 	}
 	for _, e := range v.out {

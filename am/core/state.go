@@ -62,6 +62,10 @@ type dagRun struct {
 	// attempts only, the paper's s_req evidence (ras.go).
 	producerTime  time.Duration
 	producersDone int
+	// notes are lines for the DAG's diagnostics while it runs (a task
+	// retried with more memory); moreNotes counts those beyond maxNotes.
+	notes     []string
+	moreNotes int
 }
 
 type edgeRef struct {
@@ -90,6 +94,9 @@ type taskRun struct {
 	// released: every consumer has finished with the output, so its
 	// worker no longer counts it as needed (it may still serve it).
 	released bool
+	// askMB is the memory its next attempt asks for; 0 until an attempt
+	// was killed for exceeding its memory (the vertex's memoryMB).
+	askMB int64
 }
 
 type attemptRun struct {
@@ -106,9 +113,17 @@ type attemptRun struct {
 	// gathering: started under slow start, some inputs still to come
 	// (slowstart.go).
 	gathering bool
+	// askMB is the memory it asked for when it differs from its vertex's
+	// (a retry after a kill for memory; 0: the vertex's memoryMB).
+	askMB int64
 }
 
-func (a *attemptRun) memoryMB() int64 { return a.task.vertex.spec.MemoryMB }
+func (a *attemptRun) memoryMB() int64 {
+	if a.askMB > 0 {
+		return a.askMB
+	}
+	return a.task.vertex.spec.MemoryMB
+}
 
 type workerRun struct {
 	info     WorkerInfo

@@ -41,7 +41,7 @@ func (c *Core) status(d *dagRun) DAGStatus {
 		ID:          d.id,
 		Name:        d.spec.Name,
 		State:       d.state,
-		Diagnostics: d.diag,
+		Diagnostics: d.diagnostics(),
 		Group:       d.group.info.Name,
 		Output:      d.sub.Output,
 		Submit:      d.submit,

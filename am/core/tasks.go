@@ -38,6 +38,7 @@ func (c *Core) maybeQueue(t *taskRun) {
 		task:     t,
 		number:   t.attempts,
 		queuedAt: c.now,
+		askMB:    t.askMB,
 	}
 	a.seed = seedOf(a.id)
 	t.attempts++
@@ -205,6 +206,13 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		diag := u.Diagnostics
 		if diag == "" {
 			diag = fmt.Sprintf("exit code %d", u.ExitCode)
+		}
+		if u.MemoryUsedMB > 0 {
+			diag = c.memoryExceeded(a, u.MemoryUsedMB, t.failures >= c.opts.MaxFailedAttempts)
+			c.journal.attemptNoted(a.id, diag)
+			if t.failures < c.opts.MaxFailedAttempts {
+				d.note(diag)
+			}
 		}
 		if t.failures >= c.opts.MaxFailedAttempts {
 			c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d failed %d times; last attempt %s: %s",

@@ -98,6 +98,7 @@ type Attempt struct {
 	Vertex       string            `json:"vertex"`
 	Task         int               `json:"task"`
 	Number       int               `json:"number"`
+	MemoryMB     int64             `json:"memoryMB"` // asked for: more than the vertex's after a kill for memory
 	State        string            `json:"state"`
 	Worker       string            `json:"worker"`
 	Container    string            `json:"container"`
@@ -130,6 +131,8 @@ type Group struct {
 	TaskMB          int64   `json:"taskMB"`
 	OfferedMB       int64   `json:"offeredMB"`
 	WorkerMemoryMB  int64   `json:"workerMemoryMB"`
+	// SizedByEbb: the DAG left workerMemoryMB out and ebb chose it.
+	SizedByEbb bool `json:"workerMemorySizedByEbb"`
 }
 
 // GroupDetail is GET api/v1/groups/{name}: the chart's data.

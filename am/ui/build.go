@@ -109,7 +109,7 @@ func (u *UI) dagDetail(v View, id string, f attemptFilter) (DAGDetail, bool) {
 
 // attemptAt converts a record; a running attempt's duration runs to now.
 func (u *UI) attemptAt(a core.AttemptRecord, now time.Time) Attempt {
-	out := Attempt{ID: a.ID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, State: a.State, Worker: a.Worker,
+	out := Attempt{ID: a.ID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB, State: a.State, Worker: a.Worker,
 		Container: a.Container, Node: a.Node, Start: a.Start, ExitCode: a.ExitCode, Diagnostics: u.redact(a.Diagnostics)}
 	end := now
 	if !a.End.IsZero() {
@@ -147,7 +147,7 @@ func group(g core.GroupView) Group {
 		OutThreshold: g.OutThreshold, InThreshold: g.InThreshold, WorkersWanted: g.Wanted, Workers: g.Workers,
 		WorkersPending: g.PendingWorkers, WorkersDraining: g.Draining, Nodes: g.Nodes, NodesDraining: g.DrainingNodes,
 		QueuedAttempts: g.QueuedAttempts, RunningAttempts: g.RunningAttempts, TaskMB: g.RunningMB, OfferedMB: g.OfferedMB,
-		WorkerMemoryMB: g.MemoryMB}
+		WorkerMemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb}
 }
 
 func (u *UI) groupDetail(v View, name string) (GroupDetail, bool) {

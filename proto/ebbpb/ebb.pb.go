@@ -437,8 +437,12 @@ type AttemptUpdate struct {
 	// Bytes written per output file, for the status page and the sim.
 	OutputBytes        int64  `protobuf:"varint,6,opt,name=output_bytes,json=outputBytes,proto3" json:"output_bytes,omitempty"`
 	FetchFailedAttempt string `protobuf:"bytes,7,opt,name=fetch_failed_attempt,json=fetchFailedAttempt,proto3" json:"fetch_failed_attempt,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Set when the worker killed the attempt for using more memory than it
+	// asked for: the resident memory it saw (MB). The AM may retry the task
+	// with more memory (ebb.task.memory.retry.*).
+	MemoryUsedMb  int64 `protobuf:"varint,8,opt,name=memory_used_mb,json=memoryUsedMb,proto3" json:"memory_used_mb,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AttemptUpdate) Reset() {
@@ -518,6 +522,13 @@ func (x *AttemptUpdate) GetFetchFailedAttempt() string {
 		return x.FetchFailedAttempt
 	}
 	return ""
+}
+
+func (x *AttemptUpdate) GetMemoryUsedMb() int64 {
+	if x != nil {
+		return x.MemoryUsedMb
+	}
+	return 0
 }
 
 type AMMessage struct {
@@ -2674,7 +2685,7 @@ const file_ebb_proto_rawDesc = "" +
 	"task_index\x18\x04 \x01(\x05R\ttaskIndex\"\\\n" +
 	"\tHeartbeat\x12)\n" +
 	"\x10running_attempts\x18\x01 \x03(\tR\x0frunningAttempts\x12$\n" +
-	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\"\x8a\x02\n" +
+	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\"\xb0\x02\n" +
 	"\rAttemptUpdate\x12\x1d\n" +
 	"\n" +
 	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12*\n" +
@@ -2683,7 +2694,8 @@ const file_ebb_proto_rawDesc = "" +
 	"\texit_code\x18\x04 \x01(\x05R\bexitCode\x12 \n" +
 	"\vdiagnostics\x18\x05 \x01(\tR\vdiagnostics\x12!\n" +
 	"\foutput_bytes\x18\x06 \x01(\x03R\voutputBytes\x120\n" +
-	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\"\x81\x03\n" +
+	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\x12$\n" +
+	"\x0ememory_used_mb\x18\b \x01(\x03R\fmemoryUsedMb\"\x81\x03\n" +
 	"\tAMMessage\x124\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x12.ebb.v1.RegisteredH\x00R\n" +
