@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -178,4 +179,39 @@ vertices:
 	if strings.Contains(out, "submitted application") {
 		t.Errorf("the application was submitted anyway:\n%s", out)
 	}
+}
+
+// TestYarnAutoSizedWorkers: a DAG that leaves the worker size to ebb gets
+// workers sized from its tasks and the RM's limits: one 100 MB task per
+// worker, rounded up to the minicluster's 64 MB minimum allocation = 128 MB
+// (not a worker sized for tasks that never come).
+func TestYarnAutoSizedWorkers(t *testing.T) {
+	y := newYarnTest(t)
+	spec := y.writeDAG(`
+name: auto-sized
+containerGroup: {name: auto}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "0"], parallelism: 1, memoryMB: 100}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	out, err := y.ebb(ctx, append([]string{"submit", spec}, amSets...)...)
+	t.Logf("ebb submit:\n%s", out)
+	if err != nil {
+		t.Fatalf("ebb submit: %v", err)
+	}
+	id := y.appID(out)
+	max := testcluster.MaxAllocationMB(t)
+	want := fmt.Sprintf("group auto: workers of 128 MB, sized by ebb for DAG auto-sized (tasks of up to 100 MB; at most 4 per worker; largest container %d MB, smallest 64 MB)", max)
+	y.waitFor("the AM's log to say how it sized the group", 30*time.Second, func() bool {
+		for _, cs := range y.containerLogs(id) {
+			for _, c := range cs {
+				if b, err := os.ReadFile(filepath.Join(c, "stderr")); err == nil && strings.HasSuffix(c, "_000001") &&
+					strings.Contains(string(b), want) && regexp.MustCompile(`worker \S+ registered: group auto, node \S+, 128 MB`).Match(b) {
+					return true
+				}
+			}
+		}
+		return false
+	})
 }
