@@ -153,11 +153,24 @@ edges:
 		t.Fatalf("want workers on at least 2 nodes, some on the drained one: %+v", workers)
 	}
 
-	// The RM lists them live now: its list is where their end shows below.
+	// The RM lists their containers live now, and their NodeManager
+	// runs them: the two reports where their end shows below.
 	live := y.liveContainers(id)
+	nmHTTP := ""
+	for i, nid := range testcluster.NodeIDs(t) {
+		if nid == drained {
+			nmHTTP = testcluster.EnvValue(t, "NM"+strconv.Itoa(i)+"_HTTP")
+		}
+	}
+	if nmHTTP == "" {
+		t.Fatalf("drained node %s is none of the minicluster's NodeManagers %v", drained, testcluster.NodeIDs(t))
+	}
 	for _, w := range onDrained {
 		if !slices.Contains(live, w.Container) {
 			t.Fatalf("the RM's live containers %v lack drained worker %s's container %s", live, w.ID, w.Container)
+		}
+		if state, code := y.nmContainer(nmHTTP, w.Container); state != "RUNNING" {
+			t.Fatalf("NodeManager %s reports drained worker %s's container %s: %d %q, want RUNNING", nmHTTP, w.ID, w.Container, code, state)
 		}
 	}
 
@@ -281,27 +294,26 @@ vertices:
 		}
 		return true
 	})
-	nmHTTP := ""
-	for i, nid := range testcluster.NodeIDs(t) {
-		if nid == drained {
-			nmHTTP = testcluster.EnvValue(t, "NM"+strconv.Itoa(i)+"_HTTP")
-		}
-	}
-	if nmHTTP == "" {
-		t.Fatalf("drained node %s is none of the minicluster's NodeManagers %v", drained, testcluster.NodeIDs(t))
-	}
 	for _, w := range onDrained {
 		y.waitFor("container "+w.Container+" to complete", 60*time.Second, func() bool {
-			var c struct {
-				Container struct {
-					State string `json:"state"`
-				} `json:"container"`
-			}
-			code := y.getJSONStatus("http://"+nmHTTP+"/ws/v1/node/containers/"+w.Container, &c)
-			// Gone from the NodeManager (404) counts as completed too.
-			return code == http.StatusNotFound || c.Container.State == "COMPLETE" || c.Container.State == "DONE"
+			// The NodeManager forgets a completed container soon after:
+			// gone (404) counts as completed too.
+			state, code := y.nmContainer(nmHTTP, w.Container)
+			return code == http.StatusNotFound || state == "COMPLETE" || state == "DONE"
 		})
 	}
+}
+
+// nmContainer is a container's state as its NodeManager reports it, and
+// the HTTP status of the answer.
+func (y *yarnTest) nmContainer(nmHTTP, container string) (string, int) {
+	var c struct {
+		Container struct {
+			State string `json:"state"`
+		} `json:"container"`
+	}
+	code := y.getJSONStatus("http://"+nmHTTP+"/ws/v1/node/containers/"+container, &c)
+	return c.Container.State, code
 }
 
 // dagOf is the DAG with the given id in the overview, or nil.
