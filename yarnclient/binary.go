@@ -250,8 +250,9 @@ func fileSHA256(p string) (string, int64, error) {
 // the same single path for the AM and every worker still means one
 // download per node per application.
 func visibilityOf(stat func(string) (hdfsfs.Info, error), p string, info hdfsfs.Info) (yarn.Visibility, string, error) {
+	const once = "; one copy per node per application"
 	if info.Perm&0o004 == 0 {
-		return yarn.VisibilityApplication, fmt.Sprintf("%s is %s: others cannot read it", p, info.Perm), nil
+		return yarn.VisibilityApplication, fmt.Sprintf("%s is %s: others cannot read it", p, info.Perm) + once, nil
 	}
 	for d := path.Dir(p); ; d = path.Dir(d) {
 		di, err := stat(d)
@@ -259,13 +260,13 @@ func visibilityOf(stat func(string) (hdfsfs.Info, error), p string, info hdfsfs.
 			return 0, "", err
 		}
 		if di.Perm&0o001 == 0 {
-			return yarn.VisibilityApplication, fmt.Sprintf("%s is %s: others cannot search it", d, di.Perm|os.ModeDir), nil
+			return yarn.VisibilityApplication, fmt.Sprintf("%s is %s: others cannot search it", d, di.Perm|os.ModeDir) + once, nil
 		}
 		if d == "/" {
 			break
 		}
 	}
-	return yarn.VisibilityPublic, "readable by anyone", nil
+	return yarn.VisibilityPublic, "readable by anyone, so each caches one copy for all applications", nil
 }
 
 // WorkerBinary is the binary the AM's workers run: the one the client

@@ -45,7 +45,7 @@ func TestBinaryUploadedOnceThenReused(t *testing.T) {
 	if first.URL != "hdfs://nn:8020"+want || first.Size != 5 || len(fs.uploads) != 1 {
 		t.Fatalf("first submit: binary %+v, uploads %v", first, fs.uploads)
 	}
-	if len(said) != 1 || !strings.HasPrefix(said[0], "uploaded ebb binary to hdfs://nn:8020"+want+" ") {
+	if len(said) != 2 || !strings.HasPrefix(said[0], "uploaded ebb binary to hdfs://nn:8020"+want+" ") || !strings.HasPrefix(said[1], "NodeManagers localise it as PUBLIC: ") {
 		t.Errorf("first submit said %q", said)
 	}
 	// Uploaded beside, then renamed: nothing half-written at the final name.
@@ -59,7 +59,7 @@ func TestBinaryUploadedOnceThenReused(t *testing.T) {
 	if second != first {
 		t.Errorf("second submit's binary %+v, first's %+v", second, first)
 	}
-	if len(said) != 1 || said[0] != "reusing ebb binary at hdfs://nn:8020"+want+" (uploaded earlier)" {
+	if len(said) != 2 || said[0] != "reusing ebb binary at hdfs://nn:8020"+want+" (uploaded earlier)" {
 		t.Errorf("second submit said %q", said)
 	}
 	// The temporary directory is gone; only the binary is under lib.
@@ -202,9 +202,13 @@ func TestBinaryVisibilityOnSubmit(t *testing.T) {
 	}
 
 	fs.modes["/user/alice"] = 0o700
-	got, _ = submitSaying(t, yc, rm)
+	got, said := submitSaying(t, yc, rm)
 	if got.Visibility != yarn.VisibilityApplication || rm.submitted[1].AM.Env[EnvBinaryVisibility] != "APPLICATION" {
 		t.Errorf("home 0700: binary %+v, env %v", got, rm.submitted[1].AM.Env)
+	}
+	// The user hears why.
+	if want := "NodeManagers localise it as APPLICATION: /user/alice is drwx------: others cannot search it; one copy per node per application"; len(said) != 2 || said[1] != want {
+		t.Errorf("said %q, want %q last", said, want)
 	}
 }
 
@@ -219,7 +223,7 @@ func TestLibURI(t *testing.T) {
 	if got.URL != "hdfs://nn:8020/apps/ebb/1.4/ebb" || got.Size != int64(len("#!installed")) || got.Visibility != yarn.VisibilityPublic {
 		t.Errorf("binary %+v", got)
 	}
-	if len(fs.uploads) != 0 || len(said) != 1 || !strings.Contains(said[0], "(ebb.lib.uri); nothing uploaded") {
+	if len(fs.uploads) != 0 || len(said) != 2 || !strings.Contains(said[0], "(ebb.lib.uri); nothing uploaded") {
 		t.Errorf("uploads %v, said %q", fs.uploads, said)
 	}
 

@@ -102,7 +102,7 @@ func TestFindAMStartsSession(t *testing.T) {
 		t.Errorf("submitted %+v", rm.submitted)
 	}
 	// First what became of the binary (binary_test.go), then the session.
-	if len(heard) != 2 || !strings.HasPrefix(heard[0], "uploaded ebb binary") || heard[1] != "started ebb session "+rm.id.String() {
+	if len(heard) != 3 || !strings.HasPrefix(heard[0], "uploaded ebb binary") || heard[2] != "started ebb session "+rm.id.String() {
 		t.Errorf("progress heard %q", heard)
 	}
 }

@@ -119,6 +119,9 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		say = func(string) {}
 	}
 	bin, err := c.placeBinary(fs, say)
+	if err == nil {
+		say(fmt.Sprintf("NodeManagers localise it as %s: %s", bin.Resource.Visibility, bin.Why))
+	}
 	if err != nil {
 		return yarn.AppSpec{}, err
 	}
