@@ -196,17 +196,24 @@ func (c *Client) uploadBinary(fs Store, local, sum string, size int64) (hdfsfs.I
 }
 
 // makeLibDir creates the lib directory searchable by anyone, and lets
-// anyone search (not list) /user/<user>/.ebb above it, which the user's
-// first staging directory created private: without that no NodeManager
-// could treat the binary as PUBLIC. Nothing private becomes readable: the
-// staging and history directories below .ebb stay 0700 themselves.
+// anyone search (not list) /user/<user>/.ebb above it, which an older
+// ebb's first staging directory created private: without that no
+// NodeManager could treat the binary as PUBLIC. Nothing private becomes
+// readable: the staging and history directories below .ebb stay 0700
+// themselves.
 func (c *Client) makeLibDir(fs Store, lib string) error {
-	if err := fs.MkdirMode(lib, 0o755); err != nil {
-		return err
-	}
 	dot := path.Dir(lib)
 	info, err := fs.Info(dot)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := fs.MkdirMode(dot, 0o711); err != nil {
+			return err
+		}
+		info, err = fs.Info(dot)
+	}
 	if err != nil {
+		return err
+	}
+	if err := fs.MkdirMode(lib, 0o755); err != nil {
 		return err
 	}
 	if info.Perm&0o011 != 0o011 {

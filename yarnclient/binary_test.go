@@ -182,6 +182,17 @@ func TestBinaryVisibilityFollowsPermissions(t *testing.T) {
 	}
 }
 
+// A user's first submit makes .ebb searchable, not listable, and the lib
+// directory open, so the binary is PUBLIC from the start.
+func TestBinaryFirstSubmitOfAUser(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	yc := testClient(t, testConf(t), rm, fs)
+	got, _ := submitSaying(t, yc, rm)
+	if got.Visibility != yarn.VisibilityPublic || fs.modes["/user/alice/.ebb"] != 0o711 || fs.modes[LibDir("alice")] != 0o755 {
+		t.Errorf("binary %+v; .ebb %o, lib %o", got, fs.modes["/user/alice/.ebb"], fs.modes[LibDir("alice")])
+	}
+}
+
 // Submit's end of it: .ebb, made private by the first staging directory,
 // becomes searchable (not listable) so the binary can be PUBLIC; a home
 // directory only its owner may enter makes it APPLICATION, for the AM and
@@ -232,14 +243,15 @@ func TestLibURI(t *testing.T) {
 		"hdfs://other:8020/apps/ebb":      "an hdfs:// URL of an ebb binary on the cluster's file system",
 		"/apps/ebb/1.4":                   "/apps/ebb/1.4 is a directory",
 	} {
-		rm := newFakeRM()
+		rm, fs := newFakeRM(), newMemStore()
+		fs.files["/apps/ebb/1.4/ebb"] = []byte("#!installed")
 		yc := testClient(t, testConf(t, "ebb.lib.uri", uri), rm, fs)
 		_, err := yc.Submit(context.Background(), SubmitOptions{Session: true})
 		if err == nil || !strings.Contains(err.Error(), "ebb.lib.uri") || !strings.Contains(err.Error(), want) {
 			t.Errorf("ebb.lib.uri=%s: err = %v, want it to name the key and %q", uri, err, want)
 		}
-		if len(rm.submitted) != 0 {
-			t.Errorf("ebb.lib.uri=%s: submitted anyway", uri)
+		if len(rm.submitted) != 0 || fs.dirs[StagingDir("alice", rm.id)] {
+			t.Errorf("ebb.lib.uri=%s: submitted %d, staging directory made: %v", uri, len(rm.submitted), fs.dirs[StagingDir("alice", rm.id)])
 		}
 	}
 }

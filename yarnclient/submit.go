@@ -110,19 +110,18 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 // application's staging directory, finds the shared ebb binary (placeBinary)
 // and returns the application to submit.
 func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (yarn.AppSpec, error) {
-	staging := StagingDir(c.user, id)
-	if err := fs.MkdirPrivate(staging); err != nil {
-		return yarn.AppSpec{}, err
-	}
 	say := o.Progress
 	if say == nil {
 		say = func(string) {}
 	}
+	// First: a bad ebb.lib.uri then leaves no staging directory behind.
 	bin, err := c.placeBinary(fs, say)
-	if err == nil {
-		say(fmt.Sprintf("NodeManagers localise it as %s: %s", bin.Resource.Visibility, bin.Why))
-	}
 	if err != nil {
+		return yarn.AppSpec{}, err
+	}
+	say(fmt.Sprintf("NodeManagers localise it as %s: %s", bin.Resource.Visibility, bin.Why))
+	staging := StagingDir(c.user, id)
+	if err := fs.MkdirPrivate(staging); err != nil {
 		return yarn.AppSpec{}, err
 	}
 	res := map[string]yarn.LocalResource{StagedBinary: bin.Resource}

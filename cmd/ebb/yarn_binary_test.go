@@ -203,3 +203,44 @@ func sameBuild(t *testing.T, paths []string, sum string, size int64) []string {
 	}
 	return out
 }
+
+// TestYarnLibURI: ebb.lib.uri names a binary installed in HDFS; a submit
+// uploads nothing and the application runs it. A path with nothing there
+// is refused before anything is submitted, naming the key and the path.
+func TestYarnLibURI(t *testing.T) {
+	y := newYarnTest(t)
+	bin, _, _ := uniqueBuild(t)
+	installed := y.dir + "/installed/ebb"
+	if err := y.fs.MkdirMode(y.dir+"/installed", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := y.fs.Upload(bin, installed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := y.writeDAG(`
+name: lib-uri
+containerGroup: {name: b, workerMemoryMB: 256}
+vertices:
+  - {name: burn, command: [ebb, task, burn, --memory-mb, "1", --seconds, "0.2"], parallelism: 2, memoryMB: 128}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	out, err := y.ebb(ctx, append([]string{"submit", spec, "--set", "ebb.lib.uri=" + y.fs.URL(installed)}, amSets...)...)
+	t.Logf("ebb submit with ebb.lib.uri:\n%s", out)
+	if err != nil {
+		t.Fatalf("ebb submit: %v", err)
+	}
+	if want := "using the ebb binary at " + y.fs.URL(installed) + " (ebb.lib.uri); nothing uploaded"; !strings.Contains(out, want) || strings.Contains(out, "uploaded ebb binary") {
+		t.Errorf("output lacks %q", want)
+	}
+	if r := y.report(y.appID(out[strings.Index(out, "submitted application"):])); r.Final != yarn.Succeeded {
+		t.Errorf("%s %s: %s", r.State, r.Final, r.Diagnostics)
+	}
+
+	missing := y.fs.URL(y.dir + "/nowhere/ebb")
+	out, err = y.ebb(ctx, append([]string{"submit", spec, "--set", "ebb.lib.uri=" + missing}, amSets...)...)
+	t.Logf("ebb submit with a missing ebb.lib.uri:\n%s", out)
+	if err == nil || !strings.Contains(out, "ebb.lib.uri") || !strings.Contains(out, missing+" does not") || strings.Contains(out, "submitted application") {
+		t.Errorf("a missing ebb.lib.uri: err %v, output above; want a refusal naming the key and %s before any submission", err, missing)
+	}
+}
