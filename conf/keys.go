@@ -97,6 +97,8 @@ var keys = []Key{
 		Doc: "a session with no DAG this long finishes and gives every container back (0 = never)"},
 	{Name: "ebb.history.dir", Type: String, Default: "",
 		Doc: "where the AM writes its history for `ebb history` (empty = /user/<user>/.ebb/history on YARN, <ebb.local.dir>/history locally); kept after the staging directory is removed"},
+	{Name: "ebb.lib.uri", Type: String, Default: "",
+		Doc: "hdfs:// URL of an ebb binary already installed on the cluster (as tez.lib.uris): `ebb submit` uploads none and the AM and workers run it; it must be the client's ebb version (empty = upload the client's binary once to /user/<user>/.ebb/lib/<sha256>/ebb and reuse it)"},
 
 	// Packing and scheduling.
 	{Name: "ebb.packing.scheme", Type: Enum, Default: "packed", Enum: []string{"uniform", "packed"},

@@ -83,6 +83,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.billing.period.secs":                                 "0",
 		"ebb.session.idle.timeout.secs":                           "300",
 		"ebb.history.dir":                                         "",
+		"ebb.lib.uri":                                             "",
 		"ebb.local.nodes":                                         "1",
 		"ebb.local.node.memory.mb":                                "4096",
 		"ebb.local.node.vcores":                                   "4",

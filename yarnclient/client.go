@@ -49,6 +49,7 @@ type Store interface {
 	// submitting (commit.Resolver).
 	Resolve(location string) (commit.FS, string, error)
 	Close() error
+	sharedStore
 }
 
 var _ Store = (*hdfsfs.FS)(nil)

@@ -2,8 +2,11 @@
 // machine does to run ebb on a cluster it knows through HADOOP_CONF_DIR.
 //
 // It owns the staging directory and its layout in HDFS
-// (/user/<user>/.ebb/staging/<application id>: the ebb binary, the
-// effective configuration, the DAG, and the secret the AM writes back),
+// (/user/<user>/.ebb/staging/<application id>: the effective
+// configuration, the DAG, and the secret the AM writes back), the shared
+// ebb binaries (/user/<user>/.ebb/lib/<sha256>/ebb, uploaded once per
+// build and reused, PUBLIC to the NodeManagers where permissions allow;
+// or the one ebb.lib.uri names),
 // submitting the application (type EBB, whose AM container runs `ebb am`),
 // following it to its end, killing it, and finding a user's AM: by
 // application id, or the running session (tagged ebb-session) found

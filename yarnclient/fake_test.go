@@ -98,16 +98,19 @@ type memStore struct {
 	removed []string
 	closes  int
 	mtime   map[string]time.Time // List's ModTime by path (zero: long ago)
+	modes   map[string]os.FileMode
+	uploads []string // Upload's destinations, in order
 }
 
 func newMemStore() *memStore {
-	return &memStore{files: map[string][]byte{}, dirs: map[string]bool{}}
+	return &memStore{files: map[string][]byte{}, dirs: map[string]bool{}, modes: map[string]os.FileMode{}}
 }
 
 func (m *memStore) MkdirPrivate(dir string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.dirs[dir] = true
+	m.modes[dir] = 0o700
 	return nil
 }
 
@@ -116,13 +119,17 @@ func (m *memStore) Upload(local, p string, mode os.FileMode) (hdfsfs.FileStamp, 
 	if err != nil {
 		return hdfsfs.FileStamp{}, err
 	}
+	m.mu.Lock()
+	m.uploads = append(m.uploads, p)
+	m.mu.Unlock()
 	return m.WriteFile(p, b, mode)
 }
 
-func (m *memStore) WriteFile(p string, data []byte, _ os.FileMode) (hdfsfs.FileStamp, error) {
+func (m *memStore) WriteFile(p string, data []byte, mode os.FileMode) (hdfsfs.FileStamp, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[p] = append([]byte(nil), data...)
+	m.modes[p] = mode
 	return hdfsfs.FileStamp{URL: m.URL(p), Size: int64(len(data)), ModTime: 1}, nil
 }
 

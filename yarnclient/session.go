@@ -78,7 +78,7 @@ func (c *Client) FindSession(ctx context.Context) (yarn.AppReport, error) {
 
 // StartSession submits a session AM and waits until it is RUNNING.
 func (c *Client) StartSession(ctx context.Context, progress func(string)) (yarn.AppReport, error) {
-	id, err := c.Submit(ctx, SubmitOptions{Session: true})
+	id, err := c.Submit(ctx, SubmitOptions{Session: true, Progress: progress})
 	if err != nil {
 		return yarn.AppReport{}, err
 	}

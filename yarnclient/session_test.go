@@ -101,7 +101,8 @@ func TestFindAMStartsSession(t *testing.T) {
 	if len(rm.submitted) != 1 || len(rm.submitted[0].Tags) != 1 || rm.submitted[0].Tags[0] != SessionTag {
 		t.Errorf("submitted %+v", rm.submitted)
 	}
-	if len(heard) != 1 || heard[0] != "started ebb session "+rm.id.String() {
+	// First what became of the binary (binary_test.go), then the session.
+	if len(heard) != 3 || !strings.HasPrefix(heard[0], "uploaded ebb binary") || heard[2] != "started ebb session "+rm.id.String() {
 		t.Errorf("progress heard %q", heard)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
-	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 // SubmitOptions say what to submit.
@@ -35,6 +34,9 @@ type SubmitOptions struct {
 	// Warn hears about a DAG that will not work well on a cluster (see
 	// ClusterPathWarnings); nil ignores them.
 	Warn func(string)
+	// Progress hears what Submit did that the user may want to know (the
+	// ebb binary uploaded, or reused); nil ignores it.
+	Progress func(string)
 }
 
 // Submit stages the files and submits the application, whose AM is `ebb
@@ -104,39 +106,32 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 	return id, err
 }
 
-// stage writes the binary, the effective configuration and the DAG to the
-// application's staging directory and returns the application to submit.
+// stage writes the effective configuration and the DAG to the
+// application's staging directory, finds the shared ebb binary (placeBinary)
+// and returns the application to submit.
 func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (yarn.AppSpec, error) {
+	say := o.Progress
+	if say == nil {
+		say = func(string) {}
+	}
+	// First: a bad ebb.lib.uri then leaves no staging directory behind.
+	bin, err := c.placeBinary(fs, say)
+	if err != nil {
+		return yarn.AppSpec{}, err
+	}
+	say(fmt.Sprintf("NodeManagers localise it as %s: %s", bin.Resource.Visibility, bin.Why))
 	staging := StagingDir(c.user, id)
 	if err := fs.MkdirPrivate(staging); err != nil {
 		return yarn.AppSpec{}, err
 	}
-	binary := c.binary
-	if binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return yarn.AppSpec{}, err
-		}
-		binary = exe
-	}
-	res := map[string]yarn.LocalResource{}
+	res := map[string]yarn.LocalResource{StagedBinary: bin.Resource}
 	put := func(name string, mode os.FileMode, data []byte) error {
-		p := staging + "/" + name
-		var err error
-		var st hdfsfs.FileStamp
-		if data == nil {
-			st, err = fs.Upload(binary, p, mode)
-		} else {
-			st, err = fs.WriteFile(p, data, mode)
-		}
+		st, err := fs.WriteFile(staging+"/"+name, data, mode)
 		if err != nil {
 			return fmt.Errorf("staging %s: %w", name, err)
 		}
 		res[name] = yarn.LocalResource{URL: st.URL, Size: st.Size, Timestamp: st.ModTime}
 		return nil
-	}
-	if err := put(StagedBinary, 0o700, nil); err != nil {
-		return yarn.AppSpec{}, err
 	}
 	var xml bytes.Buffer
 	if err := conf.WriteXML(&xml, c.conf.Effective()); err != nil {
@@ -158,7 +153,8 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		// (they hold its outputs and run its attempts).
 		KeepContainers: c.conf.Bool("mr3.dag.recovery.enabled"),
 		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
-			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging)}},
+			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging),
+				EnvBinary: bin.Resource.URL, EnvBinaryVisibility: bin.Resource.Visibility.String()}},
 	}
 	if o.Session {
 		app.Tags = []string{SessionTag}

@@ -47,8 +47,11 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 	if !fs.dirs[staging] {
 		t.Errorf("staging directory %s not made", staging)
 	}
-	if string(fs.files[staging+"/ebb"]) != "#!ebb" || !strings.Contains(string(fs.files[staging+"/dag.yaml"]), "wordcount") {
-		t.Errorf("staged binary or DAG wrong: %q", fs.files)
+	// The binary is not staged: it is shared, under its content's hash
+	// (binary_test.go).
+	lib := LibPath("alice", sha256Hex("#!ebb"))
+	if _, ok := fs.files[staging+"/ebb"]; ok || string(fs.files[lib]) != "#!ebb" || !strings.Contains(string(fs.files[staging+"/dag.yaml"]), "wordcount") {
+		t.Errorf("binary at %s or DAG wrong: %q", lib, fs.files)
 	}
 	if !strings.Contains(string(fs.files[staging+"/mr3-site.xml"]), "mr3.am.max.app.attempts") {
 		t.Errorf("staged configuration lacks the effective keys:\n%s", fs.files[staging+"/mr3-site.xml"])
@@ -68,10 +71,13 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 	if app.AM.Env["HADOOP_USER_NAME"] != "alice" || app.AM.Env["EBB_STAGING"] != "hdfs://nn:8020"+staging {
 		t.Errorf("AM env %v", app.AM.Env)
 	}
-	for _, f := range []string{StagedBinary, StagedConf, StagedDAG} {
+	for _, f := range []string{StagedConf, StagedDAG} {
 		if r, ok := app.AM.Resources[f]; !ok || r.URL != "hdfs://nn:8020"+staging+"/"+f {
 			t.Errorf("AM resource %s: %+v", f, r)
 		}
+	}
+	if r := app.AM.Resources[StagedBinary]; r.URL != "hdfs://nn:8020"+lib || app.AM.Env[EnvBinary] != r.URL || app.AM.Env[EnvBinaryVisibility] != r.Visibility.String() {
+		t.Errorf("AM resource ebb %+v, env %v", r, app.AM.Env)
 	}
 	// The input is a local path; the hdfs:// --output is fine.
 	if len(warned) != 1 || !strings.Contains(warned[0], `"local.txt"`) {
@@ -125,8 +131,9 @@ func TestSubmitRefusedRemovesStaging(t *testing.T) {
 	if err == nil || !errors.Is(err, rm.submitErr) {
 		t.Fatalf("err = %v, want it to wrap the RM's", err)
 	}
-	if len(fs.removed) != 1 || fs.removed[0] != StagingDir("alice", id) || len(fs.files) != 0 {
-		t.Errorf("removed %v, left %d files", fs.removed, len(fs.files))
+	// The shared binary stays for the next submit.
+	if len(fs.removed) == 0 || fs.removed[len(fs.removed)-1] != StagingDir("alice", id) || len(fs.files) != 1 || fs.files[LibPath("alice", sha256Hex("#!ebb"))] == nil {
+		t.Errorf("removed %v, left %q", fs.removed, fs.files)
 	}
 	if fs.closes != 1 {
 		t.Errorf("the staging file system was closed %d times, want 1", fs.closes)

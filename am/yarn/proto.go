@@ -89,7 +89,7 @@ func localResourceProto(r LocalResource) (*hadooppb.LocalResourceProto, error) {
 		Size:       proto.Int64(r.Size),
 		Timestamp:  proto.Int64(r.Timestamp),
 		Type:       hadooppb.LocalResourceTypeProto_FILE.Enum(),
-		Visibility: hadooppb.LocalResourceVisibilityProto_APPLICATION.Enum(),
+		Visibility: r.Visibility.proto().Enum(),
 	}, nil
 }
 

@@ -143,6 +143,9 @@ type LocalResource struct {
 	URL       string // hdfs://host:port/path
 	Size      int64
 	Timestamp int64 // modification time, ms since the epoch
+	// Visibility is who shares the NM's downloaded copy; the zero value
+	// is APPLICATION.
+	Visibility Visibility
 }
 
 // Launch is a container's launch context.

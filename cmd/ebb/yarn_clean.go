@@ -15,7 +15,8 @@ func newCleanCmd() *cobra.Command {
 		Long: `clean removes /user/<user>/.ebb/staging/<application id> in HDFS for every application
 that is FINISHED, FAILED or KILLED (an AM that died, or was killed, cannot remove its own), and
 for applications the ResourceManager no longer knows once they are an hour old. Applications
-that still run keep theirs: a new AM attempt needs it. It prints each directory it removed.`,
+that still run keep theirs: a new AM attempt needs it. It prints each directory it removed.
+It never touches /user/<user>/.ebb/lib, the ebb binaries later submits reuse.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := loadClientConf()

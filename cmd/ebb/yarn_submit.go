@@ -31,8 +31,10 @@ func newSubmitCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "submit [DAG.yaml]",
 		Short: "Start an ebb AM on YARN (from HADOOP_CONF_DIR) and run a DAG on it",
-		Long: `submit uploads the ebb binary, the effective configuration and the DAG to a staging
-directory in HDFS (/user/<user>/.ebb/staging/<application id>), submits an application of type
+		Long: `submit uploads the effective configuration and the DAG to a staging directory in HDFS
+(/user/<user>/.ebb/staging/<application id>) and the ebb binary, once per build, to
+/user/<user>/.ebb/lib/<sha256>/ebb (reused by later submits; ebb.lib.uri names an installed one
+instead), submits an application of type
 EBB whose AM is ` + "`ebb am`" + `, prints its id and tracking URL, and follows the DAG to its end
 (unless --detach). It exits non-zero when the application does not succeed. DAG inputs and
 outputs should be hdfs:// URLs: the AM and its workers run on the cluster. An output that already
@@ -56,6 +58,7 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 			}
 			errOut := &printer{w: cmd.ErrOrStderr()}
 			o.Warn = func(w string) { errOut.println("ebb submit: warning:", w) }
+			o.Progress = func(s string) { errOut.println("ebb submit:", s) }
 			return runSubmit(ctx, c, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
