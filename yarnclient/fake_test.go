@@ -98,10 +98,11 @@ type memStore struct {
 	removed []string
 	closes  int
 	mtime   map[string]time.Time // List's ModTime by path (zero: long ago)
+	modes   map[string]os.FileMode
 }
 
 func newMemStore() *memStore {
-	return &memStore{files: map[string][]byte{}, dirs: map[string]bool{}}
+	return &memStore{files: map[string][]byte{}, dirs: map[string]bool{}, modes: map[string]os.FileMode{}}
 }
 
 func (m *memStore) MkdirPrivate(dir string) error {
@@ -119,10 +120,11 @@ func (m *memStore) Upload(local, p string, mode os.FileMode) (hdfsfs.FileStamp, 
 	return m.WriteFile(p, b, mode)
 }
 
-func (m *memStore) WriteFile(p string, data []byte, _ os.FileMode) (hdfsfs.FileStamp, error) {
+func (m *memStore) WriteFile(p string, data []byte, mode os.FileMode) (hdfsfs.FileStamp, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[p] = append([]byte(nil), data...)
+	m.modes[p] = mode
 	return hdfsfs.FileStamp{URL: m.URL(p), Size: int64(len(data)), ModTime: 1}, nil
 }
 

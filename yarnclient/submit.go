@@ -120,12 +120,13 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		binary = exe
 	}
 	res := map[string]yarn.LocalResource{}
-	put := func(name string, mode os.FileMode, data []byte) error {
+	// put writes data, or uploads the local file when data is nil.
+	put := func(name string, mode os.FileMode, data []byte, local string) error {
 		p := staging + "/" + name
 		var err error
 		var st hdfsfs.FileStamp
 		if data == nil {
-			st, err = fs.Upload(binary, p, mode)
+			st, err = fs.Upload(local, p, mode)
 		} else {
 			st, err = fs.WriteFile(p, data, mode)
 		}
@@ -135,20 +136,33 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		res[name] = yarn.LocalResource{URL: st.URL, Size: st.Size, Timestamp: st.ModTime}
 		return nil
 	}
-	if err := put(StagedBinary, 0o700, nil); err != nil {
+	if err := put(StagedBinary, 0o700, nil, binary); err != nil {
 		return yarn.AppSpec{}, err
 	}
 	var xml bytes.Buffer
 	if err := conf.WriteXML(&xml, c.conf.Effective()); err != nil {
 		return yarn.AppSpec{}, err
 	}
-	if err := put(StagedConf, 0o600, xml.Bytes()); err != nil {
+	if err := put(StagedConf, 0o600, xml.Bytes(), ""); err != nil {
 		return yarn.AppSpec{}, err
 	}
 	if spec != nil {
-		if err := put(StagedDAG, 0o600, spec); err != nil {
+		if err := put(StagedDAG, 0o600, spec, ""); err != nil {
 			return yarn.AppSpec{}, err
 		}
+	}
+	env := map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging)}
+	if c.keytab.Keytab != "" {
+		// The AM's resources are its own (APPLICATION visibility, in a
+		// 0700 directory): the workers never get the keytab. Only the
+		// principal's name goes into the environment.
+		if err := put(StagedKeytab, 0o600, nil, c.keytab.Keytab); err != nil {
+			return yarn.AppSpec{}, err
+		}
+		if err := put(StagedKrb5Conf, 0o600, nil, c.keytab.Krb5Conf); err != nil {
+			return yarn.AppSpec{}, err
+		}
+		env[EnvPrincipal] = c.keytab.Principal
 	}
 	app := yarn.AppSpec{
 		ID: id, Queue: o.Queue, Type: AppType,
@@ -158,7 +172,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		// (they hold its outputs and run its attempts).
 		KeepContainers: c.conf.Bool("mr3.dag.recovery.enabled"),
 		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
-			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging)}},
+			Env: env},
 	}
 	if o.Session {
 		app.Tags = []string{SessionTag}
