@@ -77,6 +77,7 @@ func startTokenRefresh(log *logrus.Logger, c *conf.Config, sec security.Config, 
 	if _, err := os.Stat(yarnclient.StagedKrb5Conf); err == nil {
 		o.Krb5Conf, _ = filepath.Abs(yarnclient.StagedKrb5Conf)
 	}
+	checkKeytab(log, o, creds)
 	r := &security.Refresher{
 		Obtain: func(ctx context.Context) (*yarnrpc.Credentials, error) {
 			ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
@@ -114,6 +115,22 @@ func startTokenRefresh(log *logrus.Logger, c *conf.Config, sec security.Config, 
 		}
 	}()
 	return func() { cancel(); <-done }, nil
+}
+
+// checkKeytab logs in once at start, so that a keytab the KDC refuses
+// shows now and not days later at the first refresh. A failure does not
+// stop the AM: its tokens still work, and the refresher tries again.
+func checkKeytab(log *logrus.Logger, o kerberos.Options, creds *yarnrpc.Credentials) {
+	ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+	defer cancel()
+	login, err := kerberos.New(ctx, o)
+	if err != nil {
+		until, _ := security.MaxDate(hdfsTokens(creds))
+		log.Errorf("ebb am: cannot log in from the shipped keytab (the refresher will retry; without it HDFS access ends at %s): %v",
+			until.UTC().Format(time.RFC3339), err)
+		return
+	}
+	login.Close()
 }
 
 // install hands fresh tokens to the AM's HDFS, the running workers and
