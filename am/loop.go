@@ -30,6 +30,9 @@ type Loop struct {
 	ended   []func(core.DAGStatus)
 	onStop  []func(*core.Core, time.Time)
 	stopped bool
+	// creds are the workers' current delegation tokens (SetWorkerCredentials);
+	// nil until the AM refreshes them.
+	creds []byte
 }
 
 // LoopOptions configures a Loop.

@@ -50,6 +50,12 @@ func (l *Loop) addConn(c *workerConn) error {
 		return fmt.Errorf("worker %s is already connected", c.id)
 	}
 	l.conns[c.id] = c
+	if l.creds != nil {
+		// Queued now, under the lock, so a refresh racing with this
+		// connection cannot be overtaken by older tokens; the stream
+		// sends it after Registered. The queue of a new conn has room.
+		c.out <- credentialsMessage(l.creds)
+	}
 	return nil
 }
 

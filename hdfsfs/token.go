@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
@@ -24,11 +25,44 @@ import (
 // writes; its connection context names the token's owner, the user the
 // NameNode already knows the connection by.
 func DialToken(ctx context.Context, defaultFS string, creds *yarnrpc.Credentials) (*FS, error) {
+	return DialTokens(ctx, defaultFS, NewTokens(creds))
+}
+
+// Tokens are the delegation tokens a long-lived FS dials with, replaceable
+// while it is open: an AM that obtains fresh tokens before the old ones
+// reach their maximum lifetime Sets them, and every later NameNode
+// connection (colinmarc/hdfs dials again after a broken one) authenticates
+// with them. Connections already open stay as they are: the NameNode
+// checks a token when a connection starts, not on each call.
+type Tokens struct {
+	mu    sync.Mutex
+	creds *yarnrpc.Credentials
+}
+
+// NewTokens holds creds.
+func NewTokens(creds *yarnrpc.Credentials) *Tokens { return &Tokens{creds: creds} }
+
+// Set replaces the tokens for the connections dialled from now on.
+func (t *Tokens) Set(creds *yarnrpc.Credentials) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.creds = creds
+}
+
+// Get is the current tokens.
+func (t *Tokens) Get() *yarnrpc.Credentials {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.creds
+}
+
+// DialTokens is DialToken with tokens that may be replaced later.
+func DialTokens(ctx context.Context, defaultFS string, toks *Tokens) (*FS, error) {
 	host, err := namenodeOf(defaultFS)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := pickHDFSToken(ctx, host, creds)
+	tok, err := pickHDFSToken(ctx, host, toks.Get())
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +73,7 @@ func DialToken(ctx context.Context, defaultFS string, creds *yarnrpc.Credentials
 	return open(host, hdfs.ClientOptions{
 		Addresses:        []string{host},
 		User:             owner,
-		NamenodeDialFunc: tokenDialer(tok),
+		NamenodeDialFunc: tokenDialer(host, toks),
 	})
 }
 
@@ -80,10 +114,16 @@ func pickHDFSToken(ctx context.Context, host string, creds *yarnrpc.Credentials)
 // handshakeTimeout bounds the SASL exchange on a new NameNode connection.
 const handshakeTimeout = 20 * time.Second
 
-func tokenDialer(tok yarnrpc.Token) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// tokenDialer authenticates each new connection with the HDFS token for
+// host among the current toks.
+func tokenDialer(host string, toks *Tokens) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 		defer cancel()
+		tok, err := pickHDFSToken(ctx, host, toks.Get())
+		if err != nil {
+			return nil, err
+		}
 		var d net.Dialer
 		nc, err := d.DialContext(ctx, network, addr)
 		if err != nil {

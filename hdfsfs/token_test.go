@@ -110,3 +110,35 @@ func TestKerberosDelegationTokenReadWrite(t *testing.T) {
 		}
 	}
 }
+
+// The dialer of a DialTokens FS picks its token from the current Tokens at
+// each new connection, so tokens Set later (an AM's fresh ones) are the
+// ones a reconnection authenticates with.
+func TestTokenDialerReadsCurrentTokens(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = lis.Close() }()
+	go func() {
+		for {
+			c, err := lis.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close() // no NameNode here: the dial gets as far as the handshake
+		}
+	}()
+	toks := NewTokens(&yarnrpc.Credentials{})
+	dial := tokenDialer(lis.Addr().String(), toks)
+	ctx := context.Background()
+	if _, err := dial(ctx, "tcp", lis.Addr().String()); !errors.Is(err, ErrNoToken) {
+		t.Fatalf("with no HDFS token: %v, want ErrNoToken", err)
+	}
+	toks.Set(&yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{{Token: yarnrpc.Token{Kind: yarnrpc.KindHDFSDelegationToken,
+		Identifier: []byte("id"), Password: []byte("pw"), Service: lis.Addr().String()}}}})
+	_, err = dial(ctx, "tcp", lis.Addr().String())
+	if err == nil || errors.Is(err, ErrNoToken) {
+		t.Fatalf("with a token set since: %v, want the handshake's failure", err)
+	}
+}

@@ -154,7 +154,13 @@ func (l *Login) reloginHint() string {
 	return fmt.Sprintf("check that keytab %s holds a current key for %s", l.source, l.principal)
 }
 
-func loadConfig(path string, getenv func(string) string) (*config.Config, error) {
+// ConfigPath is the krb5.conf a login with Options.Krb5Conf = explicit
+// reads: explicit, else the first existing file of $KRB5_CONFIG, else
+// /etc/krb5.conf. `ebb submit --keytab` ships that file with the keytab,
+// so the AM logs in against the realm the client did.
+func ConfigPath(explicit string) string { return configPath(explicit, os.Getenv) }
+
+func configPath(path string, getenv func(string) string) string {
 	if path == "" {
 		// KRB5_CONFIG may list several files; the first that exists wins
 		// (MIT merges them; one is what ebb needs).
@@ -171,6 +177,11 @@ func loadConfig(path string, getenv func(string) string) (*config.Config, error)
 	if path == "" {
 		path = "/etc/krb5.conf"
 	}
+	return path
+}
+
+func loadConfig(path string, getenv func(string) string) (*config.Config, error) {
+	path = configPath(path, getenv)
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, &Error{Kind: ErrConfig, Err: err,

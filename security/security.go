@@ -2,7 +2,9 @@
 // it reads the security keys of a Hadoop configuration, logs in with
 // Kerberos, gives yarnrpc and hdfsfs the right authentication, and obtains
 // the delegation tokens an application carries into its containers (the
-// AM and its workers have no Kerberos ticket: they use these tokens).
+// AM and its workers have no Kerberos ticket: they use these tokens), and
+// replaces them before they die (RefreshBy, Refresher) when the AM has a
+// keytab.
 //
 // It joins kerberos, yarnrpc and hdfsfs and nothing else: the submit path
 // and the AM call it with values read from conf.

@@ -88,6 +88,9 @@ type Client struct {
 	// reached with Kerberos, and submissions carry delegation tokens.
 	sec   security.Config
 	login *kerberos.Login
+	// keytab is set when the login is from --principal/--keytab: the
+	// keytab and krb5.conf are shipped to the AM (Krb5Conf resolved).
+	keytab kerberos.Options
 }
 
 // New returns a Client; Close it when done.
@@ -147,6 +150,10 @@ func (c *Client) secure(o Options) error {
 		return fmt.Errorf("the cluster uses Kerberos (%s=kerberos): %w", security.KeyAuthentication, err)
 	}
 	c.login = login
+	if o.Kerberos.Keytab != "" {
+		c.keytab = kerberos.Options{Principal: login.Principal(), Keytab: o.Kerberos.Keytab,
+			Krb5Conf: kerberos.ConfigPath(o.Kerberos.Krb5Conf)}
+	}
 	if c.user == "" {
 		c.user = login.ShortName()
 	}

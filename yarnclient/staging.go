@@ -16,7 +16,19 @@ const (
 	StagedConf   = "mr3-site.xml"
 	StagedDAG    = "dag.yaml"
 	StagedSecret = "secret"
+	// StagedKeytab and StagedKrb5Conf are shipped, with EnvPrincipal in the
+	// AM's environment, when `ebb submit` logged in with --principal and
+	// --keytab: the AM logs in from them to replace delegation tokens that
+	// reach their maximum lifetime. The keytab is 0600 and localised into
+	// the AM's container only (never the workers'); the AM's staging
+	// cleanup removes it with the rest.
+	StagedKeytab   = "keytab"
+	StagedKrb5Conf = "krb5.conf"
 )
+
+// EnvPrincipal names, in the AM's environment, the principal of the
+// shipped keytab (a name, not a secret).
+const EnvPrincipal = "EBB_PRINCIPAL"
 
 // StagingDir is /user/<user>/.ebb/staging/<application id> in HDFS.
 func StagingDir(user string, app yarn.AppID) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 // SubmitOptions say what to submit.
@@ -125,8 +126,16 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		return yarn.AppSpec{}, err
 	}
 	res := map[string]yarn.LocalResource{StagedBinary: bin.Resource}
-	put := func(name string, mode os.FileMode, data []byte) error {
-		st, err := fs.WriteFile(staging+"/"+name, data, mode)
+	// put writes data, or uploads the local file when data is nil.
+	put := func(name string, mode os.FileMode, data []byte, local string) error {
+		p := staging + "/" + name
+		var err error
+		var st hdfsfs.FileStamp
+		if data == nil {
+			st, err = fs.Upload(local, p, mode)
+		} else {
+			st, err = fs.WriteFile(p, data, mode)
+		}
 		if err != nil {
 			return fmt.Errorf("staging %s: %w", name, err)
 		}
@@ -137,13 +146,27 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 	if err := conf.WriteXML(&xml, c.conf.Effective()); err != nil {
 		return yarn.AppSpec{}, err
 	}
-	if err := put(StagedConf, 0o600, xml.Bytes()); err != nil {
+	if err := put(StagedConf, 0o600, xml.Bytes(), ""); err != nil {
 		return yarn.AppSpec{}, err
 	}
 	if spec != nil {
-		if err := put(StagedDAG, 0o600, spec); err != nil {
+		if err := put(StagedDAG, 0o600, spec, ""); err != nil {
 			return yarn.AppSpec{}, err
 		}
+	}
+	env := map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging),
+		EnvBinary: bin.Resource.URL, EnvBinaryVisibility: bin.Resource.Visibility.String()}
+	if c.keytab.Keytab != "" {
+		// The AM's resources are its own (APPLICATION visibility, in a
+		// 0700 directory): the workers never get the keytab. Only the
+		// principal's name goes into the environment.
+		if err := put(StagedKeytab, 0o600, nil, c.keytab.Keytab); err != nil {
+			return yarn.AppSpec{}, err
+		}
+		if err := put(StagedKrb5Conf, 0o600, nil, c.keytab.Krb5Conf); err != nil {
+			return yarn.AppSpec{}, err
+		}
+		env[EnvPrincipal] = c.keytab.Principal
 	}
 	app := yarn.AppSpec{
 		ID: id, Queue: o.Queue, Type: AppType,
@@ -153,8 +176,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		// (they hold its outputs and run its attempts).
 		KeepContainers: c.conf.Bool("mr3.dag.recovery.enabled"),
 		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
-			Env: map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging),
-				EnvBinary: bin.Resource.URL, EnvBinaryVisibility: bin.Resource.Visibility.String()}},
+			Env: env},
 	}
 	if o.Session {
 		app.Tags = []string{SessionTag}

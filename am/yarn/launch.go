@@ -83,5 +83,5 @@ func (w *World) workerLaunch(p Placed) Launch {
 	} else {
 		env["EBB_SECRET"] = w.o.Worker.Secret
 	}
-	return Launch{Resources: res, Env: env, Command: []string{strings.Join(args, " ")}, Tokens: w.o.Worker.Tokens}
+	return Launch{Resources: res, Env: env, Command: []string{strings.Join(args, " ")}, Tokens: w.workerTokens()}
 }

@@ -97,6 +97,29 @@ type World struct {
 	// refreshed from the Core about once per heartbeat.
 	progress     float32
 	progressSeen time.Time
+	// tokens replace Options.Worker.Tokens once the AM has fresh ones
+	// (SetWorkerTokens); launches read them from any goroutine.
+	tokensMu sync.Mutex
+	tokens   []byte
+}
+
+// SetWorkerTokens makes tokens (a Credentials blob) the delegation tokens
+// of every worker launched from now on: the NodeManager localises the
+// worker's files from HDFS with them, and the worker reads and writes
+// HDFS with them, so they must not be ones past their lifetime.
+func (w *World) SetWorkerTokens(tokens []byte) {
+	w.tokensMu.Lock()
+	defer w.tokensMu.Unlock()
+	w.tokens = append([]byte(nil), tokens...)
+}
+
+func (w *World) workerTokens() []byte {
+	w.tokensMu.Lock()
+	defer w.tokensMu.Unlock()
+	if w.tokens != nil {
+		return w.tokens
+	}
+	return w.o.Worker.Tokens
 }
 
 // Stats are the world's measurements, for logs and reports.

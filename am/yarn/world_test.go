@@ -385,3 +385,19 @@ func TestWorldResendsTheTableAfterAFailedAllocate(t *testing.T) {
 		t.Errorf("retry response id %d, want 1", h.rm.requests[2].ResponseID)
 	}
 }
+
+// Fresh tokens (an AM with a keytab refreshed them) go into the launch
+// context of every worker launched afterwards, in place of the ones the
+// AM started with.
+func TestWorkerLaunchCarriesFreshTokens(t *testing.T) {
+	h := newHarness(t)
+	h.w.o.Worker.Tokens = []byte("old tokens")
+	h.w.SetWorkerTokens([]byte("fresh tokens"))
+	clc, err := launchProto(h.w.workerLaunch(Placed{Container: ctr(2, 1, "n1:1"), Group: small}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(clc.GetTokens()) != "fresh tokens" {
+		t.Errorf("tokens %q, want the fresh ones", clc.GetTokens())
+	}
+}

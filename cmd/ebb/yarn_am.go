@@ -71,6 +71,9 @@ type yarnAM struct {
 	// resumed: the DAGs of earlier attempts, in the order accepted (the
 	// first is the one `ebb submit` started the application with).
 	resumed []string
+	// stopRefresh ends the delegation tokens' refresher (a no-op without
+	// a keytab).
+	stopRefresh func()
 }
 
 func runYarnAM(ctx context.Context, o yarnAMOptions) error {
@@ -89,31 +92,32 @@ func runYarnAM(ctx context.Context, o yarnAMOptions) error {
 
 // amHDFS opens HDFS for the AM: on a secure cluster with the HDFS
 // delegation token the client put in the AM's credentials (the AM has no
-// Kerberos ticket), and returns the tokens its workers get (the HDFS
-// tokens only: never the AMRMToken); SIMPLE as user otherwise.
-func amHDFS(ctx context.Context, c *conf.Config, creds *yarnrpc.Credentials, user string) (*hdfsfs.FS, []byte, error) {
-	sec, err := security.ConfigFrom(func(k string) string {
-		v, _ := c.Raw(k)
-		return v
-	})
+// Kerberos ticket), through replaceable Tokens (a keytab's refresher
+// replaces them), and returns the tokens its workers get (the HDFS tokens
+// only: never the AMRMToken); SIMPLE as user otherwise.
+func amHDFS(ctx context.Context, c *conf.Config, creds *yarnrpc.Credentials, user string) (*hdfsfs.FS, *hdfsfs.Tokens, []byte, error) {
+	sec, err := amSecurity(c)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !sec.Kerberos {
 		fs, err := hdfsfs.Dial(c.DefaultFS(), user)
-		return fs, nil, err
+		return fs, nil, nil, err
 	}
-	fs, err := sec.DialHDFS(ctx, c.DefaultFS(), nil, creds, user)
+	toks := hdfsfs.NewTokens(creds)
+	fs, err := hdfsfs.DialTokens(ctx, c.DefaultFS(), toks)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var forWorkers yarnrpc.Credentials
-	for _, t := range creds.Tokens {
-		if t.Token.Kind == yarnrpc.KindHDFSDelegationToken {
-			forWorkers.Tokens = append(forWorkers.Tokens, t)
-		}
-	}
-	return fs, forWorkers.MarshalWritable(), nil
+	return fs, toks, hdfsTokens(creds).MarshalWritable(), nil
+}
+
+// amSecurity is the security part of the AM's configuration.
+func amSecurity(c *conf.Config) (security.Config, error) {
+	return security.ConfigFrom(func(k string) string {
+		v, _ := c.Raw(k)
+		return v
+	})
 }
 
 // lastAttempt says whether attempt is the application's last: the NM
@@ -150,7 +154,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, errors.New("no AMRMToken (kind YARN_AM_RM_TOKEN) in $HADOOP_TOKEN_FILE_LOCATION")
 	}
 	user := yarnclient.User()
-	fs, workerTokens, err := amHDFS(ctx, c, creds, user)
+	fs, hdfsToks, workerTokens, err := amHDFS(ctx, c, creds, user)
 	if err != nil {
 		return nil, err
 	}
@@ -280,10 +284,18 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	if err := a.Recover(records, core.RecoverOptions{Window: window, Off: !c.Bool("mr3.dag.recovery.enabled"), Expect: expect}); err != nil {
 		return nil, fmt.Errorf("recovering the DAGs of the earlier attempt: %w", err)
 	}
+	sec, err := amSecurity(c)
+	if err != nil {
+		return nil, err
+	}
+	stopRefresh, err := startTokenRefresh(log, c, sec, creds, tokenUsers{hdfs: hdfsToks, am: a, world: w})
+	if err != nil {
+		return nil, err
+	}
 	a.SetWorld(w)
 	w.Start()
 	return &yarnAM{log: log, c: c, a: a, world: w, fs: fs, staging: staging, start: start, last: last,
-		rec: rec.Recorder, resumed: resumedDAGs(records)}, nil
+		rec: rec.Recorder, resumed: resumedDAGs(records), stopRefresh: stopRefresh}, nil
 }
 
 // amrmClients is one ApplicationMasterProtocol client per RM (several
@@ -475,6 +487,7 @@ func (y *yarnAM) finish(status yarn.FinalStatus, diag string) error {
 	// Every file was closed by the call that wrote it; the connection
 	// holds nothing more.
 	defer func() { _ = y.fs.Close() }()
+	y.stopRefresh()
 	if err := y.rec.Close(); err != nil {
 		y.log.Warnf("ebb am: %v", err)
 	}

@@ -106,6 +106,10 @@ edges:
 		t.Fatalf("RM reports %s %s (%s), want FINISHED SUCCEEDED", r.State, r.Final, r.Diagnostics)
 	}
 	sameCounts(t, y.hdfsCounts(y.dir+"/output"), countText(text))
+	// Without a keytab the AM cannot outlive its tokens, and says so once.
+	if n := strings.Count(secureAMLog(c, id), "cannot use HDFS after"); n != 1 {
+		t.Errorf("the AM warned %d times that HDFS access ends, want once:\n%s", n, tail(secureAMLog(c, id), 30))
+	}
 }
 
 // The same with --principal and --keytab, as spark-submit takes them, and
@@ -143,6 +147,10 @@ edges:
 		t.Fatalf("RM reports %s %s user %q (%s), want FINISHED SUCCEEDED as %s", r.State, r.Final, r.User, r.Diagnostics, c.UserName)
 	}
 	sameCounts(t, y.hdfsCounts(y.dir+"/output"), countText(text))
+	// The keytab went with the AM, which can therefore refresh its tokens.
+	if log := secureAMLog(c, id); !strings.Contains(log, "keytab shipped") || strings.Contains(log, "cannot use HDFS after") {
+		t.Errorf("the AM does not say it has the keytab:\n%s", tail(log, 30))
+	}
 }
 
 // Without a ticket, ebb submit fails within seconds, naming kinit and the

@@ -70,7 +70,7 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 	f.StringVar(&o.Output, "output", "", "override the DAG's output (an hdfs:// URL)")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 	f.StringVar(&o.krb.Principal, "principal", "", "on a Kerberos cluster: log in as this principal from --keytab (default: the ticket cache, KRB5CCNAME)")
-	f.StringVar(&o.krb.Keytab, "keytab", "", "on a Kerberos cluster: the keytab for --principal")
+	f.StringVar(&o.krb.Keytab, "keytab", "", "on a Kerberos cluster: the keytab for --principal (also shipped, 0600, to the AM, which logs in with it to replace tokens that reach their maximum lifetime)")
 	return cmd
 }
 
