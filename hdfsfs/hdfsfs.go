@@ -95,9 +95,13 @@ func (f *FS) Stamp(p string) (FileStamp, error) {
 	return FileStamp{URL: f.URL(p), Size: fi.Size(), ModTime: fi.ModTime().UnixMilli()}, nil
 }
 
-// MkdirPrivate creates dir (and parents) with mode 0700 on dir itself.
+// MkdirPrivate creates dir with mode 0700. Parents it has to create get
+// HDFS's usual 0755 (less the server's umask): a first submit on a fresh
+// file system must not make /user or /user/<name> private, which would lock
+// other users out of /user and keep the shared ebb binary from being PUBLIC.
+// Privacy comes from dir itself, the staging or history directory.
 func (f *FS) MkdirPrivate(dir string) error {
-	if err := f.c.MkdirAll(dir, 0o700); err != nil {
+	if err := f.c.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("hdfsfs: mkdir %s: %w", dir, err)
 	}
 	if err := f.c.Chmod(dir, 0o700); err != nil {

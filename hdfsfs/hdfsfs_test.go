@@ -38,6 +38,11 @@ func TestStagingFiles(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("staging dir mode %v (%v), want 0700", fi.Mode().Perm(), err)
 	}
+	// The parents it made (dir) stay searchable by others: a first submit
+	// must not make /user/<name> private.
+	if pi, err := fs.c.Stat(dir); err != nil || pi.Mode().Perm()&0o001 == 0 {
+		t.Fatalf("parent %s mode %v (%v): want others to search it", dir, pi.Mode().Perm(), err)
+	}
 	st, err := fs.WriteFile(dir+"/staging/secret", []byte("s3cret\n"), 0o600)
 	if err != nil {
 		t.Fatal(err)
