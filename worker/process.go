@@ -61,7 +61,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	if err := cmd.Start(); err != nil {
 		return failed("starting %q: %v", name, err)
 	}
-	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit)
+	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit, a.log)
 	pid := cmd.Process.Pid
 	a.mu.Lock()
 	a.pgid = pid

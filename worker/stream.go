@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -50,6 +52,7 @@ type splitStreams struct {
 	fifos  []string
 	splits []*ebbpb.InputSplit
 	open   openFunc
+	log    *logrus.Entry
 
 	mu sync.Mutex
 	// stopped is set by stop; a writer that opens its pipe afterwards
@@ -78,8 +81,8 @@ func makeSplitPipes(dir string, n int) ([]string, error) {
 }
 
 // startSplitStreams starts a writer per pipe; each waits for its reader.
-func startSplitStreams(fifos []string, splits []*ebbpb.InputSplit, open openFunc) *splitStreams {
-	s := &splitStreams{fifos: fifos, splits: splits, open: open, writing: map[*os.File]bool{}, failed: make(chan struct{})}
+func startSplitStreams(fifos []string, splits []*ebbpb.InputSplit, open openFunc, log *logrus.Entry) *splitStreams {
+	s := &splitStreams{fifos: fifos, splits: splits, open: open, log: log, writing: map[*os.File]bool{}, failed: make(chan struct{})}
 	for i := range fifos {
 		s.wg.Add(1)
 		go func() {
@@ -102,32 +105,35 @@ func (s *splitStreams) feed(fifo string, sp *ebbpb.InputSplit) {
 		_ = out.Close() // stopped: the reader is stop's, nobody reads
 		return
 	}
-	err = s.copy(out, sp)
+	n, err := s.copy(out, sp)
 	s.untrack(out)
 	// Closing is what gives the task its end of file. A close error on a
 	// pipe loses nothing the task has not already been handed.
 	_ = out.Close()
+	log := s.log.WithFields(logrus.Fields{"split": sp.GetPath(), "offset": sp.GetOffset(), "length": sp.GetLength(), "bytes": n})
 	var se *sinkError
 	if errors.As(err, &se) {
 		// The task closed its end (EPIPE) or stop cut the write short:
 		// the task's exit code decides, not the worker.
+		log.WithError(err).Info("input split streamed in part: the task stopped reading")
 		return
 	}
 	if err != nil {
 		s.fail(fmt.Errorf("%s [%d+%d]: %w", sp.GetPath(), sp.GetOffset(), sp.GetLength(), err))
+		return
 	}
+	log.Info("input split streamed")
 }
 
 // copy streams the split's lines into out, opening the split only now
 // that someone reads.
-func (s *splitStreams) copy(out io.Writer, sp *ebbpb.InputSplit) error {
+func (s *splitStreams) copy(out io.Writer, sp *ebbpb.InputSplit) (int64, error) {
 	in, err := s.open(sp.GetPath())
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
-	_, err = copySplit(sinkWriter{out}, in, sp.GetOffset(), sp.GetLength())
-	return err
+	return copySplit(sinkWriter{out}, in, sp.GetOffset(), sp.GetLength())
 }
 
 // track records an open write end so stop can cut its writes short; false

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -35,7 +37,7 @@ func startStreams(t *testing.T, open openFunc, splits [][2]int64) *splitStreams 
 	for _, s := range splits {
 		sp = append(sp, &ebbpb.InputSplit{Path: "in.txt", Offset: s[0], Length: s[1]})
 	}
-	return startSplitStreams(fifos, sp, open)
+	return startSplitStreams(fifos, sp, open, logrus.NewEntry(logrus.StandardLogger()))
 }
 
 // stopWithin calls stop, failing the test if it hangs: stop must be
