@@ -72,12 +72,13 @@ func TestTaskThatNeverOpensItsSplitEnds(t *testing.T) {
 
 // TestSplitReadErrorFailsTheAttempt: the split cannot be read (here a
 // directory: opening works, reading fails). cat sees an empty pipe and
-// exits 0, but its input was not the split, so the attempt fails, saying
-// why.
+// would go on to succeed, but its input was not the split, so the task is
+// killed at once (not after the minute it would go on) and the attempt
+// fails, saying why.
 func TestSplitReadErrorFailsTheAttempt(t *testing.T) {
 	am := startFakeAM(t, "s")
 	w := startWorker(t, am, "w1", nil)
-	a, out := splitAttempt(t, "broken", `cat input/_splits/0 > output/part`, t.TempDir(), 100)
+	a, out := splitAttempt(t, "broken", `cat input/_splits/0 > output/part && sleep 60`, t.TempDir(), 100)
 	w.conn.run(a)
 	u := w.conn.waitUpdate(t, "broken", ebbpb.AttemptState_ATTEMPT_FAILED)
 	if d := u.GetDiagnostics(); !strings.Contains(d, "reading input split") || !strings.Contains(d, "is a directory") {
