@@ -26,7 +26,9 @@ import (
 // for two tasks: "read" (read one byte, note the time, read the rest: the
 // input path alone) and "wc-map" (the built-in word count map, whose
 // counting overlaps the streaming). Run it with -benchtime 1x; -count N
-// repeats the modes in turn:
+// repeats the modes in turn. EBB_BENCH_SPLIT_PATH names an existing input
+// instead (a local path or hdfs://namenode/path, read as this user) of
+// which the split is the first EBB_BENCH_SPLIT_MB:
 //
 //	EBB_BENCH_SPLIT_MB=1024 go test ./worker -run XXX -bench SplitInputModes -benchtime 1x -count 2
 func BenchmarkSplitInputModes(b *testing.B) {
@@ -38,7 +40,10 @@ func BenchmarkSplitInputModes(b *testing.B) {
 		}
 		mb = n
 	}
-	input := writeBenchInput(b, mb<<20)
+	input := os.Getenv("EBB_BENCH_SPLIT_PATH")
+	if input == "" {
+		input = writeBenchInput(b, mb<<20)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
