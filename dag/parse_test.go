@@ -80,8 +80,6 @@ func TestParseErrors(t *testing.T) {
 			"bad.yaml:5: cannot unmarshal !!str `please` into bool"},
 		{"overwrite a root", strings.Replace(good, "goal:", "output: hdfs://nn:8020/\noverwrite: true\ngoal:", 1),
 			`bad.yaml:6: overwrite: output "hdfs://nn:8020/" is the root of a file system: overwriting it would remove everything on it`},
-		{"bad input mode", strings.Replace(good, "inputs: [input.txt]", "inputs: [input.txt]\n    inputMode: copy", 1),
-			`bad.yaml:12: vertices[0].inputMode: "copy": want stream (the default: a named pipe fed while the task reads) or file (a copy made before it starts)`},
 		{"not yaml", "name: [", "bad.yaml:1: did not find expected node content"},
 		{"empty", "", "bad.yaml: empty DAG spec"},
 	}
@@ -141,15 +139,6 @@ func TestIsRoot(t *testing.T) {
 	} {
 		if got := IsRoot(loc); got != want {
 			t.Errorf("IsRoot(%q) = %v, want %v", loc, got, want)
-		}
-	}
-}
-
-func TestInputModes(t *testing.T) {
-	for _, mode := range []string{"stream", "file"} {
-		s, err := Parse("wc.yaml", []byte(strings.Replace(good, "inputs: [input.txt]", "inputs: [input.txt]\n    inputMode: "+mode, 1)))
-		if err != nil || s.Vertices[0].InputMode != mode {
-			t.Errorf("inputMode %s: %v, parsed %q", mode, err, s.Vertices[0].InputMode)
 		}
 	}
 }
