@@ -95,7 +95,7 @@ func runMessage(a core.AttemptSpec) *ebbpb.AMMessage {
 		AttemptId: a.ID, DagId: a.DAGID, DagName: a.DAGName, Vertex: a.Vertex,
 		TaskIndex: int32(a.Task), Attempt: int32(a.Number), Parallelism: int32(a.Parallelism),
 		Command: a.Command, Env: a.Env, MemoryMb: a.MemoryMB, Vcores: int32(a.VCores), CommitDir: a.CommitDir,
-		Incomplete: a.Incomplete,
+		Incomplete: a.Incomplete, SplitsAsFiles: a.SplitsAsFiles,
 	}
 	for _, o := range a.Outputs {
 		r.Outputs = append(r.Outputs, &ebbpb.OutputSpec{Consumer: o.Consumer, Partitions: int32(o.Partitions)})

@@ -80,12 +80,23 @@ type VertexSpec struct {
 	ReduceProfile  *Profile `yaml:"reduceProfile,omitempty" json:"reduceProfile,omitempty"`
 	// Inputs are files or globs (local paths or hdfs:// URLs) split by byte
 	// ranges across the vertex's tasks.
-	Inputs []string          `yaml:"inputs,omitempty" json:"inputs,omitempty"`
-	Env    map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	Inputs []string `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	// InputMode is how a task sees its splits: "" or "stream" (a named
+	// pipe the worker streams the split into while the task reads it) or
+	// "file" (a regular file copied before the task starts, for programs
+	// that seek or read their input twice).
+	InputMode string            `yaml:"inputMode,omitempty" json:"inputMode,omitempty"`
+	Env       map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 	// SimDurations are task run times used only by `ebb sim` (one per task,
 	// or one for all tasks).
 	SimDurations []Duration `yaml:"simDurations,omitempty" json:"simDurations,omitempty"`
 }
+
+// Input modes of a vertex (VertexSpec.InputMode).
+const (
+	InputStream = "stream"
+	InputFile   = "file"
+)
 
 // Profile is a fraction (0..1] of one node's resources used by a running task.
 type Profile struct {

@@ -130,6 +130,10 @@ func (v *VertexSpec) validate(f string, g GroupSpec) error {
 			}
 		}
 	}
+	if v.InputMode != "" && v.InputMode != InputStream && v.InputMode != InputFile {
+		return fieldErr(f+".inputMode", "%q: want %s (the default: a named pipe fed while the task reads) or %s (a copy made before it starts)",
+			v.InputMode, InputStream, InputFile)
+	}
 	if n := len(v.SimDurations); n > 1 && n != v.Parallelism {
 		return fieldErr(f+".simDurations", "%d durations for %d tasks: want one, or one per task", n, v.Parallelism)
 	}

@@ -100,8 +100,9 @@ func fromLookup(lookup func(string) (string, bool)) (*Context, error) {
 // IsSink says whether the vertex has no outgoing edge.
 func (c *Context) IsSink() bool { return len(c.Outputs) == 0 }
 
-// InputFiles lists every regular file under InputDir, recursively, sorted
-// by path, so tasks read their inputs in a stable order.
+// InputFiles lists every regular file and named pipe (a streamed split)
+// under InputDir, recursively, sorted by path, so tasks read their inputs
+// in a stable order.
 func (c *Context) InputFiles() ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(c.InputDir, func(p string, d fs.DirEntry, err error) error {
@@ -111,7 +112,7 @@ func (c *Context) InputFiles() ([]string, error) {
 			}
 			return err
 		}
-		if d.Type().IsRegular() {
+		if d.Type().IsRegular() || d.Type()&fs.ModeNamedPipe != 0 {
 			files = append(files, p)
 		}
 		return nil
@@ -180,4 +181,15 @@ func (c *Context) SetProgress(p float64) {
 		return
 	}
 	_ = os.Rename(tmp, c.ProgressFile)
+}
+
+// anyPipe says whether some input is a named pipe: a split the worker
+// streams, which can be read only once.
+func anyPipe(files []string) bool {
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Mode()&fs.ModeNamedPipe != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -41,7 +41,9 @@
 //	                                            the partition meant for this
 //	                                            task, fetched before start
 //	  input/_splits/<i>                         the i-th split of the vertex's
-//	                                            input files, cut to whole lines
+//	                                            input files, cut to whole lines:
+//	                                            a named pipe, or a regular file
+//	                                            with inputMode: file (below)
 //	  output/<consumer>/<partition>             what this task writes for each
 //	                                            outgoing edge, partitions
 //	                                            0..n-1 (write every one, even
@@ -54,6 +56,32 @@
 // Input splits follow Hadoop's line reader: a split that does not start at
 // offset 0 skips its first partial line, and every split reads past its end
 // to finish its last line, so each line of a file is in exactly one task.
+//
+// # Input splits are streamed
+//
+// By default input/_splits/<i> is a named pipe (FIFO), and the command
+// starts before any of its split has been read: once the task opens the
+// pipe, the worker reads the split (from the local disk or from HDFS, with
+// its own client and credentials, so the task needs neither) and writes its
+// lines into the pipe as the task reads them. A task opens it like a file,
+// reads it once from start to end, in any order among the splits, and sees
+// end of file after the split's last line. What a pipe cannot do:
+//
+//   - seek, or tell its size (stat says 0);
+//   - be read a second time: a second open waits for a writer that never
+//     comes, until the attempt is killed;
+//   - be read by a program that skips anything that is not a regular file.
+//
+// A task may stop reading early (head does) and exit 0: that is its
+// success. If reading the split fails midway (a datanode lost), the task
+// sees a truncated input it cannot tell from the real end, so the worker
+// kills it and fails the attempt with the read error, whatever its exit
+// code. A task that never opens its pipe ends normally.
+//
+// A vertex whose program needs regular files sets inputMode: file in the
+// DAG spec: the worker then copies each split to input/_splits/<i> before
+// the command starts, as a regular file (the time to copy is spent before
+// the task runs, and the bytes go through the local disk).
 //
 // When the vertex is a sink with an output directory, the worker commits
 // every file F of output/ as <commit dir>/F-<task index as %05d> (through
@@ -109,8 +137,10 @@
 //	           also gets the line "burned N MB for S s" first; with
 //	           --fail-first-attempt it fails at once when EBB_ATTEMPT is 0
 //
-// The built-ins read every file under EBB_INPUT_DIR recursively, line by
-// line ("\n" or "\r\n" ends a line).
+// The built-ins read every regular file and named pipe under EBB_INPUT_DIR
+// recursively, once, line by line ("\n" or "\r\n" ends a line); wc-reduce,
+// which may read sorted inputs twice, counts with spills at once when an
+// input is a pipe.
 //
 // # Memory
 //

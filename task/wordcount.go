@@ -82,7 +82,16 @@ func wcReduce(c *Context, args []string) error {
 	if err := noFlags("wc-reduce", args); err != nil {
 		return err
 	}
-	err := reduceSorted(c)
+	files, err := c.InputFiles()
+	if err != nil {
+		return err
+	}
+	if anyPipe(files) {
+		// A streamed split can be read once only, and a merge that meets
+		// an unsorted input would have to read everything again.
+		return reduceUnsorted(c)
+	}
+	err = reduceSorted(c, files)
 	var unsorted *unsortedInputError
 	if !errors.As(err, &unsorted) {
 		return err
@@ -93,11 +102,7 @@ func wcReduce(c *Context, args []string) error {
 }
 
 // reduceSorted merges the inputs as sorted runs.
-func reduceSorted(c *Context) error {
-	files, err := c.InputFiles()
-	if err != nil {
-		return err
-	}
+func reduceSorted(c *Context, files []string) error {
 	meter := newProgressMeter(c, files)
 	runs := make([]run, len(files))
 	for i, f := range files {

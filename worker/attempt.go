@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -241,13 +242,34 @@ func (w *worker) execute(a *attempt, reinitEnv map[string]string) *ebbpb.Attempt
 		}
 		return failed("%v", err)
 	}
-	if err := w.copySplits(a); err != nil {
-		return failed("reading input split: %v", err)
+	var fifos []string
+	if req.GetSplitsAsFiles() {
+		if err := w.copySplits(a); err != nil {
+			return failed("reading input split: %v", err)
+		}
+	} else if n := len(req.GetSplits()); n > 0 {
+		var err error
+		if fifos, err = makeSplitPipes(splitsDir(a), n); err != nil {
+			return failed("%v", err)
+		}
 	}
 	if cause := context.Cause(a.ctx); cause != nil {
 		return endedBy(cause)
 	}
-	return w.runCommand(a, reinitEnv)
+	return w.runCommand(a, reinitEnv, fifos)
+}
+
+// openSplit opens an input file wherever it lives.
+func (w *worker) openSplit(location string) (io.ReadSeekCloser, error) {
+	fsys, p, err := w.fss.resolve(location)
+	if err != nil {
+		return nil, err
+	}
+	in, err := fsys.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", location, err)
+	}
+	return in, nil
 }
 
 // endedBy turns the cause of a cancelled attempt into its final update.

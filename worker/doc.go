@@ -1,7 +1,8 @@
 // Package worker owns the ContainerWorker runtime: the long-lived process
 // that registers with the AM over the authenticated Worker.Connect stream,
 // heartbeats, runs TaskAttempts as child processes under the task contract
-// (package task documents it), enforces each attempt's memory, commits sink
+// (package task documents it), streams their input splits into named pipes
+// while they run (or copies them first, for inputMode: file), enforces each attempt's memory, commits sink
 // outputs, serves finished outputs to other workers over authenticated HTTP,
 // and stops gracefully when the AM tells it to.
 //

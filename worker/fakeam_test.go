@@ -32,7 +32,7 @@ type amConn struct {
 	closed   chan struct{}
 }
 
-func startFakeAM(t *testing.T, secret string) *fakeAM {
+func startFakeAM(t testing.TB, secret string) *fakeAM {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -91,7 +91,7 @@ func (am *fakeAM) Connect(stream ebbpb.Worker_ConnectServer) error {
 	}
 }
 
-func (am *fakeAM) accept(t *testing.T) *amConn {
+func (am *fakeAM) accept(t testing.TB) *amConn {
 	t.Helper()
 	select {
 	case c := <-am.conns:
@@ -111,9 +111,15 @@ func (c *amConn) run(r *ebbpb.RunAttempt) {
 
 // waitUpdate returns the first update of attempt id in one of states,
 // failing the test on an update in another final state or after a deadline.
-func (c *amConn) waitUpdate(t *testing.T, id string, want ebbpb.AttemptState) *ebbpb.AttemptUpdate {
+func (c *amConn) waitUpdate(t testing.TB, id string, want ebbpb.AttemptState) *ebbpb.AttemptUpdate {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	return c.waitUpdateWithin(t, id, want, 20*time.Second)
+}
+
+// waitUpdateWithin is waitUpdate with another deadline, for big inputs.
+func (c *amConn) waitUpdateWithin(t testing.TB, id string, want ebbpb.AttemptState, within time.Duration) *ebbpb.AttemptUpdate {
+	t.Helper()
+	deadline := time.After(within)
 	for {
 		select {
 		case m, ok := <-c.fromW:
@@ -131,7 +137,7 @@ func (c *amConn) waitUpdate(t *testing.T, id string, want ebbpb.AttemptState) *e
 				t.Fatalf("attempt %s ended %s (exit %d): %s; want %s", id, u.GetState(), u.GetExitCode(), u.GetDiagnostics(), want)
 			}
 		case <-deadline:
-			t.Fatalf("no %s update for %s within 20s", want, id)
+			t.Fatalf("no %s update for %s within %s", want, id, within)
 		}
 	}
 }
@@ -143,7 +149,7 @@ type workerRun struct {
 	conn *amConn
 }
 
-func startWorker(t *testing.T, am *fakeAM, id string, mutate func(*Options)) *workerRun {
+func startWorker(t testing.TB, am *fakeAM, id string, mutate func(*Options)) *workerRun {
 	t.Helper()
 	dir := t.TempDir()
 	o := Options{

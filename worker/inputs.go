@@ -104,7 +104,7 @@ func (w *worker) copySplits(a *attempt) error {
 	if len(splits) == 0 {
 		return nil
 	}
-	dir := filepath.Join(a.inputDir(), "_splits")
+	dir := splitsDir(a)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -120,13 +120,9 @@ func (w *worker) copySplits(a *attempt) error {
 }
 
 func (w *worker) copySplit(dst string, s *ebbpb.InputSplit) error {
-	fsys, p, err := w.fss.resolve(s.GetPath())
+	in, err := w.openSplit(s.GetPath())
 	if err != nil {
 		return err
-	}
-	in, err := fsys.Open(p)
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", s.GetPath(), err)
 	}
 	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
 	out, err := os.Create(dst)

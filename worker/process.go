@@ -22,9 +22,10 @@ import (
 const stderrTail = 2048
 
 // runCommand starts the attempt's command in its directory under the task
-// contract, reports RUNNING, waits, commits a sink's outputs and decides
-// the final update.
-func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.AttemptUpdate {
+// contract, streams its splits into the named pipes fifos while it runs
+// (stream.go), reports RUNNING, waits, commits a sink's outputs and
+// decides the final update.
+func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []string) *ebbpb.AttemptUpdate {
 	req := a.req
 	failed := func(format string, args ...any) *ebbpb.AttemptUpdate {
 		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf(format, args...)}
@@ -60,6 +61,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 	if err := cmd.Start(); err != nil {
 		return failed("starting %q: %v", name, err)
 	}
+	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit, a.log)
 	pid := cmd.Process.Pid
 	a.mu.Lock()
 	a.pgid = pid
@@ -74,6 +76,9 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 		select {
 		case <-a.ctx.Done():
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		case <-streams.failed:
+			// The task is reading a truncated split: no use going on.
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
 		case <-exited:
 		}
 	}()
@@ -81,9 +86,14 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string) *ebbpb.Atte
 	close(exited)
 	// Whatever the task left running in the background goes with it.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	streamErr := streams.stop()
 
 	if cause := context.Cause(a.ctx); cause != nil {
 		return endedBy(cause)
+	}
+	if streamErr != nil {
+		// Whatever the task did, it saw only part of its split.
+		return failed("reading input split: %v", streamErr)
 	}
 	if waitErr != nil {
 		code := -1

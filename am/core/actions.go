@@ -99,7 +99,10 @@ type AttemptSpec struct {
 	Outputs     []OutputSpec
 	Inputs      []InputFetch
 	Splits      []Split
-	CommitDir   string
+	// SplitsAsFiles: copy the splits to files before the command starts
+	// (the vertex's inputMode: file) instead of streaming them.
+	SplitsAsFiles bool
+	CommitDir     string
 	// Incomplete: started under slow start (CoreOptions.SlowStart) with
 	// only the inputs that exist; the others follow in AttemptInputs, and
 	// the command runs once the last has arrived.

@@ -226,6 +226,7 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	if sp := d.sub.Splits[v.spec.Name]; t.index < len(sp) {
 		s.Splits = sp[t.index]
 	}
+	s.SplitsAsFiles = v.spec.InputMode == dag.InputFile
 	if v.sink {
 		s.CommitDir = d.commitDir(v)
 	}

@@ -18,7 +18,9 @@ func TestLocalAutoscaleBurstThenTail(t *testing.T) {
 	input, _ := filepath.Abs("../../examples/wordcount-input.txt")
 	// burst: 8 tasks x 400 MB, each burning memory for 3 s before counting;
 	// mid: one reducer; tail: one task that sleeps 8 s, then copies mid's
-	// counts to the output. Workers are 1024 MB, nodes 2048 MB.
+	// counts to the output. Workers are 1024 MB, nodes 2048 MB. burn reads
+	// the split too (it copies it through), then wc-map reads it again: a
+	// streamed split can be read once, so burst copies its splits to files.
 	spec := fmt.Sprintf(`name: burst-tail
 containerGroup: {name: bt, workerMemoryMB: 1024}
 vertices:
@@ -27,6 +29,7 @@ vertices:
     parallelism: 8
     memoryMB: 400
     inputs: [%[2]q]
+    inputMode: file
   - {name: mid, command: [ebb, task, wc-reduce], parallelism: 1, memoryMB: 256}
   - name: tail
     command: [/bin/sh, -c, "sleep 8 && exec %[1]s task cat"]

@@ -789,7 +789,11 @@ type RunAttempt struct {
 	// Started under slow start with only the inputs that exist: the rest
 	// follow in AttemptInputs, and the command runs once the one marked
 	// complete has arrived and every input is fetched.
-	Incomplete    bool `protobuf:"varint,16,opt,name=incomplete,proto3" json:"incomplete,omitempty"`
+	Incomplete bool `protobuf:"varint,16,opt,name=incomplete,proto3" json:"incomplete,omitempty"`
+	// Copy every split to a regular file before the command starts (the
+	// vertex's inputMode: file), for programs that seek or read twice.
+	// Without it each split is a named pipe the worker streams into.
+	SplitsAsFiles bool `protobuf:"varint,17,opt,name=splits_as_files,json=splitsAsFiles,proto3" json:"splits_as_files,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -932,6 +936,13 @@ func (x *RunAttempt) GetCommitDir() string {
 func (x *RunAttempt) GetIncomplete() bool {
 	if x != nil {
 		return x.Incomplete
+	}
+	return false
+}
+
+func (x *RunAttempt) GetSplitsAsFiles() bool {
+	if x != nil {
+		return x.SplitsAsFiles
 	}
 	return false
 }
@@ -2711,7 +2722,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\n" +
 	"Registered\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xcb\x04\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xf3\x04\n" +
 	"\n" +
 	"RunAttempt\x12\x1d\n" +
 	"\n" +
@@ -2735,7 +2746,8 @@ const file_ebb_proto_rawDesc = "" +
 	"commit_dir\x18\x0f \x01(\tR\tcommitDir\x12\x1e\n" +
 	"\n" +
 	"incomplete\x18\x10 \x01(\bR\n" +
-	"incomplete\x1a6\n" +
+	"incomplete\x12&\n" +
+	"\x0fsplits_as_files\x18\x11 \x01(\bR\rsplitsAsFiles\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"v\n" +
