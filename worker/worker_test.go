@@ -372,7 +372,7 @@ func TestProgressAndRunningAttemptsAreReportedAtHeartbeats(t *testing.T) {
 func TestFetchRefusedForTheSecretFailsTheConsumer(t *testing.T) {
 	other := startFakeAM(t, "other-app")
 	producer := startWorker(t, other, "p", nil)
-	producer.conn.run(&ebbpb.RunAttempt{AttemptId: "m2", DagId: "d", MemoryMb: 1,
+	producer.conn.run(&ebbpb.RunAttempt{AttemptId: "m2", DagId: "d", MemoryMb: 64,
 		Command: []string{"/bin/sh", "-c", "mkdir -p output/c && echo x > output/c/0"}})
 	producer.conn.waitUpdate(t, "m2", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
 
