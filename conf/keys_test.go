@@ -78,6 +78,8 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.auto.scale.predictive.enabled":                       "false",
 		"ebb.auto.scale.predictive.target.secs":                   "120",
 		"ebb.billing.period.secs":                                 "0",
+		"ebb.billing.start.offset.secs":                           "0",
+		"ebb.auto.scale.node.boot.secs":                           "0",
 		"ebb.session.idle.timeout.secs":                           "300",
 		"ebb.history.dir":                                         "",
 		"ebb.local.nodes":                                         "1",

@@ -53,6 +53,7 @@ func autoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
 		Predictive:           c.Bool(scheduler.KeyPredictive),
 		PredictiveTarget:     c.Duration(scheduler.KeyPredictiveTarget),
 		BillingPeriod:        c.Duration(scheduler.KeyBillingPeriod),
+		BootTime:             c.Duration(scheduler.KeyBootTime),
 	}
 	if err := a.Validate(); err != nil {
 		var ce *scheduler.ConfigError
@@ -107,5 +108,6 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		SlowStart:               slowStart(c),
 		RecycleInterval:         c.Duration(scheduler.KeyInterval),
 		RemoveEmptyKind:         c.Bool("mr3.container.scheduler.remove.empty.kind"),
+		BillingStartOffset:      c.Duration("ebb.billing.start.offset.secs"),
 	}, nil
 }
