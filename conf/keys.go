@@ -47,6 +47,8 @@ var keys = []Key{
 		Doc: "scale out when the estimated time to finish queued work exceeds the target"},
 	{Name: "ebb.auto.scale.predictive.target.secs", Type: Int, Default: "120", Bounds: from(1),
 		Doc: "target time to finish queued work for predictive scale-out; with a boot time, the wait accepted on top of a boot"},
+	{Name: "ebb.auto.scale.headroom.window.secs", Type: Int, Default: "0", Bounds: from(0),
+		Doc: "a scale-in keeps the workers the largest demand (running plus queued memory) of this last window needs (0 = off)"},
 	{Name: "ebb.auto.scale.node.boot.secs", Type: Int, Default: "0", Bounds: from(0),
 		Doc: "how long a new node takes to boot (0 = unknown, off): a scale-in waits for usage to stay low this long and this long after a scale-out; with predictive scale-out, workers are asked only for the work still left when a new node would be up"},
 

@@ -80,6 +80,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.billing.period.secs":                                 "0",
 		"ebb.billing.start.offset.secs":                           "0",
 		"ebb.auto.scale.node.boot.secs":                           "0",
+		"ebb.auto.scale.headroom.window.secs":                     "0",
 		"ebb.session.idle.timeout.secs":                           "300",
 		"ebb.history.dir":                                         "",
 		"ebb.local.nodes":                                         "1",

@@ -29,7 +29,8 @@ type Autoscaler struct {
 	lowSince time.Time
 
 	win     window
-	usage   float64 // percent, as of the last Step
+	peaks   []demandAt // the headroom window's running maximum (autoscale_headroom.go)
+	usage   float64    // percent, as of the last Step
 	usageOK bool
 	history []Transition
 }
@@ -83,6 +84,7 @@ func (a *Autoscaler) Step(now time.Time, snap GroupSnapshot) Decision {
 	frac, ok := a.win.usage(now, a.cfg.Scheme)
 	a.usage, a.usageOK = 100*frac, ok
 	a.trackLow(now)
+	a.noteDemand(now, snap)
 
 	d := Decision{From: a.state}
 	switch a.state {

@@ -32,7 +32,7 @@ import (
 //	                       changes: interval window scheme out in out-grace
 //	                       in-delay in-grace min-hosts wait-dag initial
 //	                       increment decrement predictive target billing
-//	                       boot;
+//	                       boot headroom;
 //	                       the group figures and nodes stay
 //	clear                  forget the group figures and the nodes
 //	group   key=value ...  the snapshot's group figures, kept until changed:
@@ -342,6 +342,7 @@ func setConfigKey(c *AutoscaleConfig, k, v string) error {
 		"interval": &c.Interval, "window": &c.Window, "out-grace": &c.OutGracePeriod,
 		"in-delay": &c.InDelayAfterScaleOut, "in-grace": &c.InGracePeriod,
 		"target": &c.PredictiveTarget, "billing": &c.BillingPeriod, "boot": &c.BootTime,
+		"headroom": &c.HeadroomWindow,
 	}
 	ints := map[string]*int{
 		"out": &c.OutThresholdPercent, "in": &c.InThresholdPercent, "min-hosts": &c.MinHosts,

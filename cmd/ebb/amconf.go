@@ -54,6 +54,7 @@ func autoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
 		PredictiveTarget:     c.Duration(scheduler.KeyPredictiveTarget),
 		BillingPeriod:        c.Duration(scheduler.KeyBillingPeriod),
 		BootTime:             c.Duration(scheduler.KeyBootTime),
+		HeadroomWindow:       c.Duration(scheduler.KeyHeadroomWindow),
 	}
 	if err := a.Validate(); err != nil {
 		var ce *scheduler.ConfigError
