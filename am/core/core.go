@@ -64,14 +64,14 @@ type CoreOptions struct {
 	RecycleInterval time.Duration
 	// RemoveEmptyKind (mr3.container.scheduler.remove.empty.kind).
 	RemoveEmptyKind bool
-	// PaidUntil, when set, tells the autoscaler when a node's paid billing
-	// period ends (ebb.billing.period.secs), so scale-in prefers nodes near
-	// the end of theirs. The world answers; the Core does no IO.
-	PaidUntil func(node string) time.Time
 	// BillingStartOffset (ebb.billing.start.offset.secs): with a billing
 	// period and no PaidUntil (YARN, local), a node's paid periods start
 	// this long before the AM first saw it (billing.go).
 	BillingStartOffset time.Duration
+	// PaidUntil, when set, tells the autoscaler when a node's paid billing
+	// period ends (ebb.billing.period.secs), so scale-in prefers nodes near
+	// the end of theirs. The world answers; the Core does no IO.
+	PaidUntil func(node string) time.Time
 }
 
 func (o *CoreOptions) fill() {

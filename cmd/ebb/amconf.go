@@ -103,12 +103,12 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		Allocator:               alloc,
 		Scaling:                 scaling,
 		Autoscale:               as,
+		BillingStartOffset:      c.Duration("ebb.billing.start.offset.secs"),
 		Recycle:                 recycle,
 		Tasks:                   tasks,
 		RASCycle:                c.Duration("ebb.ras.control.cycle.secs"),
 		SlowStart:               slowStart(c),
 		RecycleInterval:         c.Duration(scheduler.KeyInterval),
 		RemoveEmptyKind:         c.Bool("mr3.container.scheduler.remove.empty.kind"),
-		BillingStartOffset:      c.Duration("ebb.billing.start.offset.secs"),
 	}, nil
 }
