@@ -46,7 +46,11 @@ var keys = []Key{
 	{Name: "ebb.auto.scale.predictive.enabled", Type: Bool, Default: "false",
 		Doc: "scale out when the estimated time to finish queued work exceeds the target"},
 	{Name: "ebb.auto.scale.predictive.target.secs", Type: Int, Default: "120", Bounds: from(1),
-		Doc: "target time to finish queued work for predictive scale-out"},
+		Doc: "target time to finish queued work for predictive scale-out; with a boot time, the wait accepted on top of a boot"},
+	{Name: "ebb.auto.scale.headroom.window.secs", Type: Int, Default: "0", Bounds: from(0),
+		Doc: "a scale-in keeps the workers the largest demand (running plus queued memory) of this last window needs (0 = off)"},
+	{Name: "ebb.auto.scale.node.boot.secs", Type: Int, Default: "0", Bounds: from(0),
+		Doc: "how long a new node takes to boot (0 = unknown, off): a scale-in waits for usage to stay low this long and this long after a scale-out; with predictive scale-out, workers are asked only for the work still left when a new node would be up"},
 
 	// Workers, groups, recycling.
 	{Name: "mr3.container.scheduler.scheme", Type: Enum, Default: "none", Enum: []string{"none", "fifo", "fair"},
@@ -116,7 +120,9 @@ var keys = []Key{
 	{Name: "ebb.slowstart.completed.producers", Type: Float, Default: "0.05", Bounds: between(0, 1),
 		Doc: "fraction of a scatter-gather edge's producer tasks that must have succeeded before its consumers start and fetch the rest as they finish (Hadoop's mapreduce.job.reduce.slowstart.completedmaps); at least one; 1 = after all"},
 	{Name: "ebb.billing.period.secs", Type: Int, Default: "0", Bounds: from(0),
-		Doc: "node billing period (0 = per second); with 3600 nodes are emptied near the end of their paid hour"},
+		Doc: "node billing period (0 = per second); with 3600 nodes are emptied near the end of their paid hour, and only when queued and predicted work does not need them"},
+	{Name: "ebb.billing.start.offset.secs", Type: Int, Default: "0", Bounds: from(0),
+		Doc: "a node's paid periods start this long before the AM first saw one of its workers (e.g. its boot time, when the cloud bills from the request)"},
 
 	// The embedded local world.
 	{Name: "ebb.local.nodes", Type: Int, Default: "1", Bounds: from(0),

@@ -29,7 +29,8 @@ type Autoscaler struct {
 	lowSince time.Time
 
 	win     window
-	usage   float64 // percent, as of the last Step
+	peaks   []demandAt // the headroom window's running maximum (autoscale_headroom.go)
+	usage   float64    // percent, as of the last Step
 	usageOK bool
 	history []Transition
 }
@@ -83,6 +84,7 @@ func (a *Autoscaler) Step(now time.Time, snap GroupSnapshot) Decision {
 	frac, ok := a.win.usage(now, a.cfg.Scheme)
 	a.usage, a.usageOK = 100*frac, ok
 	a.trackLow(now)
+	a.noteDemand(now, snap)
 
 	d := Decision{From: a.state}
 	switch a.state {
@@ -156,6 +158,8 @@ func (a *Autoscaler) stepStable(now time.Time, s GroupSnapshot, d *Decision) {
 		a.thresholdScaleOut(now, s, d)
 	case a.cfg.Predictive && a.predictiveScaleOut(now, s, d):
 		// predictiveScaleOut has filled in d.
+	case a.boundaryScaleIn(now, s, d):
+		// boundaryScaleIn has filled in d.
 	case a.usageOK && a.usage <= in && s.Workers > 0:
 		a.scaleIn(now, s, d)
 	case s.Workers <= 0:
@@ -188,6 +192,14 @@ func (a *Autoscaler) firstWorkers(now time.Time, s GroupSnapshot, d *Decision) {
 func (a *Autoscaler) thresholdScaleOut(now time.Time, s GroupSnapshot, d *Decision) {
 	n := a.scaleOutCount(s)
 	head := fmt.Sprintf("%s ≥ %d%%, %d attempts queued", a.usageText(), a.cfg.OutThresholdPercent, s.QueuedAttempts)
+	if capped := a.capByWork(n, s); capped < n {
+		if capped <= 0 {
+			d.Reason = fmt.Sprintf("%s, but the work in sight (%s MB·s) ends before a new node would boot (%ss)",
+				head, mbsText(s.QueuedWork+s.RunningWork), secs(a.cfg.BootTime))
+			return
+		}
+		n = capped
+	}
 	if n <= 0 {
 		d.Reason = fmt.Sprintf("%s, but the %d pending %s cover the queue",
 			head, s.PendingWorkers, plural(s.PendingWorkers, "worker"))
@@ -216,7 +228,7 @@ func (a *Autoscaler) scaleIn(now time.Time, s GroupSnapshot, d *Decision) {
 		d.Reason = fmt.Sprintf("%s but %s", head, why)
 		return
 	}
-	nodes, why := a.chooseNodes(now, s)
+	nodes, why := a.chooseNodes(now, s, false)
 	if len(nodes) == 0 {
 		d.Reason = fmt.Sprintf("%s but %s", head, why)
 		return

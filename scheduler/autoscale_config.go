@@ -29,6 +29,7 @@ const (
 	KeyPredictiveTarget = "ebb.auto.scale.predictive.target.secs"
 	KeyBillingPeriod    = "ebb.billing.period.secs"
 	KeyBootTime         = "ebb.auto.scale.node.boot.secs"
+	KeyHeadroomWindow   = "ebb.auto.scale.headroom.window.secs"
 )
 
 // UsageScheme is how the samples of a window combine into one usage
@@ -99,6 +100,11 @@ type AutoscaleConfig struct {
 	// at or below the threshold for this long, and waits at least this
 	// long after a scale-out (autoscale_hysteresis.go).
 	BootTime time.Duration
+
+	// HeadroomWindow (KeyHeadroomWindow): a scale-in keeps the workers the
+	// largest demand of this last window needs; 0 = off
+	// (autoscale_headroom.go).
+	HeadroomWindow time.Duration
 }
 
 // DefaultAutoscaleConfig is CONFIG.md's defaults (MR3's, and ebb's for its
@@ -185,6 +191,7 @@ func (c AutoscaleConfig) Validate() error {
 	nonNegative(KeyInGracePeriod, c.InGracePeriod)
 	nonNegative(KeyBillingPeriod, c.BillingPeriod)
 	nonNegative(KeyBootTime, c.BootTime)
+	nonNegative(KeyHeadroomWindow, c.HeadroomWindow)
 	count(KeyMinHosts, c.MinHosts)
 	count(KeyInitialWorkers, c.InitialWorkers)
 	count(KeyIncrementWorkers, c.IncrementWorkers)

@@ -39,7 +39,10 @@ type inCandidate struct {
 // most nodes (in order, at least one) whose removal keeps the projected
 // usage, running MB / MB offered by the nodes left, at or below the
 // scale-in threshold; running MB is as in scaleOutCount.
-func (a *Autoscaler) chooseNodes(now time.Time, s GroupSnapshot) ([]string, string) {
+//
+// all (boundaryScaleIn): every candidate may go, as far as the work in
+// sight allows, instead of the decrement.
+func (a *Autoscaler) chooseNodes(now time.Time, s GroupSnapshot, all bool) ([]string, string) {
 	keep := a.cfg.MinHosts
 	if s.QueuedAttempts > 0 {
 		keep = max(keep, 1)
@@ -50,7 +53,8 @@ func (a *Autoscaler) chooseNodes(now time.Time, s GroupSnapshot) ([]string, stri
 	}
 
 	billing := a.cfg.BillingPeriod > 0
-	if billing && s.QueuedAttempts > 0 {
+	_, workOK := a.workNeed(s)
+	if billing && s.QueuedAttempts > 0 && !workOK {
 		return nil, fmt.Sprintf("%d attempts queued: paid nodes are kept for them", s.QueuedAttempts)
 	}
 	margin := 2 * a.cfg.Interval
@@ -59,7 +63,11 @@ func (a *Autoscaler) chooseNodes(now time.Time, s GroupSnapshot) ([]string, stri
 		c := inCandidate{NodeLoad: n}
 		if billing && !n.PaidUntil.IsZero() {
 			busy := n.RunningAttempts > 0 || n.RunningMB > 0
-			if !nearBoundary(now, n.PaidUntil, busy, margin, a.cfg.InGracePeriod) {
+			drain := a.cfg.InGracePeriod
+			if n.Remaining > 0 {
+				drain = n.Remaining
+			}
+			if !nearBoundary(now, n.PaidUntil, busy, margin, drain) {
 				continue
 			}
 			left := max(n.PaidUntil.Sub(now), 0)
@@ -81,10 +89,24 @@ func (a *Autoscaler) chooseNodes(now time.Time, s GroupSnapshot) ([]string, stri
 	})
 
 	k := a.cfg.DecrementHosts
-	if k == 0 {
+	switch {
+	case all:
+		k = len(cands)
+	case k == 0:
 		k = a.computedDecrement(s, cands)
 	}
 	k = min(k, room, len(cands))
+	if k = a.keepForHeadroom(s, cands[:k]); k == 0 {
+		return nil, fmt.Sprintf("the headroom for the last %ss' peak demand needs %d %s",
+			secs(a.cfg.HeadroomWindow), a.headroomWorkers(s), plural(a.headroomWorkers(s), "worker"))
+	}
+	if billing && workOK {
+		k = a.keepForWork(s, cands[:k])
+		if k == 0 {
+			return nil, fmt.Sprintf("the work in sight (%s MB·s) needs every node near its boundary",
+				mbsText(s.QueuedWork+s.RunningWork+s.WaitingWork))
+		}
+	}
 	ids := make([]string, k)
 	for i := range k {
 		ids[i] = cands[i].ID

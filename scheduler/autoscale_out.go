@@ -100,8 +100,13 @@ func rampCount(n int, ramp string) int {
 // ceil((P − RunningAttempts) / that), at least 1, then the ramp and the
 // queue cap as for a threshold scale-out. The increment key does not
 // apply: the estimate already says how much parallelism the queue wants.
-// It reports false (and leaves d alone) when it does not fire.
+// It reports false (and leaves d alone) when it does not fire. With a boot
+// time and a work estimate the rule from the work in sight replaces it
+// (autoscale_work.go).
 func (a *Autoscaler) predictiveScaleOut(now time.Time, s GroupSnapshot, d *Decision) bool {
+	if fired, ok := a.workScaleOut(now, s, d); ok {
+		return fired
+	}
 	if s.QueuedAttempts <= 0 || s.Workers <= 0 || s.MeanAttemptDuration <= 0 {
 		return false
 	}

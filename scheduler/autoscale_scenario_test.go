@@ -32,14 +32,16 @@ import (
 //	                       changes: interval window scheme out in out-grace
 //	                       in-delay in-grace min-hosts wait-dag initial
 //	                       increment decrement predictive target billing
-//	                       boot;
+//	                       boot headroom;
 //	                       the group figures and nodes stay
 //	clear                  forget the group figures and the nodes
 //	group   key=value ...  the snapshot's group figures, kept until changed:
 //	                       workers pending queued queuedmb workermb
 //	                       dags (a,b or -) mean running ramp (- for none)
+//	                       qwork rwork wwork (MB·s) unknown room
 //	node    ID key=value   add or replace a node: workers attempts mb
-//	                       outputs paid (t); `node ID gone` removes it
+//	                       outputs paid (t) left (s); `node ID gone`
+//	                       removes it
 //	sample  t running offered workers attempts
 //	step    t [group keys] Step at t; prints the decision
 //	usage                  the usage as of the last step
@@ -340,6 +342,7 @@ func setConfigKey(c *AutoscaleConfig, k, v string) error {
 		"interval": &c.Interval, "window": &c.Window, "out-grace": &c.OutGracePeriod,
 		"in-delay": &c.InDelayAfterScaleOut, "in-grace": &c.InGracePeriod,
 		"target": &c.PredictiveTarget, "billing": &c.BillingPeriod, "boot": &c.BootTime,
+		"headroom": &c.HeadroomWindow,
 	}
 	ints := map[string]*int{
 		"out": &c.OutThresholdPercent, "in": &c.InThresholdPercent, "min-hosts": &c.MinHosts,
@@ -366,7 +369,9 @@ func (h *harness) setGroup(kv map[string]string) error {
 	ints := map[string]*int{
 		"workers": &h.snap.Workers, "pending": &h.snap.PendingWorkers,
 		"queued": &h.snap.QueuedAttempts, "running": &h.snap.RunningAttempts,
+		"unknown": &h.snap.UnknownQueued, "room": &h.snap.RoomWorkers,
 	}
+	works := map[string]*float64{"qwork": &h.snap.QueuedWork, "rwork": &h.snap.RunningWork, "wwork": &h.snap.WaitingWork}
 	mbs := map[string]*int64{"queuedmb": &h.snap.QueuedMB, "workermb": &h.snap.WorkerMB}
 	for k, v := range kv {
 		var err error
@@ -375,6 +380,8 @@ func (h *harness) setGroup(kv map[string]string) error {
 			*ints[k], err = strconv.Atoi(v)
 		case mbs[k] != nil:
 			*mbs[k], err = strconv.ParseInt(v, 10, 64)
+		case works[k] != nil:
+			*works[k], err = strconv.ParseFloat(v, 64)
 		case k == "mean":
 			h.snap.MeanAttemptDuration, err = seconds(v)
 		case k == "ramp":
@@ -420,6 +427,8 @@ func (h *harness) setNode(args []string) error {
 			n.NeededOutputs, err = strconv.Atoi(v)
 		case "paid":
 			n.PaidUntil, err = takeTime(map[string]string{"t": v}, "t")
+		case "left":
+			n.Remaining, err = seconds(v)
 		default:
 			err = fmt.Errorf("unknown node key %q", k)
 		}

@@ -19,6 +19,19 @@ type GroupSnapshot struct {
 	MeanAttemptDuration time.Duration // of finished attempts; 0 = none yet
 	RunningAttempts     int
 
+	// The work in sight, in MB·s (memory × expected time), estimated per
+	// kind of job (vertex) from its finished attempts; filled only with
+	// predictive scale-out on. QueuedWork: the queued attempts; RunningWork:
+	// what the running attempts have left; WaitingWork: tasks of running
+	// DAGs still waiting for inputs (work predicted to arrive).
+	// UnknownQueued counts queued attempts of kinds with no estimate yet
+	// (not in QueuedWork).
+	QueuedWork, RunningWork, WaitingWork float64
+	UnknownQueued                        int
+	// RoomWorkers is how many more workers fit on the nodes the group's
+	// AM already holds: they start without a boot.
+	RoomWorkers int
+
 	// Ramp is the ramp the queued work's DAGs ask for: RampAggressive,
 	// RampConservative, or "" for the normal ramp.
 	Ramp string
@@ -38,6 +51,9 @@ type NodeLoad struct {
 	RunningMB       int64
 	NeededOutputs   int       // outputs there that running DAGs still need
 	PaidUntil       time.Time // end of the node's paid billing period; zero = unknown
+	// Remaining is the longest expected time left of the attempts running
+	// there (0 when idle or unknown): how long emptying it takes.
+	Remaining time.Duration
 }
 
 // runningMB is the memory the group's running attempts hold now.

@@ -46,10 +46,11 @@ func (w *world) billingRelease(now time.Time) {
 	}
 }
 
-// queued says whether any group has attempts waiting for room.
+// queued says whether any group's queued work needs more workers (for an
+// autoscaled group, as its estimate of the work in sight says).
 func (w *world) queued() bool {
 	for _, g := range w.e.core.Groups() {
-		if g.QueuedAttempts > 0 {
+		if g.NeedsWorkers {
 			return true
 		}
 	}

@@ -85,6 +85,7 @@ var knobs = []knob{
 	boolKnob(scheduler.KeyWaitDAGFinished, "drained workers serve the DAGs active at the scale-in", autoscaled, func(p *Policy) *bool { return &as(p).WaitDAGFinished }),
 	boolKnob(scheduler.KeyPredictive, "predictive scale-out", autoscaled, func(p *Policy) *bool { return &as(p).Predictive }),
 	secsKnob(scheduler.KeyPredictiveTarget, "predictive scale-out's drain target", autoscaled, func(p *Policy) *time.Duration { return &as(p).PredictiveTarget }),
+	secsKnob(scheduler.KeyHeadroomWindow, "a scale-in keeps the workers this window's peak demand needs (0: off)", autoscaled, func(p *Policy) *time.Duration { return &as(p).HeadroomWindow }),
 	{scheduler.KeyBootTime, "hysteresis: a scale-in waits for usage low this long (0: off; ebb: the provisioning delay)", autoscaled, func(p *Policy, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {

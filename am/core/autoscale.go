@@ -12,7 +12,8 @@ import (
 type autoscaled struct {
 	a          *scheduler.Autoscaler
 	lastSample time.Time
-	target     int // workers wanted: live + requested, as the autoscaler decided
+	target     int  // workers wanted: live + requested, as the autoscaler decided
+	wants      bool // the last step's WantsWorkers
 }
 
 // autoscaler returns the group's state machine, creating it on first use.
@@ -53,6 +54,7 @@ func (c *Core) autoscale() {
 		as.a.Sample(scheduler.Sample{At: c.now, RunningMB: snap.runningMB, OfferedMB: snap.offeredMB,
 			Workers: live, RunningAttempts: snap.running})
 		d := as.a.Step(c.now, snap.GroupSnapshot)
+		as.wants = as.a.WantsWorkers(snap.GroupSnapshot)
 		c.apply(g, as, d, live)
 	}
 }
@@ -91,9 +93,7 @@ func (c *Core) groupSnapshot(g *group) groupSnap {
 		for _, n := range w.outputs {
 			nl.NeededOutputs += n
 		}
-		if c.paidUntil != nil {
-			nl.PaidUntil = c.paidUntil(w.node.id)
-		}
+		nl.PaidUntil = c.nodePaidUntil(w.node.id)
 	}
 	ids := make([]string, 0, len(byNode))
 	for id := range byNode {
@@ -119,6 +119,9 @@ func (c *Core) groupSnapshot(g *group) groupSnap {
 	s.Ramp = ramp
 	if durN > 0 {
 		s.MeanAttemptDuration = durSum / time.Duration(durN)
+	}
+	if c.opts.Autoscale.Predictive {
+		c.estimateWork(g, &s)
 	}
 	return s
 }

@@ -64,6 +64,10 @@ type CoreOptions struct {
 	RecycleInterval time.Duration
 	// RemoveEmptyKind (mr3.container.scheduler.remove.empty.kind).
 	RemoveEmptyKind bool
+	// BillingStartOffset (ebb.billing.start.offset.secs): with a billing
+	// period and no PaidUntil (YARN, local), a node's paid periods start
+	// this long before the AM first saw it (billing.go).
+	BillingStartOffset time.Duration
 	// PaidUntil, when set, tells the autoscaler when a node's paid billing
 	// period ends (ebb.billing.period.secs), so scale-in prefers nodes near
 	// the end of theirs. The world answers; the Core does no IO.
@@ -153,10 +157,13 @@ type Core struct {
 
 	transitions []Transition
 	paidUntil   func(node string) time.Time
-	recycled    int
-	lastFair    time.Time
-	rasPlan     *scheduler.RASPlan
-	journal     journal // what the status UI shows beyond the live state (journal.go)
+	// firstSeen: when each node first held a worker of this AM, kept
+	// after its last worker leaves (billing.go).
+	firstSeen map[string]time.Time
+	recycled  int
+	lastFair  time.Time
+	rasPlan   *scheduler.RASPlan
+	journal   journal // what the status UI shows beyond the live state (journal.go)
 
 	// Recovery (recover.go): the wait for workers of an earlier attempt,
 	// and the tasks that succeeded since TakeJournal.
@@ -190,6 +197,7 @@ func NewCore(opts CoreOptions) (*Core, error) {
 	return &Core{
 		opts:          opts,
 		paidUntil:     opts.PaidUntil,
+		firstSeen:     map[string]time.Time{},
 		dags:          map[string]*dagRun{},
 		groups:        map[string]*group{},
 		workers:       map[string]*workerRun{},

@@ -31,10 +31,13 @@ func (v *vertexRun) rasKind() scheduler.RASKind {
 	return scheduler.RASProducer
 }
 
-// observed records a succeeded attempt's run time: producers' times are
-// the evidence s_req is estimated from (the paper's mean map time), so a
-// long reduce does not make a DAG look slower than its maps are.
+// observed records a succeeded attempt's run time: per vertex, for the
+// autoscaler's estimate of the work left (estimate.go); and producers'
+// times are the evidence s_req is estimated from (the paper's mean map
+// time), so a long reduce does not make a DAG look slower than its maps are.
 func (d *dagRun) observed(v *vertexRun, took time.Duration) {
+	v.doneTime += took
+	v.doneN++
 	if v.rasKind() == scheduler.RASProducer {
 		d.producerTime += took
 		d.producersDone++

@@ -81,6 +81,10 @@ type vertexRun struct {
 	in, out   []edgeRef
 	succeeded int
 	sink      bool
+	// doneTime / doneN: this vertex's finished attempts, the per-kind
+	// duration the autoscaler's work estimate uses (estimate.go).
+	doneTime time.Duration
+	doneN    int
 }
 
 type taskRun struct {

@@ -105,6 +105,10 @@ type GroupStatus struct {
 	RunningAttempts int
 	RunningMB       int64
 	OfferedMB       int64
+	// NeedsWorkers: queued work wants more workers than the group has;
+	// for an autoscaled group, as its last step estimated the work in
+	// sight (scheduler.Autoscaler.WantsWorkers).
+	NeedsWorkers bool
 }
 
 // Groups returns every group's status in creation order.
@@ -121,7 +125,9 @@ func (c *Core) Groups() []GroupStatus {
 		if s.OfferedMB > 0 {
 			s.UsagePercent = 100 * float64(s.RunningMB) / float64(s.OfferedMB)
 		}
+		s.NeedsWorkers = s.QueuedAttempts > 0
 		if g.as != nil {
+			s.NeedsWorkers = s.NeedsWorkers && g.as.wants
 			s.State = g.as.a.State().String()
 			if u, ok := g.as.a.Usage(); ok {
 				s.UsagePercent = u // the window's figure, the one the autoscaler acts on

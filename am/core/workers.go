@@ -27,6 +27,7 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 		n = &nodeRun{id: info.Node, capacityMB: capMB, workers: map[*workerRun]struct{}{}}
 		c.nodes[info.Node] = n
 	}
+	c.noteNodeSeen(info.Node)
 	w := &workerRun{
 		info:     info,
 		group:    g,

@@ -53,6 +53,8 @@ func autoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
 		Predictive:           c.Bool(scheduler.KeyPredictive),
 		PredictiveTarget:     c.Duration(scheduler.KeyPredictiveTarget),
 		BillingPeriod:        c.Duration(scheduler.KeyBillingPeriod),
+		BootTime:             c.Duration(scheduler.KeyBootTime),
+		HeadroomWindow:       c.Duration(scheduler.KeyHeadroomWindow),
 	}
 	if err := a.Validate(); err != nil {
 		var ce *scheduler.ConfigError
@@ -101,6 +103,7 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		Allocator:               alloc,
 		Scaling:                 scaling,
 		Autoscale:               as,
+		BillingStartOffset:      c.Duration("ebb.billing.start.offset.secs"),
 		Recycle:                 recycle,
 		Tasks:                   tasks,
 		RASCycle:                c.Duration("ebb.ras.control.cycle.secs"),
