@@ -34,17 +34,16 @@ func (c *Core) place(g *group) {
 		demand = rasDemand(g)
 	}
 	var held []*attemptRun
-	var dags []*dagRun
-	fails := map[*dagRun]int{}
+	heads := c.newPassHeads(g, &snap, demand)
 	for g.queue.Len() > 0 && len(held) < maxSkips {
-		dags = c.queueHeads(g, &snap, fails, demand, dags[:0])
 		pick, ok := o.Next(&snap)
 		if !ok {
 			break
 		}
-		d := dags[pick.Head]
+		d := heads.dags[pick.Head]
 		a := c.popReady(g, d)
 		if a == nil {
+			heads.changed(pick.Head)
 			continue
 		}
 		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
@@ -55,7 +54,7 @@ func (c *Core) place(g *group) {
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
 			held = append(held, a)
-			fails[d]++
+			heads.failed(pick.Head)
 			continue
 		}
 		c.start(a, w)
@@ -63,39 +62,11 @@ func (c *Core) place(g *group) {
 			c.startedOn(g, &snap, i, a)
 			rasStarted(demand[d], a.task.vertex)
 		}
+		heads.changed(pick.Head)
 	}
 	for _, a := range held {
 		g.push(a)
 	}
-}
-
-// maxFailsPerDAG: after this many attempts of a DAG found no room in one
-// pass, the pass looks at other DAGs only.
-const maxFailsPerDAG = 4
-
-// queueHeads fills snap.Heads with each queued DAG's next attempt, in
-// fifo order, leaving out DAGs that failed too often in this pass, and
-// appends the same DAGs, in the same order, to dags. demand is nil unless
-// the order is resource-aware.
-func (c *Core) queueHeads(g *group, snap *scheduler.OrderSnapshot, fails map[*dagRun]int, demand map[*dagRun]*scheduler.RASDemand, dags []*dagRun) []*dagRun {
-	snap.Heads = snap.Heads[:0]
-	for _, d := range g.queue.dags {
-		if fails[d] >= maxFailsPerDAG {
-			continue
-		}
-		a := (*g.queue.byDAG[d])[c.nextIndex(d, g.queue.byDAG[d])]
-		h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
-		if demand != nil {
-			v := a.task.vertex
-			h.Kind, h.Profile = v.rasKind(), toProfile(v.activeProfile())
-			if dm := demand[d]; dm != nil {
-				h.Demand = *dm
-			}
-		}
-		snap.Heads = append(snap.Heads, h)
-		dags = append(dags, d)
-	}
-	return dags
 }
 
 // allowedNodes is the allocator's view limited to the nodes where the task
