@@ -166,6 +166,9 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	for _, e := range v.out {
 		s.Outputs = append(s.Outputs, OutputSpec{Consumer: e.other.spec.Name, Partitions: e.typ.Partitions(len(e.other.tasks))})
 	}
+	if n := inputCount(v); n > 0 {
+		s.Inputs = make([]InputFetch, 0, n) // one allocation, not log2(n) growths
+	}
 	for _, e := range v.in {
 		p := e.other
 		add := func(pt *taskRun, part int) {
@@ -209,6 +212,20 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
 	}
 	return s
+}
+
+// inputCount is how many inputs attemptSpec lists for a task of v: one
+// per producer task, but one in all over a one-to-one edge.
+func inputCount(v *vertexRun) int {
+	n := 0
+	for _, e := range v.in {
+		if e.typ == 1 {
+			n++
+			continue
+		}
+		n += len(e.other.tasks)
+	}
+	return n
 }
 
 // activeProfile is the resource profile a new attempt of v runs with: a
