@@ -33,8 +33,9 @@ type passHeads struct {
 // newPassHeads fills snap.Heads for a pass over g's queue. The buffers are
 // the queue's, reused pass after pass (a TaskOrder keeps nothing between
 // calls).
-func (c *Core) newPassHeads(g *group, snap *scheduler.OrderSnapshot, demand map[*dagRun]*scheduler.RASDemand) *passHeads {
-	p := &passHeads{c: c, g: g, snap: snap, demand: demand}
+// It returns a value, not a pointer: the pass keeps it on its stack.
+func (c *Core) newPassHeads(g *group, snap *scheduler.OrderSnapshot, demand map[*dagRun]*scheduler.RASDemand) passHeads {
+	p := passHeads{c: c, g: g, snap: snap, demand: demand}
 	if hr, ok := c.opts.Tasks.(scheduler.HeadsReader); ok {
 		p.limit = max(hr.HeadsRead(), 1)
 	}
