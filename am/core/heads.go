@@ -25,7 +25,11 @@ type passHeads struct {
 	g      *group
 	snap   *scheduler.OrderSnapshot
 	demand map[*dagRun]*scheduler.RASDemand // nil unless the order is resource-aware
-	fails  map[*dagRun]int
+	// fails counts, per DAG, the attempts of this pass that found no room.
+	// A pass holds at most maxSkips attempts, so a short list searched
+	// in place does, without a map allocated per pass.
+	fails  [maxSkips]dagFails
+	nfails int
 	limit  int // heads the order reads; 0: all
 	dags   []*dagRun
 }
@@ -51,7 +55,7 @@ func (p *passHeads) rebuild() {
 		if p.limit > 0 && len(p.dags) == p.limit {
 			break
 		}
-		if p.fails[d] >= maxFailsPerDAG {
+		if p.failsOf(d) >= maxFailsPerDAG {
 			continue
 		}
 		p.snap.Heads = append(p.snap.Heads, p.c.queueHead(p.g, d, p.demand))
@@ -62,11 +66,32 @@ func (p *passHeads) rebuild() {
 
 // failed records that the attempt taken from head i found no room.
 func (p *passHeads) failed(i int) {
-	if p.fails == nil {
-		p.fails = map[*dagRun]int{}
+	d := p.dags[i]
+	for k := range p.fails[:p.nfails] {
+		if p.fails[k].dag == d {
+			p.fails[k].n++
+			p.changed(i)
+			return
+		}
 	}
-	p.fails[p.dags[i]]++
+	p.fails[p.nfails] = dagFails{dag: d, n: 1}
+	p.nfails++
 	p.changed(i)
+}
+
+// failsOf is how many of d's attempts found no room in this pass.
+func (p *passHeads) failsOf(d *dagRun) int {
+	for _, f := range p.fails[:p.nfails] {
+		if f.dag == d {
+			return f.n
+		}
+	}
+	return 0
+}
+
+type dagFails struct {
+	dag *dagRun
+	n   int
 }
 
 // changed brings the heads up to date after the pass took an attempt
@@ -78,7 +103,7 @@ func (p *passHeads) changed(i int) {
 		return
 	}
 	d := p.dags[i]
-	if p.g.queue.byDAG[d] == nil || p.fails[d] >= maxFailsPerDAG {
+	if p.g.queue.byDAG[d] == nil || p.failsOf(d) >= maxFailsPerDAG {
 		p.snap.Heads = append(p.snap.Heads[:i], p.snap.Heads[i+1:]...)
 		p.dags = append(p.dags[:i], p.dags[i+1:]...)
 		return
