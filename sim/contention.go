@@ -55,6 +55,9 @@ func (e *engine) startRunning(now time.Time, a core.RunAttempt, d time.Duration)
 	r := &running{id: a.Attempt.ID, job: job, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now,
 		gathering: a.Attempt.Incomplete, producer: len(a.Attempt.Outputs) > 0, dag: a.Attempt.DAGID}
 	e.running[r.id] = r
+	if r.gathering {
+		e.gatherOn(r, +1)
+	}
 	e.rec.attemptStarted(r.job)
 	e.byNode[node] = append(e.byNode[node], r)
 	if r.producer {
@@ -70,14 +73,29 @@ func (e *engine) producersChanged(now time.Time, dag string, delta int) {
 		e.producers = map[string]int{}
 	}
 	e.producers[dag] += delta
-	nodes := map[string]bool{}
-	for _, r := range e.running {
-		if r.gathering && r.dag == dag {
-			nodes[r.node] = true
-		}
-	}
-	for _, n := range sortedNodes(nodes) {
+	for _, n := range sortedNodes(e.gathering[dag]) {
 		e.reshare(now, n)
+	}
+}
+
+// gatherOn counts r, a gathering consumer, in (+1) or out (-1) of
+// e.gathering: producersChanged then finds the nodes to reshare without
+// a sweep over every running attempt.
+func (e *engine) gatherOn(r *running, delta int) {
+	if e.gathering == nil {
+		e.gathering = map[string]map[string]int{}
+	}
+	nodes := e.gathering[r.dag]
+	if nodes == nil {
+		nodes = map[string]int{}
+		e.gathering[r.dag] = nodes
+	}
+	nodes[r.node] += delta
+	if nodes[r.node] == 0 {
+		delete(nodes, r.node)
+	}
+	if len(nodes) == 0 {
+		delete(e.gathering, r.dag)
 	}
 }
 
@@ -100,6 +118,9 @@ func (e *engine) stopRunning(now time.Time, id string) {
 		return
 	}
 	delete(e.running, id)
+	if r.gathering {
+		e.gatherOn(r, -1)
+	}
 	e.rec.attemptStopped(r.job)
 	if r.producer {
 		e.producersChanged(now, r.dag, -1)
@@ -165,13 +186,14 @@ func (e *engine) inputsComplete(now time.Time, id string, p *dag.Profile) {
 		return
 	}
 	r.gathering = false
+	e.gatherOn(r, -1)
 	r.profile = p
 	r.since = now
 	r.rate = 0 // not a rate it can keep: reshare schedules its completion
 	e.reshare(now, r.node)
 }
 
-func sortedNodes(set map[string]bool) []string {
+func sortedNodes(set map[string]int) []string {
 	out := make([]string, 0, len(set))
 	for n := range set {
 		out = append(out, n)

@@ -52,9 +52,10 @@ type engine struct {
 	start         time.Time
 	jobs          map[string]*jobRun // by DAG id
 	rec           *Recorder
-	running       map[string]*running   // attempts in flight
-	byNode        map[string][]*running // the same, by node, for contention
-	producers     map[string]int        // running producer attempts by DAG id (contention.go)
+	running       map[string]*running       // attempts in flight
+	byNode        map[string][]*running     // the same, by node, for contention
+	producers     map[string]int            // running producer attempts by DAG id (contention.go)
+	gathering     map[string]map[string]int // gathering consumers by DAG id, then node (contention.go)
 	err           error
 }
 

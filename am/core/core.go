@@ -153,7 +153,10 @@ type Core struct {
 	cluster map[string]int64
 	attempt map[string]*attemptRun
 	actions []Action
-	ended   []*dagRun // finished DAGs, oldest first, for status queries
+	// quietUntil: no running attempt can miss the task timeout before
+	// then (checkTimeouts).
+	quietUntil time.Time
+	ended      []*dagRun // finished DAGs, oldest first, for status queries
 
 	transitions []Transition
 	paidUntil   func(node string) time.Time

@@ -3,6 +3,8 @@ package core
 import (
 	"container/heap"
 	"sort"
+
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // dagQueues holds a group's queued attempts, one heap per DAG, so the
@@ -12,6 +14,10 @@ type dagQueues struct {
 	byDAG map[*dagRun]*attemptQueue
 	dags  []*dagRun // DAGs with queued attempts, by priority then submission
 	n     int
+	// heads and headDAGs are the placement pass's buffers (queueHeads),
+	// kept here so each pass reuses them.
+	heads    []scheduler.QueueHead
+	headDAGs []*dagRun
 }
 
 func (q *dagQueues) Len() int { return q.n }

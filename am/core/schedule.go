@@ -34,17 +34,16 @@ func (c *Core) place(g *group) {
 		demand = rasDemand(g)
 	}
 	var held []*attemptRun
-	var dags []*dagRun
-	fails := map[*dagRun]int{}
+	heads := c.newPassHeads(g, &snap, demand)
 	for g.queue.Len() > 0 && len(held) < maxSkips {
-		dags = c.queueHeads(g, &snap, fails, demand, dags[:0])
 		pick, ok := o.Next(&snap)
 		if !ok {
 			break
 		}
-		d := dags[pick.Head]
+		d := heads.dags[pick.Head]
 		a := c.popReady(g, d)
 		if a == nil {
+			heads.changed(pick.Head)
 			continue
 		}
 		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
@@ -55,7 +54,7 @@ func (c *Core) place(g *group) {
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
 			held = append(held, a)
-			fails[d]++
+			heads.failed(pick.Head)
 			continue
 		}
 		c.start(a, w)
@@ -63,39 +62,11 @@ func (c *Core) place(g *group) {
 			c.startedOn(g, &snap, i, a)
 			rasStarted(demand[d], a.task.vertex)
 		}
+		heads.changed(pick.Head)
 	}
 	for _, a := range held {
 		g.push(a)
 	}
-}
-
-// maxFailsPerDAG: after this many attempts of a DAG found no room in one
-// pass, the pass looks at other DAGs only.
-const maxFailsPerDAG = 4
-
-// queueHeads fills snap.Heads with each queued DAG's next attempt, in
-// fifo order, leaving out DAGs that failed too often in this pass, and
-// appends the same DAGs, in the same order, to dags. demand is nil unless
-// the order is resource-aware.
-func (c *Core) queueHeads(g *group, snap *scheduler.OrderSnapshot, fails map[*dagRun]int, demand map[*dagRun]*scheduler.RASDemand, dags []*dagRun) []*dagRun {
-	snap.Heads = snap.Heads[:0]
-	for _, d := range g.queue.dags {
-		if fails[d] >= maxFailsPerDAG {
-			continue
-		}
-		a := (*g.queue.byDAG[d])[c.nextIndex(d, g.queue.byDAG[d])]
-		h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
-		if demand != nil {
-			v := a.task.vertex
-			h.Kind, h.Profile = v.rasKind(), toProfile(v.activeProfile())
-			if dm := demand[d]; dm != nil {
-				h.Demand = *dm
-			}
-		}
-		snap.Heads = append(snap.Heads, h)
-		dags = append(dags, d)
-	}
-	return dags
 }
 
 // allowedNodes is the allocator's view limited to the nodes where the task
@@ -195,6 +166,9 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	for _, e := range v.out {
 		s.Outputs = append(s.Outputs, OutputSpec{Consumer: e.other.spec.Name, Partitions: e.typ.Partitions(len(e.other.tasks))})
 	}
+	if n := inputCount(v); n > 0 {
+		s.Inputs = make([]InputFetch, 0, n) // one allocation, not log2(n) growths
+	}
 	for _, e := range v.in {
 		p := e.other
 		add := func(pt *taskRun, part int) {
@@ -239,6 +213,20 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
 	}
 	return s
+}
+
+// inputCount is how many inputs attemptSpec lists for a task of v: one
+// per producer task, but one in all over a one-to-one edge.
+func inputCount(v *vertexRun) int {
+	n := 0
+	for _, e := range v.in {
+		if e.typ == 1 {
+			n++
+			continue
+		}
+		n += len(e.other.tasks)
+	}
+	return n
 }
 
 // activeProfile is the resource profile a new attempt of v runs with: a

@@ -137,14 +137,29 @@ func (c *Core) checkTimeouts() {
 			c.WorkerLost(c.now, id, fmt.Sprintf("no heartbeat for %s", c.now.Sub(w.lastSeen).Round(time.Second)))
 		}
 	}
+	if !c.now.After(c.quietUntil) {
+		return
+	}
 	var silent []string
+	oldest := c.now
 	for id, a := range c.attempt {
 		// A consumer gathering its inputs under slow start waits for
 		// producers, which have their own timeouts.
-		if a.worker != nil && !a.gathering && c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
+		if a.worker == nil || a.gathering {
+			continue
+		}
+		if c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
 			silent = append(silent, id)
 		}
+		if a.lastSeen.Before(oldest) {
+			oldest = a.lastSeen
+		}
 	}
+	// Every lastSeen is set to c.now, which never goes back, so none of
+	// today's or later attempts can be silent before the oldest counted
+	// here times out: ticks until then need not look (a sweep over every
+	// attempt, queued ones too, each tick was most of a long sim run).
+	c.quietUntil = oldest.Add(c.opts.TaskTimeout)
 	sort.Strings(silent)
 	for _, id := range silent {
 		a, ok := c.attempt[id]

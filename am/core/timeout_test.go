@@ -1,0 +1,61 @@
+package core
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+const silentTask = `
+name: %s
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices:
+  - {name: v, command: "true", parallelism: 1, memoryMB: 256}
+`
+
+// The task timeout (10 min) fails each silent attempt on the first tick
+// after its own timeout, although checkTimeouts skips its sweep until the
+// oldest running attempt can time out: a (started at 0) goes at 10:05,
+// b (started at 5:00) at 15:05, not both at once when a later sweep comes.
+func TestTaskTimeoutEachOnTime(t *testing.T) {
+	f := newFake(t, CoreOptions{TaskTimeout: 10 * time.Minute, WorkerTimeout: 10 * time.Hour, IdleTimeout: 10 * time.Hour})
+	f.submit(fmt.Sprintf(silentTask, "a"))
+	f.addWorker("w1", "g", "n1", 1024)
+	f.drain()
+	a := onlyRunning(t, f)
+	f.tick(5 * time.Minute) // a is 5 min silent: nothing to fail
+	f.submit(fmt.Sprintf(silentTask, "b"))
+	f.drain()
+	if len(f.running) != 2 {
+		t.Fatalf("running %v, want a's and b's attempts", f.running)
+	}
+	var b string
+	for id := range f.running {
+		if id != a {
+			b = id
+		}
+	}
+	f.tick(5*time.Minute + 5*time.Second) // 10:05: a is 10:05 silent, b 5:05
+	if _, ok := f.running[a]; ok {
+		t.Fatalf("at 10:05 a's attempt %s still runs, want it failed (silent 10:05 > 10:00)", a)
+	}
+	if _, ok := f.running[b]; !ok {
+		t.Fatalf("at 10:05 b's attempt %s was failed after 5:05", b)
+	}
+	f.tick(5 * time.Minute) // 15:05: b is 10:05 silent
+	if _, ok := f.running[b]; ok {
+		t.Fatalf("at 15:05 b's attempt %s still runs, want it failed (silent 10:05 > 10:00)", b)
+	}
+}
+
+// onlyRunning is the id of the one attempt running in f.
+func onlyRunning(t *testing.T, f *fakeWorld) string {
+	t.Helper()
+	if len(f.running) != 1 {
+		t.Fatalf("running %v, want one attempt", f.running)
+	}
+	for id := range f.running {
+		return id
+	}
+	return ""
+}
