@@ -145,6 +145,10 @@ for p in java.base/java.lang java.base/java.lang.reflect java.base/java.io java.
 done
 opens="${opens# }"
 
+# The commit measured: taken before the build, so edits during a long run
+# do not mislabel it.
+rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+git -C "$repo" diff --quiet HEAD 2>/dev/null || rev+=" with uncommitted changes"
 say "building ebb and benchgen"
 go build -o "$work/ebb" "$repo/cmd/ebb" >>"$log" 2>&1 || die "go build ./cmd/ebb failed (see $log)"
 go build -o "$work/benchgen" "$repo/scripts/bench/benchgen" >>"$log" 2>&1 || die "go build benchgen failed (see $log)"
@@ -325,6 +329,9 @@ run_one() {
   else
     final=NO_REPORT
   fi
+  if [[ "$final" == SUCCEEDED && ! ("$mbs" =~ ^[0-9]+$ && "$vcs" =~ ^[0-9]+$ && -n "$rm_s") ]]; then
+    final=INCOMPLETE_REPORT
+  fi
   if [[ "$final" == SUCCEEDED && "$rc" != 0 ]]; then
     final="CLIENT_EXIT_$rc"
   fi
@@ -371,8 +378,6 @@ awk -F'\t' -v OFS='\t' -v header="$header" '
   }' "$tsv.rows" >"$tsv"
 rm -f "$tsv.rows"
 
-rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-git -C "$repo" diff --quiet HEAD 2>/dev/null || rev+=" with uncommitted changes"
 worker_desc="${ebb_worker_mb:+$ebb_worker_mb MB}"
 task_desc="${ebb_task_mb:+$ebb_task_mb MB}"
 worker_desc="${worker_desc:-sized by ebb}"
