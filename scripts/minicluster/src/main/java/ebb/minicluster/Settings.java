@@ -57,6 +57,16 @@ final class Settings {
     // How long an NM waits for a killed container's process (default 5 s);
     // it also bounds each NM's wait for its applications when stopping.
     c.setInt("yarn.nodemanager.process-kill-wait.ms", 2000);
+    // MapReduce's shuffle service on every NodeManager, so MapReduce jobs
+    // (the MR-vs-ebb benchmark, scripts/bench, and its smoke test) run on the
+    // same cluster as ebb's tests. Port 0: the three NodeManagers share one
+    // host; each tells MR's AM its bound port through the service metadata.
+    // Not in the secure cluster: nothing runs MapReduce there.
+    if (!opts.secure) {
+      c.set("yarn.nodemanager.aux-services", "mapreduce_shuffle");
+      c.set("yarn.nodemanager.aux-services.mapreduce_shuffle.class", "org.apache.hadoop.mapred.ShuffleHandler");
+      c.setInt("mapreduce.shuffle.port", 0);
+    }
     // Logs stay in the NodeManagers' log dirs where tests look for them.
     c.setBoolean("yarn.log-aggregation-enable", false);
     c.set("yarn.nodemanager.remote-app-log-dir", runDir.resolve("app-logs").toString());
