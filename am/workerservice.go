@@ -91,7 +91,8 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 		}
 		switch x := m.Msg.(type) {
 		case *ebbpb.WorkerMessage_Heartbeat:
-			s.loop.Post(func(c *core.Core, now time.Time) { c.WorkerHeartbeat(now, id) })
+			running := x.Heartbeat.GetRunningAttempts()
+			s.loop.Post(func(c *core.Core, now time.Time) { c.WorkerHeartbeat(now, id, running...) })
 		case *ebbpb.WorkerMessage_Attempt:
 			u := attemptUpdate(x.Attempt)
 			s.loop.Post(func(c *core.Core, now time.Time) {

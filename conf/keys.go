@@ -70,7 +70,7 @@ var keys = []Key{
 	{Name: "mr3.heartbeat.container.timeout.ms", Type: Int64, Default: "600000", Bounds: millis(1),
 		Doc: "a worker silent this long is lost; its attempts are retried and its outputs recomputed"},
 	{Name: "mr3.heartbeat.task.timeout.ms", Type: Int64, Default: "120000", Bounds: millis(1),
-		Doc: "an attempt with no progress report this long is failed"},
+		Doc: "an attempt neither listed in its worker's heartbeats nor reporting progress this long is failed"},
 	{Name: "mr3.am.task.max.failed.attempts", Type: Int, Default: "3", Bounds: from(1),
 		Doc: "attempts per task before the DAG fails"},
 	{Name: "mr3.am.node-blacklisting.enabled", Type: Bool, Default: "false",

@@ -21,7 +21,7 @@ type CoreOptions struct {
 	MaxFailedAttempts int
 	// WorkerTimeout: a worker silent this long is lost (mr3.heartbeat.container.timeout.ms).
 	WorkerTimeout time.Duration
-	// TaskTimeout: an attempt with no report this long fails (mr3.heartbeat.task.timeout.ms).
+	// TaskTimeout: an attempt no heartbeat lists and no progress report names this long fails (mr3.heartbeat.task.timeout.ms).
 	TaskTimeout time.Duration
 	// IdleTimeout: an idle worker is stopped after this (mr3.container.idle.timeout.ms).
 	IdleTimeout time.Duration

@@ -59,3 +59,30 @@ func onlyRunning(t *testing.T, f *fakeWorld) string {
 	}
 	return ""
 }
+
+// An attempt its worker lists in every heartbeat is alive, however long it
+// runs without writing progress (the progress file is optional); one the
+// heartbeats stop listing — the worker lost track of it — times out.
+func TestHeartbeatKeepsASilentAttemptAlive(t *testing.T) {
+	f := newFake(t, CoreOptions{TaskTimeout: 10 * time.Minute, WorkerTimeout: 10 * time.Hour, IdleTimeout: 10 * time.Hour})
+	f.submit(fmt.Sprintf(silentTask, "a"))
+	f.addWorker("w1", "g", "n1", 1024)
+	f.drain()
+	a := onlyRunning(t, f)
+	for i := 0; i < 6; i++ { // 30 min of heartbeats every 5 min
+		f.tick(5 * time.Minute)
+		f.c.WorkerHeartbeat(f.now, "w1", a)
+		f.drain()
+	}
+	if _, ok := f.running[a]; !ok {
+		t.Fatalf("after 30 min listed in every heartbeat, %s was failed (task timeout 10 min)", a)
+	}
+	for i := 0; i < 3; i++ { // heartbeats that no longer list it
+		f.tick(5 * time.Minute)
+		f.c.WorkerHeartbeat(f.now, "w1")
+		f.drain()
+	}
+	if _, ok := f.running[a]; ok {
+		t.Fatalf("15 min after the heartbeats stopped listing it, %s still runs; want it failed", a)
+	}
+}

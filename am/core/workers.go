@@ -56,11 +56,22 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	return nil
 }
 
-// WorkerHeartbeat notes that a worker is alive.
-func (c *Core) WorkerHeartbeat(now time.Time, id string) {
+// WorkerHeartbeat notes that a worker is alive and that the attempts it
+// lists still run there. An attempt a heartbeat lists counts as reported:
+// the task timeout (as Tez's and MR3's) fails attempts nobody speaks for —
+// a RunAttempt the worker never got, a worker that lost track of one — not
+// a long task that writes no progress (the progress file is optional).
+func (c *Core) WorkerHeartbeat(now time.Time, id string, running ...string) {
 	c.advance(now)
-	if w, ok := c.workers[id]; ok {
-		w.lastSeen = c.now
+	w, ok := c.workers[id]
+	if !ok {
+		return
+	}
+	w.lastSeen = c.now
+	for _, aid := range running {
+		if a, ok := c.attempt[aid]; ok && a.worker == w {
+			a.lastSeen = c.now
+		}
 	}
 }
 
