@@ -53,6 +53,11 @@ type attempt struct {
 	// taken by fetchInputs; moreCh says some arrived.
 	more   []*ebbpb.AttemptInputs
 	moreCh chan struct{}
+
+	// released (under the worker's mu) is set when the AM killed the
+	// attempt: its memory went back to the worker then, not when the
+	// process is gone.
+	released bool
 }
 
 // addInputs queues inputs that arrived after the start for fetchInputs.
@@ -191,7 +196,9 @@ func (w *worker) runAttempt(a *attempt, reinitEnv map[string]string) {
 	}
 	w.mu.Lock()
 	delete(w.running, a.req.GetAttemptId())
-	w.usedMB -= a.req.GetMemoryMb()
+	if !a.released {
+		w.usedMB -= a.req.GetMemoryMb()
+	}
 	if succeeded {
 		w.finished[a.req.GetAttemptId()] = a.req.GetDagId()
 	}

@@ -426,9 +426,17 @@ func (w *worker) killAll(cause error) {
 	}
 }
 
+// killAttempt kills an attempt the AM gave up on. Its memory is free for
+// new attempts at once: the AM stopped counting it when it sent the kill
+// and may already have placed another attempt here, which must not be
+// refused (and counted as a task failure) while the killed process exits.
 func (w *worker) killAttempt(id, reason string) {
 	w.mu.Lock()
 	a := w.running[id]
+	if a != nil && !a.released {
+		a.released = true
+		w.usedMB -= a.req.GetMemoryMb()
+	}
 	w.mu.Unlock()
 	if a == nil {
 		w.log.WithField("attempt", id).Info("kill for an attempt that is not running; ignored")

@@ -387,3 +387,22 @@ func TestFetchRefusedForTheSecretFailsTheConsumer(t *testing.T) {
 		t.Errorf("diagnostics %q", u.GetDiagnostics())
 	}
 }
+
+// A kill frees the attempt's memory at once: the AM stopped counting it when
+// it sent the kill and may place the next attempt here right behind it (on
+// the same stream), which must run, not be refused for memory the killed
+// process still holds while it exits (the refusal counted as a task failure).
+func TestKillFreesMemoryForTheNextAttempt(t *testing.T) {
+	am := startFakeAM(t, "s")
+	w := startWorker(t, am, "w1", nil)
+	big := shellAttempt("big", "d", "sleep 60")
+	big.MemoryMb = w.opts.MemoryMB
+	w.conn.run(big)
+	w.conn.waitUpdate(t, "big", ebbpb.AttemptState_ATTEMPT_RUNNING)
+	w.conn.send(&ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Kill{Kill: &ebbpb.KillAttempt{AttemptId: "big", Reason: "test"}}})
+	next := shellAttempt("next", "d", "exit 0")
+	next.MemoryMb = w.opts.MemoryMB
+	w.conn.run(next)
+	// Fails on a refusal ("next ended ATTEMPT_FAILED: not enough memory").
+	w.conn.waitUpdate(t, "next", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+}
