@@ -142,13 +142,9 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 	if f.sweep != "" {
 		return runSweep(out, progress, f, jobs, policies)
 	}
-	var runs []report.Run
-	for _, p := range policies {
-		run, err := runPolicy(progress, jobs, f.cfg, p)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, run)
+	runs, err := runPolicies(progress, jobs, f.cfg, policies)
+	if err != nil {
+		return err
 	}
 	rep := report.Summarize(runs, f.reference)
 	if f.jsonOut {

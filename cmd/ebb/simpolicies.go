@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ebb-am/ebb/sim"
@@ -115,13 +116,26 @@ func (f simFlags) buildPolicies(staticNodes int) ([]sim.Policy, error) {
 	return ps, nil
 }
 
-// runPolicy replays the jobs under one policy, saying how long it took.
-func runPolicy(progress *printer, jobs []trace.Job, cfg sim.Config, p sim.Policy) (report.Run, error) {
+// runPolicies replays the jobs under each policy, side by side on the
+// machine's cores (sim.RunAll), and returns the runs in the policies' order,
+// saying as each ends how long since the replays began.
+func runPolicies(progress *printer, jobs []trace.Job, cfg sim.Config, policies []sim.Policy) ([]report.Run, error) {
 	start := time.Now()
-	rec, err := sim.Run(jobs, cfg, p)
-	if err != nil {
-		return report.Run{}, err
+	var mu sync.Mutex // progress is written from the replays' goroutines
+	results := sim.RunAll(jobs, cfg, policies, func(r sim.Result) {
+		if r.Err != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		progress.printf("sim: %s: %d jobs, done %s after the replays began\n", r.Policy.Name, len(jobs), time.Since(start).Round(time.Millisecond))
+	})
+	runs := make([]report.Run, 0, len(results))
+	for _, r := range results {
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		runs = append(runs, r.Rec.Run())
 	}
-	progress.printf("sim: %s: %d jobs in %s\n", p.Name, len(jobs), time.Since(start).Round(time.Millisecond))
-	return rec.Run(), nil
+	return runs, nil
 }

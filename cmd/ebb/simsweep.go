@@ -24,7 +24,9 @@ func runSweep(out io.Writer, progress *printer, f simFlags, jobs []trace.Job, po
 		policy, value string
 		run           report.Run
 	}
+	// Every (policy, value) first, then all replays side by side.
 	var points []point
+	var toRun []sim.Policy
 	swept := false
 	for _, base := range policies {
 		ran := false
@@ -38,22 +40,23 @@ func runSweep(out io.Writer, progress *printer, f simFlags, jobs []trace.Job, po
 				break
 			}
 			swept, ran = true, true
-			run, err := runPolicy(progress, jobs, f.cfg, p)
-			if err != nil {
-				return err
-			}
-			points = append(points, point{base.Name, strings.TrimSpace(v), run})
+			points = append(points, point{policy: base.Name, value: strings.TrimSpace(v)})
+			toRun = append(toRun, p)
 		}
 		if !ran {
-			run, err := runPolicy(progress, jobs, f.cfg, base)
-			if err != nil {
-				return err
-			}
-			points = append(points, point{base.Name, "", run})
+			points = append(points, point{policy: base.Name})
+			toRun = append(toRun, base)
 		}
 	}
 	if !swept {
 		return fmt.Errorf("--sweep: %s applies to none of the policies run", key)
+	}
+	runs, err := runPolicies(progress, jobs, f.cfg, toRun)
+	if err != nil {
+		return err
+	}
+	for i := range points {
+		points[i].run = runs[i]
 	}
 	// Each run is summarised with the reference and the oracle (run once
 	// each, the key not applying to them, or at its first value).
@@ -74,7 +77,6 @@ func runSweep(out io.Writer, progress *printer, f simFlags, jobs []trace.Job, po
 		rep := report.Summarize(runs, f.reference)
 		sw.Points = append(sw.Points, report.SweepPoint{Policy: pt.policy, Value: pt.value, Summary: rep.Policies[0]})
 	}
-	var err error
 	if f.jsonOut {
 		err = sw.WriteJSON(out)
 	} else {
