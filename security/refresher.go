@@ -86,7 +86,7 @@ func (r *Refresher) obtain(ctx context.Context, current *yarnrpc.Credentials) (*
 			return nil, ctx.Err()
 		}
 		r.log(fmt.Sprintf("could not obtain fresh delegation tokens (retrying in %s; the current ones reach their maximum lifetime at %s): %v",
-			wait, deadline(current).UTC().Format(time.RFC3339), err))
+			wait, maxDateText(current), err))
 		if err := r.sleepUntil(ctx, r.Clock.Now().Add(wait)); err != nil {
 			return nil, err
 		}
@@ -115,26 +115,26 @@ func (r *Refresher) log(msg string) {
 	}
 }
 
-// deadline is when the first token in creds reaches its maximum date (the
-// zero time when none has readable dates).
-func deadline(creds *yarnrpc.Credentials) time.Time {
-	var first time.Time
+// MaxDate is when the first delegation token in creds reaches its maximum
+// lifetime, after which no renewal helps; ok is false when none has
+// readable dates.
+func MaxDate(creds *yarnrpc.Credentials) (first time.Time, ok bool) {
 	for _, nt := range creds.Tokens {
 		d, err := nt.Token.Delegation()
 		if err != nil {
 			continue
 		}
-		if first.IsZero() || d.MaxDate.Before(first) {
-			first = d.MaxDate
+		if !ok || d.MaxDate.Before(first) {
+			first, ok = d.MaxDate, true
 		}
 	}
-	return first
+	return first, ok
 }
 
-// MaxDate is when the first delegation token in creds reaches its maximum
-// lifetime, after which no renewal helps; ok is false when none has
-// readable dates.
-func MaxDate(creds *yarnrpc.Credentials) (time.Time, bool) {
-	t := deadline(creds)
-	return t, !t.IsZero()
+// maxDateText is MaxDate for a log line.
+func maxDateText(creds *yarnrpc.Credentials) string {
+	if t, ok := MaxDate(creds); ok {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return "unknown"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -66,6 +67,18 @@ type NamedToken struct {
 type NamedSecret struct {
 	Alias  string
 	Secret []byte
+}
+
+// OfKinds is the tokens of c whose kind is one of kinds (no secrets), for
+// handing on only what a receiver should hold.
+func (c *Credentials) OfKinds(kinds ...string) *Credentials {
+	var out Credentials
+	for _, t := range c.Tokens {
+		if slices.Contains(kinds, t.Token.Kind) {
+			out.Tokens = append(out.Tokens, t)
+		}
+	}
+	return &out
 }
 
 // TokenOfKind returns the first token of the given kind.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -169,5 +170,25 @@ func TestReadCredentialsWrittenByHadoop(t *testing.T) {
 	}
 	if !bytes.Equal(c.MarshalWritable(), file) {
 		t.Errorf("our writer differs from Hadoop's:\n ours   % x\n hadoop % x", c.MarshalWritable(), file)
+	}
+}
+
+// OfKinds keeps the tokens of the kinds asked for, in order, and nothing
+// else (workers must never get the AMRMToken).
+func TestOfKinds(t *testing.T) {
+	c := &Credentials{Tokens: []NamedToken{
+		{Alias: "a", Token: Token{Kind: KindHDFSDelegationToken}},
+		{Alias: "b", Token: Token{Kind: "YARN_AM_RM_TOKEN"}},
+		{Alias: "c", Token: Token{Kind: KindRMDelegationToken}},
+	}}
+	var got []string
+	for _, nt := range c.OfKinds(KindHDFSDelegationToken, KindRMDelegationToken).Tokens {
+		got = append(got, nt.Alias)
+	}
+	if strings.Join(got, ",") != "a,c" {
+		t.Errorf("OfKinds = %v, want a,c", got)
+	}
+	if n := len(c.OfKinds(KindHDFSDelegationToken).Tokens); n != 1 {
+		t.Errorf("HDFS tokens = %d, want 1", n)
 	}
 }

@@ -97,12 +97,7 @@ func startTokenRefresh(log *logrus.Logger, c *conf.Config, sec security.Config, 
 	}
 	// The AMRMToken is no delegation token: its dates are not the kind
 	// RefreshBy reads, and the RM rolls it itself.
-	delegation := &yarnrpc.Credentials{}
-	for _, t := range creds.Tokens {
-		if t.Token.Kind == yarnrpc.KindHDFSDelegationToken || t.Token.Kind == yarnrpc.KindRMDelegationToken {
-			delegation.Tokens = append(delegation.Tokens, t)
-		}
-	}
+	delegation := creds.OfKinds(yarnrpc.KindHDFSDelegationToken, yarnrpc.KindRMDelegationToken)
 	at, _ := security.RefreshBy(delegation, renew)
 	log.Infof("ebb am: %s's keytab shipped: the delegation tokens are replaced at %s, and each fresh set three quarters into its life",
 		principal, at.UTC().Format(time.RFC3339))
@@ -148,13 +143,7 @@ func (to tokenUsers) install(log *logrus.Logger) func(*yarnrpc.Credentials) {
 // hdfsTokens are the HDFS delegation tokens of creds: what workers get
 // (never the AMRMToken or the RM token).
 func hdfsTokens(creds *yarnrpc.Credentials) *yarnrpc.Credentials {
-	var out yarnrpc.Credentials
-	for _, t := range creds.Tokens {
-		if t.Token.Kind == yarnrpc.KindHDFSDelegationToken {
-			out.Tokens = append(out.Tokens, t)
-		}
-	}
-	return &out
+	return creds.OfKinds(yarnrpc.KindHDFSDelegationToken)
 }
 
 // renewInterval reads dfs.namenode.delegation.token.renew-interval (ms).
