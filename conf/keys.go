@@ -26,7 +26,7 @@ var keys = []Key{
 	{Name: "mr3.auto.scale.out.threshold.percent", Type: Int, Default: "80", Bounds: between(0, 100),
 		Doc: "usage at or above which scale-out triggers (with attempts queued)"},
 	{Name: "mr3.auto.scale.out.grace.period.secs", Type: Int, Default: "300", Bounds: from(0),
-		Doc: "cooldown after a scale-out; pending requests are cancelled when it ends"},
+		Doc: "cooldown after a scale-out; pending requests are cancelled when it ends (it ends this long after the boot, when ebb.auto.scale.node.boot.secs gives one: a worker that needs a new node cannot come sooner)"},
 	{Name: "mr3.auto.scale.in.delay.after.scale.out.secs", Type: Int, Default: "60", Bounds: from(0),
 		Doc: "minimum time after leaving SCALE_OUT before a scale-in"},
 	{Name: "mr3.auto.scale.in.threshold.percent", Type: Int, Default: "50", Bounds: between(0, 100),

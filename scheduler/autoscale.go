@@ -106,11 +106,15 @@ func (a *Autoscaler) Step(now time.Time, snap GroupSnapshot) Decision {
 }
 
 // stepScaleOut waits for the requested workers, for at most the grace
-// period. Pending requests are cancelled at its end: YARN may never grant
-// them, and a stale ask would launch a worker long after the load that
-// wanted it has gone.
+// period plus a node's boot time. Pending requests are cancelled at its
+// end: YARN may never grant them, and a stale ask would launch a worker
+// long after the load that wanted it has gone. The boot is added because
+// a worker that needs a new node cannot arrive before the node does:
+// cancelling it earlier throws away a node already paid for and asks
+// again a moment later (seen in the sim as a minute's grace against a
+// three-minute boot, requests cancelled and renewed every 70 s).
 func (a *Autoscaler) stepScaleOut(now time.Time, s GroupSnapshot, d *Decision) {
-	grace := a.cfg.OutGracePeriod
+	grace := a.cfg.OutGracePeriod + a.cfg.BootTime
 	switch {
 	case s.PendingWorkers <= 0:
 		d.Reason = "all requested workers launched"
