@@ -76,6 +76,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.packing.min.nodes":                                   "5",
 		"ebb.packing.locality.delay.ms":                           "250",
 		"ebb.scheduler.scheme":                                    "fifo",
+		"ebb.scheduler.reserve.percent":                           "10",
 		"ebb.ras.control.cycle.secs":                              "30",
 		"ebb.slowstart.completed.producers":                       "0.05", // Hadoop's mapreduce.job.reduce.slowstart.completedmaps
 		"ebb.auto.scale.predictive.enabled":                       "false",

@@ -54,3 +54,10 @@ func (a *Autoscaler) keepForHeadroom(s GroupSnapshot, cands []inCandidate) int {
 	}
 	return len(cands)
 }
+
+// KeepWarm is how many workers of workerMB the headroom keeps: the idle
+// timeout stops an idle worker only while the group holds more than this
+// (an idle worker is exactly what the headroom is for). 0 when off.
+func (a *Autoscaler) KeepWarm(workerMB int64) int {
+	return a.headroomWorkers(GroupSnapshot{WorkerMB: workerMB})
+}

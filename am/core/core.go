@@ -45,6 +45,11 @@ type CoreOptions struct {
 	// Tasks chooses which DAG's attempt runs next (ebb.scheduler.scheme;
 	// nil: fifo).
 	Tasks scheduler.TaskOrder
+	// ReservePercent: in an autoscaled group under fifo or fair order, the
+	// share of the group's worker memory a DAG already running attempts
+	// leaves free for DAGs that run none (ebb.scheduler.reserve.percent;
+	// reserve.go). 0: none.
+	ReservePercent int
 	// SlowStart is the fraction of a scatter-gather edge's producer tasks
 	// that must have succeeded before its consumers start (slowstart.go);
 	// 0 or 1: all of them. A world that sets it must carry out

@@ -35,12 +35,19 @@ func (c *Core) place(g *group) {
 	}
 	var held []*attemptRun
 	heads := c.newPassHeads(g, &snap, demand)
-	for g.queue.Len() > 0 && len(held) < maxSkips {
+	reserve, free := c.reserveMB(g)
+	skipped := 0 // picks left to newcomers by the reserve; with held, at most maxSkips
+	for g.queue.Len() > 0 && len(held)+skipped < maxSkips {
 		pick, ok := o.Next(&snap)
 		if !ok {
 			break
 		}
 		d := heads.dags[pick.Head]
+		if reserve > 0 && d.running > 0 && free-snap.Heads[pick.Head].MemoryMB < reserve {
+			heads.failed(pick.Head)
+			skipped++
+			continue
+		}
 		a := c.popReady(g, d)
 		if a == nil {
 			heads.changed(pick.Head)
@@ -58,6 +65,7 @@ func (c *Core) place(g *group) {
 			continue
 		}
 		c.start(a, w)
+		free -= req.MemoryMB
 		if snap.Nodes != nil {
 			c.startedOn(g, &snap, i, a)
 			rasStarted(demand[d], a.task.vertex)

@@ -184,17 +184,37 @@ func (c *Core) checkTimeouts() {
 }
 
 // reapIdle stops workers that have been idle longer than the idle timeout
-// while their group has nothing queued.
+// while their group has nothing queued, except those an autoscaler's warm
+// headroom keeps (ebb.auto.scale.headroom.window.secs): the longest idle
+// go first.
 func (c *Core) reapIdle() {
-	var idle []string
-	for id, w := range c.workers {
+	var idle []*workerRun
+	for _, w := range c.workers {
 		if !w.stopping && w.idle() && w.group.queue.Len() == 0 && c.now.Sub(w.idleFrom) >= c.opts.IdleTimeout {
-			idle = append(idle, id)
+			idle = append(idle, w)
 		}
 	}
-	sort.Strings(idle)
-	for _, id := range idle {
-		w := c.workers[id]
+	sort.Slice(idle, func(i, j int) bool {
+		if !idle[i].idleFrom.Equal(idle[j].idleFrom) {
+			return idle[i].idleFrom.Before(idle[j].idleFrom)
+		}
+		return idle[i].info.ID < idle[j].info.ID
+	})
+	spare := map[*group]int{}
+	for _, w := range idle {
+		g := w.group
+		n, seen := spare[g]
+		if !seen {
+			n = len(g.workers) - g.unavail
+			if g.as != nil {
+				n -= g.as.a.KeepWarm(g.info.MemoryMB)
+			}
+		}
+		if n <= 0 {
+			spare[g] = 0
+			continue
+		}
+		spare[g] = n - 1
 		c.stopWorker(w, fmt.Sprintf("idle for %s", c.now.Sub(w.idleFrom).Round(time.Second)))
 	}
 }

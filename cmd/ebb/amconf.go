@@ -106,6 +106,7 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		BillingStartOffset:      c.Duration("ebb.billing.start.offset.secs"),
 		Recycle:                 recycle,
 		Tasks:                   tasks,
+		ReservePercent:          c.Int("ebb.scheduler.reserve.percent"),
 		RASCycle:                c.Duration("ebb.ras.control.cycle.secs"),
 		SlowStart:               slowStart(c),
 		RecycleInterval:         c.Duration(scheduler.KeyInterval),

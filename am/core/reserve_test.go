@@ -1,0 +1,93 @@
+package core
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ebb-am/ebb/scheduler"
+)
+
+// The reserve for newcomers, by hand: one 1000 MB worker, reserve 10% =
+// 100 MB. DAG a queues ten 100 MB attempts; it may take the worker's
+// memory only down to the reserve: 9 start (100 MB left, and a tenth
+// would leave 0 < 100). DAG b arrives with one 100 MB attempt and runs
+// none yet, so it may use the reserve: it starts at once, not after one
+// of a's attempts ends.
+func TestReserveStartsANewcomerAtOnce(t *testing.T) {
+	for _, order := range []string{"fifo", "fair"} {
+		t.Run(order, func(t *testing.T) {
+			o, err := scheduler.NewTaskOrder(order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := scheduler.DefaultAutoscaleConfig()
+			f := newFake(t, CoreOptions{Scaling: ScaleAutoscaler, Autoscale: cfg, Tasks: o, ReservePercent: 10, IdleTimeout: time.Hour})
+			f.submit(`
+name: a
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 10, memoryMB: 100}]
+`)
+			f.addWorker("w1", "g", "n1", 1000)
+			if n := len(f.running); n != 9 {
+				t.Fatalf("a runs %d attempts, want 9 (the last 100 MB is the reserve)", n)
+			}
+			b := f.submit(`
+name: b
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 100}]
+`)
+			if st, _ := f.c.DAG(b); st.Running != 1 {
+				t.Fatalf("b runs %d attempts on arrival, want 1 (the reserve is for it)", st.Running)
+			}
+		})
+	}
+}
+
+// Without autoscaling nothing grows the group around the reserve, so
+// there is none: a takes all ten slots.
+func TestNoReserveWithoutAutoscaling(t *testing.T) {
+	f := newFake(t, CoreOptions{ReservePercent: 10, IdleTimeout: time.Hour})
+	f.submit(`
+name: a
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 10, memoryMB: 100}]
+`)
+	f.addWorker("w1", "g", "n1", 1000)
+	if n := len(f.running); n != 10 {
+		t.Fatalf("a runs %d attempts, want 10", n)
+	}
+}
+
+// The warm headroom keeps idle workers past the idle timeout: a burst
+// of four 1000 MB attempts makes the window's peak demand 4000 MB = 4
+// workers, so when the burst is over and the timeout has passed, none of
+// the four is stopped while the peak is in the window (15 min); after
+// it has left the window, the idle ones go.
+func TestHeadroomKeepsIdleWorkersWarm(t *testing.T) {
+	cfg := scheduler.DefaultAutoscaleConfig()
+	cfg.HeadroomWindow = 15 * time.Minute
+	cfg.MinHosts = 4 // keep scale-in out of this test: only the idle timeout acts
+	f := newFake(t, CoreOptions{Scaling: ScaleAutoscaler, Autoscale: cfg, IdleTimeout: time.Minute, WorkerTimeout: time.Hour})
+	f.submit(`
+name: burst
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 1000}]
+`)
+	for _, w := range []string{"w1", "w2", "w3", "w4"} {
+		f.addWorker(w, "g", "n"+w[1:], 1000)
+	}
+	f.tick(cfg.Interval) // the autoscaler sees the demand: 4 × 1000 MB
+	f.finishAll()
+	for range 6 {
+		f.tick(time.Minute)
+	}
+	if len(f.stopped) != 0 {
+		t.Fatalf("stopped %v after 6 idle minutes, want none: the headroom keeps 4", f.stopped)
+	}
+	for range 12 {
+		f.tick(time.Minute)
+	}
+	if len(f.stopped) != 4 {
+		t.Fatalf("stopped %v once the burst left the 15-minute window, want all 4", f.stopped)
+	}
+}
