@@ -35,6 +35,9 @@ func (r *Recorder) PeakRunning(job string) int { return r.peak[job] }
 // attempts the run happened to start.
 func newRecorder(p Policy, cfg Config, jobs []Job) *Recorder {
 	r := &Recorder{run: report.Run{Policy: p.Name, NodeMemoryMB: cfg.nodeMB()}}
+	if elastic(&p) {
+		r.run.FirstNode = cfg.Cloud.ProvisionDelay // it starts with no node
+	}
 	for _, j := range jobs {
 		r.run.TaskMBSeconds += taskMBSeconds(p, cfg, j)
 	}

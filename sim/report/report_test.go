@@ -73,6 +73,7 @@ func runs() []Run {
 			// that lived 1.5 h pays two, another 0.5 h pays one).
 			NodeSeconds: 7200, PaidSeconds: 10800, Cost: 1.5,
 			TaskMBSeconds: 4096 * 1800, NodeMemoryMB: 4096,
+			FirstNode: time.Minute, // it starts with no node
 		},
 		{
 			Policy: "static-2",
@@ -105,8 +106,12 @@ func TestSummarize(t *testing.T) {
 		MeanJCT: 90, // (150 + 80 + 40) / 3
 		P95JCT:  150,
 		// slowdowns 150/100, 80/20, 40/40 = 1.5, 4, 1: rank ceil(2.85) = 3.
-		P95Slowdown:   4,
-		JobsWithGoals: 3, GoalAttainment: 1.0 / 3, // A met; B late; D unfinished
+		P95Slowdown: 4,
+		// Nothing runs before 60 s: (max(s, 60) − s + ref) / ref over the
+		// jobs static-2 completed: A (60+100)/100 = 1.6, B (50+20)/20 =
+		// 3.5, C (40+40)/40 = 2, D (30+20)/20 = 2.5; rank 4 of 4 -> 3.5.
+		P95SlowdownFloor: 3.5,
+		JobsWithGoals:    3, GoalAttainment: 1.0 / 3, // A met; B late; D unfinished
 		// (1024 + 6144 + 0) / (4096 + 8192 + 4096) = 7168 / 16384.
 		MeanUtilisation: 0.4375,
 		// 4096 MB x 1800 s / 4096 MB / 3600 = 0.5 node-hours; 2 / 0.5 = 4.
@@ -120,7 +125,7 @@ func TestSummarize(t *testing.T) {
 	s := r.Policies[1]
 	// JCTs 100, 20, 40, 20: mean 45, p95 rank ceil(3.8) = 4 -> 100; every
 	// slowdown against itself is 1; all three goals met.
-	if s.MeanJCT != 45 || s.P95JCT != 100 || s.P95Slowdown != 1 || s.GoalAttainment != 1 || s.NodeHours != 1 ||
+	if s.MeanJCT != 45 || s.P95JCT != 100 || s.P95Slowdown != 1 || s.P95SlowdownFloor != 1 || s.GoalAttainment != 1 || s.NodeHours != 1 ||
 		s.PaidHours != 1 || s.CostToOracle != 1.5 {
 		t.Errorf("static-2: %+v", s)
 	}
@@ -159,6 +164,7 @@ const wantJSON = `{
       "mean_jct_secs": 90.000000,
       "p95_jct_secs": 150.000000,
       "p95_slowdown": 4.000000,
+      "p95_slowdown_floor": 3.500000,
       "jobs_with_goals": 3,
       "goal_attainment": 0.333333,
       "mean_utilisation": 0.437500,
@@ -212,6 +218,7 @@ const wantJSON = `{
       "mean_jct_secs": 45.000000,
       "p95_jct_secs": 100.000000,
       "p95_slowdown": 1.000000,
+      "p95_slowdown_floor": 1.000000,
       "jobs_with_goals": 3,
       "goal_attainment": 1.000000,
       "mean_utilisation": null,
@@ -286,7 +293,7 @@ func TestWriteTable(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("table has %d lines, want header, 2 policies, footer:\n%s", len(lines), b.String())
 	}
-	for _, want := range []string{"ebb", "3/4", "2.00", "3.00", "1.50", "90.0", "150.0", "4.00", "33.3% of 3", "43.8%", "0.50", "6.00"} {
+	for _, want := range []string{"ebb", "3/4", "2.00", "3.00", "1.50", "90.0", "150.0", "4.00", "3.50", "33.3% of 3", "43.8%", "0.50", "6.00"} {
 		if !strings.Contains(lines[1], want) {
 			t.Errorf("ebb row %q lacks %q", lines[1], want)
 		}

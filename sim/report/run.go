@@ -15,6 +15,10 @@ type Run struct {
 	TaskMBSeconds float64
 	// NodeMemoryMB is the memory of one node, for the lower bound.
 	NodeMemoryMB int64
+	// FirstNode is the earliest a node of this run can be up: 0 for a
+	// cluster there from the start (static, the oracle), the provisioning
+	// delay for a policy that starts with no node (floor.go).
+	FirstNode time.Duration
 	// WorkerMoves counts workers recycled from one group to another of
 	// their kind (mr3.container.scheduler.scheme fifo or fair).
 	WorkerMoves int

@@ -29,6 +29,7 @@ type Summary struct {
 	MeanJCT             float64
 	P95JCT              float64
 	P95Slowdown         float64
+	P95SlowdownFloor    float64 // the least p95 slowdown the run's first node allows (floor.go)
 	JobsWithGoals       int
 	GoalAttainment      float64
 	MeanUtilisation     float64
@@ -123,8 +124,10 @@ func summarize(run Run, refJCT map[string]float64) Summary {
 	s.MeanJCT = Mean(jcts)
 	s.P95JCT = Percentile(jcts, 95)
 	s.P95Slowdown = math.NaN()
+	s.P95SlowdownFloor = math.NaN()
 	if refJCT != nil {
 		s.P95Slowdown = Percentile(slowdowns, 95)
+		s.P95SlowdownFloor = slowdownFloor(run, refJCT)
 	}
 	s.GoalAttainment = ratio(float64(met), float64(s.JobsWithGoals))
 	var used, capacity float64
