@@ -118,6 +118,15 @@ var knobs = []knob{
 		p.Packing = v
 		return nil
 	}},
+	{"ebb.scheduler.scheme", "which DAG's attempt runs next: fifo | fair (ras is its own policy)", elastic, func(p *Policy, v string) error {
+		if v != "fifo" && v != "fair" {
+			return fmt.Errorf("want fifo or fair")
+		}
+		o, err := scheduler.NewTaskOrder(v)
+		p.Core.Tasks = o
+		return err
+	}},
+	intKnob("ebb.scheduler.reserve.percent", "memory DAGs running attempts leave free for DAGs that arrive, % (fifo and fair, autoscaled)", autoscaled, func(p *Policy) *int { return &p.Core.ReservePercent }),
 	intKnob("ebb.packing.high.threshold.percent", "packing's high-usage threshold, %", anyCore, func(p *Policy) *int { return &p.HighThreshold }),
 	intKnob("ebb.packing.min.nodes", "packing is off below this many nodes", anyCore, func(p *Policy) *int { return &p.MinNodes }),
 	secsKnob("sim.spark-da.backlog.timeout.secs", "spark-da: backlog before the first ask and between asks", func(p *Policy) bool { return p.Core.Scaling == core.ScaleSparkDA },

@@ -97,6 +97,16 @@ func ParsePolicy(name string) (Policy, error) {
 		base.Packing = "packed"
 		base.BillingAware = "auto"
 		base.BootFromCloud = true
+		// Latency: fair order, a reserve for DAGs that arrive, and a warm
+		// headroom from the last quarter hour's bursts (the keys'
+		// defaults on YARN too).
+		fair, err := scheduler.NewTaskOrder("fair")
+		if err != nil {
+			return Policy{}, err
+		}
+		base.Core.Tasks = fair
+		base.Core.ReservePercent = 10
+		base.Core.Autoscale.HeadroomWindow = 15 * time.Minute
 		return base, nil
 	case name == "spark-da":
 		base.Core.Scaling = core.ScaleSparkDA
