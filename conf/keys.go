@@ -48,7 +48,7 @@ var keys = []Key{
 	{Name: "ebb.auto.scale.predictive.target.secs", Type: Int, Default: "120", Bounds: from(1),
 		Doc: "target time to finish queued work for predictive scale-out; with a boot time, the wait accepted on top of a boot"},
 	{Name: "ebb.auto.scale.headroom.window.secs", Type: Int, Default: "0", Bounds: from(0),
-		Doc: "a scale-in keeps the workers the largest demand (running plus queued memory) of this last window needs (0 = off)"},
+		Doc: "a warm headroom: neither a scale-in nor the idle timeout (mr3.container.idle.timeout.ms) leaves fewer workers than the largest demand (running plus queued memory) of this last window needs (0 = off)"},
 	{Name: "ebb.auto.scale.node.boot.secs", Type: Int, Default: "0", Bounds: from(0),
 		Doc: "how long a new node takes to boot (0 = unknown, off): a scale-in waits for usage to stay low this long and this long after a scale-out; with predictive scale-out, workers are asked only for the work still left when a new node would be up"},
 
