@@ -31,6 +31,10 @@
 //     never asked for: its DAGs end at once with a diagnostic naming
 //     yarn.scheduler.maximum-allocation-mb.
 //   - allocate reports the progress of the running DAGs (1 when idle).
+//   - allocate runs every mr3.am.rm.heartbeat.interval.ms, but while
+//     containers are outstanding it comes sooner, Spark's way (AllocPoll):
+//     ebb.am.rm.heartbeat.initial.interval.ms after the last, doubling up
+//     to the interval. A new want wakes it at once.
 //
 // It may import am, am/core, yarnrpc and proto/hadooppb; policy stays in am/core.
 package yarn

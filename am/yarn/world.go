@@ -49,6 +49,12 @@ type Options struct {
 	NM NM
 	// Heartbeat is mr3.am.rm.heartbeat.interval.ms.
 	Heartbeat time.Duration
+	// InitialAllocation is ebb.am.rm.heartbeat.initial.interval.ms: the
+	// first wait between allocates while containers are outstanding
+	// (AllocPoll); 0 or more than Heartbeat means Heartbeat.
+	InitialAllocation time.Duration
+	// Clock is the heartbeat's time (nil: the wall clock).
+	Clock Clock
 	// Host, Port and TrackingURL are registered with the RM: the AM's
 	// client address and its status page.
 	Host        string
@@ -151,6 +157,9 @@ func New(o Options) *World {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = time.Second
 	}
+	if o.Clock == nil {
+		o.Clock = wallClock{}
+	}
 	w := &World{o: o, book: NewBook(), nodes: map[string]NodeReport{}, nudge: make(chan struct{}, 1)}
 	w.book.IncludePort = o.IncludePort
 	for _, n := range o.Nodes {
@@ -218,28 +227,28 @@ func (w *World) Start() {
 
 func (w *World) heartbeat(ctx context.Context) {
 	defer close(w.hbDone)
-	t := time.NewTicker(w.o.Heartbeat)
-	defer t.Stop()
+	poll := AllocPoll{Initial: w.o.InitialAllocation, Interval: w.o.Heartbeat}
 	// A new want wakes the heartbeat early (the RM hears of new asks at
 	// once), but never sooner than minGap after the last allocate, so a
 	// burst of changes costs one call.
 	minGap := min(w.o.Heartbeat, 100*time.Millisecond)
 	var last time.Time
+	wait := w.o.Heartbeat
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-w.o.Clock.After(wait):
 		case <-w.nudge:
-			if wait := minGap - time.Since(last); wait > 0 {
+			if gap := minGap - w.o.Clock.Now().Sub(last); gap > 0 {
 				select {
 				case <-ctx.Done():
 					return
-				case <-time.After(wait):
+				case <-w.o.Clock.After(gap):
 				}
 			}
 		}
-		last = time.Now()
+		last = w.o.Clock.Now()
 		if err := w.beat(ctx); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -250,6 +259,10 @@ func (w *World) heartbeat(ctx context.Context) {
 				return
 			}
 		}
+		w.mu.Lock()
+		outstanding := w.book.Outstanding()
+		w.mu.Unlock()
+		wait = poll.Next(outstanding)
 	}
 }
 

@@ -250,7 +250,8 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	w := yarn.New(yarn.Options{
 		RM: yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, timeouts)), NM: yarn.NewNMPort(timeouts),
-		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), InitialAllocation: c.Duration("ebb.am.rm.heartbeat.initial.interval.ms"),
+		Host: host, Port: int32(port), TrackingURL: tracking,
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
