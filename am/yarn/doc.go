@@ -32,7 +32,7 @@
 //     yarn.scheduler.maximum-allocation-mb.
 //   - allocate reports the progress of the running DAGs (1 when idle).
 //   - allocate runs every mr3.am.rm.heartbeat.interval.ms, but while
-//     containers are outstanding it comes sooner, Spark's way (AllocPoll):
+//     containers are outstanding it comes sooner, Spark's way (Poll):
 //     ebb.am.rm.heartbeat.initial.interval.ms after the last, doubling up
 //     to the interval. A new want wakes it at once.
 //

@@ -1,14 +1,16 @@
 package yarn
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 )
 
-func TestAllocPollDoublesWhileOutstandingAndResets(t *testing.T) {
+func TestPollDoublesWhileOutstandingAndResets(t *testing.T) {
 	ms := time.Millisecond
-	p := AllocPoll{Initial: 200 * ms, Interval: time.Second}
+	p := Poll{Initial: 200 * ms, Interval: time.Second}
 	steps := []struct {
 		outstanding bool
 		want        time.Duration
@@ -30,9 +32,9 @@ func TestAllocPollDoublesWhileOutstandingAndResets(t *testing.T) {
 	}
 }
 
-func TestAllocPollInitialOffOrAboveTheInterval(t *testing.T) {
+func TestPollInitialOffOrAboveTheInterval(t *testing.T) {
 	for _, initial := range []time.Duration{0, 5 * time.Second} {
-		p := AllocPoll{Initial: initial, Interval: time.Second}
+		p := Poll{Initial: initial, Interval: time.Second}
 		for i := range 3 {
 			if got := p.Next(true); got != time.Second {
 				t.Errorf("Initial %s, outstanding allocate %d: wait %s, want the interval (1s)", initial, i, got)
@@ -70,18 +72,18 @@ func (c *stepClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// next is the heartbeat's next wait; it fails the test if there is none
+// next is the next wait asked for; it fails the test if there is none
 // within a generous deadline (a liveness guard, not a timing check).
 func (c *stepClock) next(t *testing.T, want time.Duration, why string) stepWait {
 	t.Helper()
 	select {
 	case w := <-c.waits:
 		if w.d != want {
-			t.Fatalf("%s: the heartbeat waits %s, want %s", why, w.d, want)
+			t.Fatalf("%s: the wait is %s, want %s", why, w.d, want)
 		}
 		return w
 	case <-time.After(10 * time.Second):
-		t.Fatalf("%s: the heartbeat never waited again", why)
+		t.Fatalf("%s: no further wait was asked for", why)
 		return stepWait{}
 	}
 }
@@ -131,5 +133,27 @@ func TestHeartbeatPollsFastWhileContainersAreOutstanding(t *testing.T) {
 	clk.next(t, 200*ms, "a new ask starts from the initial interval again")
 	if n := len(h.rm.requests); n != 5 {
 		t.Fatalf("%d allocates, want 5", n)
+	}
+}
+
+// Unregister asks again 10 ms after a "not yet", doubling up to 100 ms:
+// the RM's save is quick and the client is waiting for it.
+func TestFinishAsksAgainSoonThenBacksOff(t *testing.T) {
+	h := newHarness(t)
+	clk := newStepClock()
+	h.w.o.Clock = clk
+	h.rm.notYet = 5
+	done := make(chan error, 1)
+	go func() { done <- h.w.Finish(context.Background(), Succeeded, "done") }()
+	for _, ms := range []time.Duration{10, 20, 40, 80, 100} {
+		clk.fire(clk.next(t, ms*time.Millisecond, fmt.Sprintf("unregister, the RM said 'not yet' (wait %d ms)", ms)))
+	}
+	select {
+	case err := <-done:
+		if err != nil || len(h.rm.finishes) != 6 {
+			t.Fatalf("finish: %v after %d calls, want nil after 6", err, len(h.rm.finishes))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Finish did not return after the RM confirmed")
 	}
 }

@@ -51,7 +51,7 @@ type Options struct {
 	Heartbeat time.Duration
 	// InitialAllocation is ebb.am.rm.heartbeat.initial.interval.ms: the
 	// first wait between allocates while containers are outstanding
-	// (AllocPoll); 0 or more than Heartbeat means Heartbeat.
+	// (Poll); 0 or more than Heartbeat means Heartbeat.
 	InitialAllocation time.Duration
 	// Clock is the heartbeat's time (nil: the wall clock).
 	Clock Clock
@@ -227,7 +227,7 @@ func (w *World) Start() {
 
 func (w *World) heartbeat(ctx context.Context) {
 	defer close(w.hbDone)
-	poll := AllocPoll{Initial: w.o.InitialAllocation, Interval: w.o.Heartbeat}
+	poll := Poll{Initial: w.o.InitialAllocation, Interval: w.o.Heartbeat}
 	// A new want wakes the heartbeat early (the RM hears of new asks at
 	// once), but never sooner than minGap after the last allocate, so a
 	// burst of changes costs one call.
@@ -502,8 +502,12 @@ func (w *World) Close() error {
 }
 
 // Finish unregisters with the final status, calling again until the RM
-// confirms (it may still be saving the application's state).
+// confirms (it may still be saving the application's state). The RM's
+// save takes some tens of milliseconds; the client is waiting for it, so
+// the calls come 10 ms apart at first, doubling up to 100 ms (Hadoop's
+// AMRMClient waits a fixed 100 ms).
 func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics string) error {
+	poll := Poll{Initial: finishFirstWait, Interval: finishMaxWait}
 	for {
 		done, err := w.o.RM.Finish(ctx, status, diagnostics, w.o.FinalTrackingURL)
 		if err == nil && done {
@@ -522,10 +526,16 @@ func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics stri
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("yarn: finishing the application: %w", ctx.Err())
-		case <-time.After(100 * time.Millisecond):
+		case <-w.o.Clock.After(poll.Next(true)):
 		}
 	}
 }
+
+// The waits between unregister calls (see Finish).
+const (
+	finishFirstWait = 10 * time.Millisecond
+	finishMaxWait   = 100 * time.Millisecond
+)
 
 func tooBig(r, limit Resource) bool {
 	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores

@@ -26,6 +26,7 @@ type fakeRM struct {
 	script    []fakeAnswer
 	finishes  []FinalStatus
 	finalURLs []string // the tracking URL of each Finish
+	notYet    int      // Finish says "not yet" this many times (0: once)
 }
 
 type fakeAnswer struct {
@@ -51,7 +52,7 @@ func (f *fakeRM) Allocate(_ context.Context, req AllocateRequest) (AllocateRespo
 func (f *fakeRM) Finish(_ context.Context, s FinalStatus, _, url string) (bool, error) {
 	f.finishes = append(f.finishes, s)
 	f.finalURLs = append(f.finalURLs, url)
-	return len(f.finishes) >= 2, nil // the RM says "not yet" once
+	return len(f.finishes) > max(f.notYet, 1), nil // the RM says "not yet" first
 }
 
 func (f *fakeRM) last() AllocateRequest { return f.requests[len(f.requests)-1] }
