@@ -33,6 +33,8 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 	var rep yarn.AppReport
 	var takeover int32 // a new AM attempt to announce once its DAGs are read
 	seenRunning := false
+	var ending bool // the AM says every DAG is done: it is about to unregister
+	endPoll := yarn.Poll{Initial: endFirstPoll, Interval: runningPoll}
 	for {
 		var err error
 		if rep, err = c.Report(ctx, id); err != nil {
@@ -67,19 +69,16 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 		}
 		if dags != nil {
 			l := dags.poll(ctx, progress, func() { say("first attempt running after %s", since()) })
+			ending = l != nil && allDone(l.Dags)
 			if takeover != 0 && l != nil {
 				say("%s", TakeoverLine(takeover, l.Dags))
 				takeover = 0
 			}
 		}
-		poll := 250 * time.Millisecond
-		if rep.State != yarn.StateRunning {
-			poll = 100 * time.Millisecond // see the AM register promptly
-		}
 		select {
 		case <-ctx.Done():
 			return rep, ctx.Err()
-		case <-time.After(poll):
+		case <-time.After(followWait(rep.State, ending, &endPoll)):
 		}
 	}
 	// The AM removes its staging directory when it unregisters; an AM
@@ -92,6 +91,38 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 		return rep, appError(rep)
 	}
 	return rep, nil
+}
+
+// How often Follow reads the application report: before the AM runs,
+// often, to see it register promptly; while it runs, every runningPoll;
+// once the AM says every DAG is done, endFirstPoll after that and doubling
+// back to runningPoll, so the user sees FINISHED soon after the AM
+// unregisters (a few tens of milliseconds later) rather than up to
+// runningPoll after.
+const (
+	startingPoll = 100 * time.Millisecond
+	runningPoll  = 250 * time.Millisecond
+	endFirstPoll = 25 * time.Millisecond
+)
+
+// followWait is the wait before Follow's next report; ending: the AM says
+// every DAG is done. A session AM whose DAGs are done stays up: the
+// doubling brings its poll back to runningPoll within a few reads.
+func followWait(state yarn.AppState, ending bool, end *yarn.Poll) time.Duration {
+	if state != yarn.StateRunning {
+		return startingPoll
+	}
+	return end.Next(ending)
+}
+
+// allDone: there are DAGs and every one has ended.
+func allDone(dags []*ebbpb.DAGStatus) bool {
+	for _, d := range dags {
+		if d.State != "SUCCEEDED" && d.State != "FAILED" && d.State != "KILLED" {
+			return false
+		}
+	}
+	return len(dags) > 0
 }
 
 // TakeoverLine is what a following client says when a new AM attempt

@@ -3,9 +3,11 @@ package yarnclient
 import (
 	"context"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -53,5 +55,52 @@ func TestTakeoverLineNamesTheAttemptAndWhereDAGsResumed(t *testing.T) {
 	want := "AM attempt 2 took over; DAG dag_0002 resumed at 5/8 tasks; DAG dag_0003 resumed at 0/4 tasks"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+// The client reads the report often while the AM starts, every 250 ms
+// while it runs, and from 25 ms (doubling back to 250) once the AM says
+// every DAG is done, so FINISHED shows soon after the AM unregisters.
+func TestFollowWaitsLessOnceEveryDAGIsDone(t *testing.T) {
+	ms := time.Millisecond
+	p := yarn.Poll{Initial: endFirstPoll, Interval: runningPoll}
+	steps := []struct {
+		state  yarn.AppState
+		ending bool
+		want   time.Duration
+	}{
+		{yarn.StateAccepted, false, 100 * ms}, // waiting for the AM to register
+		{yarn.StateRunning, false, 250 * ms},  // DAGs running
+		{yarn.StateRunning, false, 250 * ms},
+		{yarn.StateRunning, true, 25 * ms}, // all done: FINISHED is near
+		{yarn.StateRunning, true, 50 * ms},
+		{yarn.StateRunning, true, 100 * ms},
+		{yarn.StateRunning, true, 200 * ms},
+		{yarn.StateRunning, true, 250 * ms},  // a session AM stays up: back to the running poll
+		{yarn.StateRunning, false, 250 * ms}, // a new DAG runs
+		{yarn.StateRunning, true, 25 * ms},   // and ends: soon again
+	}
+	for i, s := range steps {
+		if got := followWait(s.state, s.ending, &p); got != s.want {
+			t.Fatalf("step %d (%s, every DAG done %v): wait %s, want %s", i, s.state, s.ending, got, s.want)
+		}
+	}
+}
+
+func TestAllDoneNeedsDAGsAllEnded(t *testing.T) {
+	d := func(state string) *ebbpb.DAGStatus { return &ebbpb.DAGStatus{State: state} }
+	for _, c := range []struct {
+		dags []*ebbpb.DAGStatus
+		want bool
+	}{
+		{nil, false}, // a session before its first DAG: nothing ended
+		{[]*ebbpb.DAGStatus{d("SUCCEEDED")}, true},
+		{[]*ebbpb.DAGStatus{d("FAILED"), d("KILLED")}, true},
+		{[]*ebbpb.DAGStatus{d("SUCCEEDED"), d("RUNNING")}, false},
+		{[]*ebbpb.DAGStatus{d("SUBMITTED")}, false},
+	} {
+		if got := allDone(c.dags); got != c.want {
+			t.Errorf("allDone(%v) = %v, want %v", c.dags, got, c.want)
+		}
 	}
 }
