@@ -21,14 +21,12 @@ type WorkerLaunch struct {
 	// Binary is the ebb executable in the staging directory, linked as
 	// ./ebb in the container.
 	Binary LocalResource
-	// AMAddress and Secret are what workers connect with.
+	// AMAddress and Secret are what workers connect with. The secret goes
+	// in the container's token file (workerCredentials), never in its
+	// environment or command, which the NM copies into the container's
+	// log directory (launch_container.sh).
 	AMAddress string
 	Secret    string
-	// SecretFile, when set, is the secret as a file in the staging
-	// directory: workers read it from there (./secret) and the secret
-	// stays out of the launch context, which the RM and NM store and the
-	// NM copies into the container's log directory (launch_container.sh).
-	SecretFile LocalResource
 	// Env is added to every worker's environment (HADOOP_USER_NAME, ...).
 	Env map[string]string
 	// AMFile, when set, is where the current AM attempt publishes its

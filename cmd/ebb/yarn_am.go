@@ -215,9 +215,10 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	port, statusPort := portOf(a.Addr()), portOf(a.StatusAddr())
 	tracking := "http://" + net.JoinHostPort(host, strconv.Itoa(statusPort)) + "/"
-	secretStamp, err := fs.WriteFile(staging+"/"+yarnclient.StagedSecret, []byte(secret), 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("writing the secret for clients and workers: %w", err)
+	// Clients read the secret here; workers get it in their containers'
+	// token files.
+	if _, err := fs.WriteFile(staging+"/"+yarnclient.StagedSecret, []byte(secret), 0o600); err != nil {
+		return nil, fmt.Errorf("writing the secret for clients: %w", err)
 	}
 	// The shared binary the client gave this container, for the workers.
 	binary, err := yarnclient.WorkerBinary(fs, os.Getenv)
@@ -255,8 +256,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
-			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime},
-			Tokens:     workerTokens},
+			Tokens: workerTokens},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
