@@ -138,16 +138,22 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, fmt.Errorf("CONTAINER_ID: %w", err)
 	}
 	app := cid.Attempt.App
+	creds, err := yarnrpc.ReadCredentialsFile(os.Getenv("HADOOP_TOKEN_FILE_LOCATION"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the AM's tokens: %w", err)
+	}
+	// A small configuration and DAG come in the token file, not localized
+	// (yarnclient.InlineMaxBytes): into the container's directory, where
+	// --conf and --dag name them.
+	if _, err := yarnclient.WriteInlineFiles(creds, "."); err != nil {
+		return nil, err
+	}
 	c, warns, err := conf.Load(conf.LoadOptions{ConfPath: o.confPath})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range warns {
 		log.Warn(w.String())
-	}
-	creds, err := yarnrpc.ReadCredentialsFile(os.Getenv("HADOOP_TOKEN_FILE_LOCATION"))
-	if err != nil {
-		return nil, fmt.Errorf("reading the AM's tokens: %w", err)
 	}
 	amrm, ok := creds.TokenOfKind(yarnrpc.KindAMRMToken)
 	if !ok {
