@@ -58,31 +58,50 @@ func TestTakeoverLineNamesTheAttemptAndWhereDAGsResumed(t *testing.T) {
 	}
 }
 
-// The client reads the report often while the AM starts, every 250 ms
-// while it runs, and from 25 ms (doubling back to 250) once the AM says
-// every DAG is done, so FINISHED shows soon after the AM unregisters.
-func TestFollowWaitsLessOnceEveryDAGIsDone(t *testing.T) {
+// Follow's pace: the report every 100 ms while the AM starts; the AM's
+// DAGs every 100 ms and the report every 300 ms while it runs; the report
+// from 25 ms (doubling back to 300) once the AM says every DAG is done, so
+// FINISHED shows soon after the AM unregisters.
+func TestFollowPace(t *testing.T) {
 	ms := time.Millisecond
-	p := yarn.Poll{Initial: endFirstPoll, Interval: runningPoll}
+	p := yarn.Poll{Initial: endFirstPoll, Interval: reportPoll}
+	run, acc := yarn.StateRunning, yarn.StateAccepted
 	steps := []struct {
-		state  yarn.AppState
-		ending bool
-		want   time.Duration
+		state            yarn.AppState
+		ending, watching bool
+		want             time.Duration
 	}{
-		{yarn.StateAccepted, false, 100 * ms}, // waiting for the AM to register
-		{yarn.StateRunning, false, 250 * ms},  // DAGs running
-		{yarn.StateRunning, false, 250 * ms},
-		{yarn.StateRunning, true, 25 * ms}, // all done: FINISHED is near
-		{yarn.StateRunning, true, 50 * ms},
-		{yarn.StateRunning, true, 100 * ms},
-		{yarn.StateRunning, true, 200 * ms},
-		{yarn.StateRunning, true, 250 * ms},  // a session AM stays up: back to the running poll
-		{yarn.StateRunning, false, 250 * ms}, // a new DAG runs
-		{yarn.StateRunning, true, 25 * ms},   // and ends: soon again
+		{acc, false, false, 100 * ms}, // waiting for the AM to register
+		{run, false, false, 300 * ms}, // running, the AM not reached yet: reports only
+		{run, false, true, 100 * ms},  // reading the AM's DAGs
+		{run, false, true, 100 * ms},
+		{run, true, true, 25 * ms}, // all done: FINISHED is near
+		{run, true, true, 50 * ms},
+		{run, true, true, 100 * ms},
+		{run, true, true, 200 * ms},
+		{run, true, true, 300 * ms},  // a session AM stays up: back to the report's pace
+		{run, false, true, 100 * ms}, // a new DAG runs
+		{run, true, true, 25 * ms},   // and ends: soon again
 	}
 	for i, s := range steps {
-		if got := followWait(s.state, s.ending, &p); got != s.want {
-			t.Fatalf("step %d (%s, every DAG done %v): wait %s, want %s", i, s.state, s.ending, got, s.want)
+		if got := followWait(s.state, s.ending, s.watching, &p); got != s.want {
+			t.Fatalf("step %d (%s, every DAG done %v, watching %v): wait %s, want %s", i, s.state, s.ending, s.watching, got, s.want)
+		}
+	}
+	for _, c := range []struct {
+		state  yarn.AppState
+		ending bool
+		since  time.Duration
+		want   bool
+	}{
+		{acc, false, 100 * ms, true},  // every round before the AM runs
+		{run, false, 100 * ms, false}, // a round reading only the DAGs
+		{run, false, 200 * ms, false},
+		{run, false, 300 * ms, true}, // the third
+		{run, true, 25 * ms, true},   // every round once all is done
+	} {
+		if got := reportDue(c.state, c.ending, c.since); got != c.want {
+			t.Errorf("reportDue(%s, every DAG done %v, %s since the last) = %v, want %v", c.state, c.ending, c.since, got, c.want)
 		}
 	}
 }
