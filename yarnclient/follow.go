@@ -101,13 +101,16 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 }
 
 // followDAGs reads the AM's DAGs once (when Follow is connected to the
-// AM), telling their changes, and notes whether every one has ended.
+// AM), telling their changes, and notes whether the end is near: every
+// DAG has ended, or the AM no longer answers (it closes its client API
+// as it unregisters, often before a round saw its DAGs done; or it died,
+// and the report tells of the next attempt as soon).
 func followDAGs(ctx context.Context, dags *dagWatch, ending *bool, progress func(string), since func() time.Duration) *ebbpb.ListDAGsResponse {
 	if dags == nil {
 		return nil
 	}
 	l := dags.poll(ctx, progress, func() { progress(fmt.Sprintf("first attempt running after %s", since())) })
-	*ending = l != nil && allDone(l.Dags)
+	*ending = l == nil || allDone(l.Dags)
 	return l
 }
 

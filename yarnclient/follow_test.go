@@ -2,6 +2,7 @@ package yarnclient
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -16,9 +17,13 @@ import (
 type listClient struct {
 	ebbpb.ClientClient
 	dags []*ebbpb.DAGStatus
+	err  error
 }
 
 func (c *listClient) ListDAGs(context.Context, *ebbpb.ListDAGsRequest, ...grpc.CallOption) (*ebbpb.ListDAGsResponse, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	return &ebbpb.ListDAGsResponse{Dags: c.dags}, nil
 }
 
@@ -121,5 +126,33 @@ func TestAllDoneNeedsDAGsAllEnded(t *testing.T) {
 		if got := allDone(c.dags); got != c.want {
 			t.Errorf("allDone(%v) = %v, want %v", c.dags, got, c.want)
 		}
+	}
+}
+
+// The end is near when every DAG has ended, or when the AM stops
+// answering (it closes its API as it unregisters).
+func TestFollowDAGsSeesTheEndComing(t *testing.T) {
+	c := &listClient{dags: []*ebbpb.DAGStatus{{DagId: "dag_1", State: "RUNNING"}}}
+	w := &dagWatch{client: c, lastLine: map[string]string{}}
+	since := func() time.Duration { return 0 }
+	for _, step := range []struct {
+		state string
+		err   error
+		want  bool
+	}{
+		{"RUNNING", nil, false},
+		{"SUCCEEDED", nil, true},
+		{"SUCCEEDED", errors.New("connection refused"), true},
+	} {
+		c.dags[0].State, c.err = step.state, step.err
+		var ending bool
+		followDAGs(context.Background(), w, &ending, func(string) {}, since)
+		if ending != step.want {
+			t.Errorf("DAG %s, ListDAGs error %v: ending %v, want %v", step.state, step.err, ending, step.want)
+		}
+	}
+	var ending bool
+	if followDAGs(context.Background(), nil, &ending, func(string) {}, since); ending {
+		t.Errorf("not connected to the AM: ending")
 	}
 }
