@@ -47,6 +47,7 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 	if err := c.conf.CheckYARNSite(); err != nil {
 		return yarn.AppID{}, err
 	}
+	hash := c.hashBinary() // meanwhile: the DAG, the output, the RM
 	var spec []byte
 	name := o.Name
 	if o.DAGPath != "" {
@@ -87,7 +88,7 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 		return id, c.conf.ErrorFor("mr3.am.resource.memory.mb", fmt.Sprintf("at most the cluster's largest container, yarn.scheduler.maximum-allocation-mb=%d", max.MemoryMB))
 	}
 	err = c.withFS(func(fs Store) error {
-		app, inline, err := c.stage(fs, id, spec, o)
+		app, inline, err := c.stage(fs, id, spec, o, hash)
 		if err != nil {
 			return err
 		}
@@ -115,13 +116,14 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 // application's staging directory, finds the shared ebb binary (placeBinary)
 // and returns the application to submit, and the files that go in the
 // AM's token file rather than as localized resources (InlineMaxBytes).
-func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (app yarn.AppSpec, inline map[string][]byte, err error) {
+// hash is the binary's hash, started early (see placeBinary).
+func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, hash func() binaryHash) (app yarn.AppSpec, inline map[string][]byte, err error) {
 	say := o.Progress
 	if say == nil {
 		say = func(string) {}
 	}
 	// First: a bad ebb.lib.uri then leaves no staging directory behind.
-	bin, err := c.placeBinary(fs, say)
+	bin, err := c.placeBinary(fs, say, hash)
 	if err != nil {
 		return app, nil, err
 	}
