@@ -21,6 +21,10 @@
 //   - With preferred nodes (packing) a group's pending containers are dealt
 //     round-robin over them as strict requests: node (relax), rack and ANY
 //     (no relax). Draining nodes go on the blacklist.
+//   - A worker gets the application secret in its container's token file
+//     (secret key am.SecretAlias, beside the delegation tokens), so its
+//     only localized resource is the PUBLIC, cached binary and the
+//     NodeManager starts it without a localizer run.
 //   - A worker's id is its container id; its node id is the NodeId
 //     host:port (the RM's resource name with
 //     yarn.scheduler.include-port-in-node-name, else the host).
