@@ -89,6 +89,8 @@ var keys = []Key{
 		Doc: "YARN attempts for the AM"},
 	{Name: "mr3.am.rm.heartbeat.interval.ms", Type: Int64, Default: "1000", Bounds: millis(1),
 		Doc: "allocate() heartbeat to the ResourceManager"},
+	{Name: "ebb.am.rm.heartbeat.initial.interval.ms", Type: Int64, Default: "200", Bounds: millis(0),
+		Doc: "while containers are asked for and not yet allocated, allocate() comes this soon after the last one, then twice as late, doubling up to mr3.am.rm.heartbeat.interval.ms (Spark's spark.yarn.scheduler.initial-allocation.interval); 0 = always mr3.am.rm.heartbeat.interval.ms"},
 	{Name: "mr3.am.resourcescheduler.max.requests.per.taskscheduler", Type: Int, Default: "10", Bounds: from(1),
 		Doc: "workers a group asks for beyond those it has, at most; more are asked for as they arrive"},
 	{Name: "mr3.am.max.num.concurrent.dags", Type: Int, Default: "128", Bounds: from(1),

@@ -97,6 +97,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.local.dir":                                           "",
 		"ebb.conf.unknown.keys":                                   "error",
 		"ebb.am.worker.heartbeat.interval.ms":                     "1000",
+		"ebb.am.rm.heartbeat.initial.interval.ms":                 "200",
 	}
 	c := Defaults()
 	for name, def := range want {

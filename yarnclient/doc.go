@@ -17,7 +17,9 @@
 // ErrNoSession, and *AppError for an application that did not succeed.
 //
 // The AM's side (`ebb am`) reads the same layout through StagingDir and
-// the Staged* names.
+// the Staged* names. A small configuration and DAG also reach the AM in its
+// container's token file (InlineMaxBytes, WriteInlineFiles), so the
+// NodeManager starts it without a localizer run.
 //
 // It may import am (the client API's types), am/yarn, commit, conf, dag, hdfsfs, yarnrpc and proto; never cobra.
 package yarnclient

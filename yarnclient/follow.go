@@ -33,11 +33,29 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 	var rep yarn.AppReport
 	var takeover int32 // a new AM attempt to announce once its DAGs are read
 	seenRunning := false
+	var ending bool // the AM says every DAG is done: it is about to unregister
+	endPoll := yarn.Poll{Initial: endFirstPoll, Interval: reportPoll}
+	var lastReport time.Time
+	readDAGs := func() {
+		if l := followDAGs(ctx, dags, &ending, progress, since); takeover != 0 && l != nil {
+			say("%s", TakeoverLine(takeover, l.Dags))
+			takeover = 0
+		}
+	}
 	for {
+		if !lastReport.IsZero() && !reportDue(rep.State, ending, time.Since(lastReport)) {
+			// Between two reports: only the AM's DAGs are read.
+			readDAGs()
+			if err := sleepCtx(ctx, followWait(rep.State, ending, dags != nil, &endPoll)); err != nil {
+				return rep, err
+			}
+			continue
+		}
 		var err error
 		if rep, err = c.Report(ctx, id); err != nil {
 			return rep, err
 		}
+		lastReport = time.Now()
 		if rep.State != lastState {
 			say("%s %s after %s (tracking URL %s)", id, rep.State, since(), rep.TrackingURL)
 			if rep.State == yarn.StateRunning && rep.AMURL != "" && rep.AMURL != rep.TrackingURL {
@@ -65,21 +83,9 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 				}
 			}
 		}
-		if dags != nil {
-			l := dags.poll(ctx, progress, func() { say("first attempt running after %s", since()) })
-			if takeover != 0 && l != nil {
-				say("%s", TakeoverLine(takeover, l.Dags))
-				takeover = 0
-			}
-		}
-		poll := 250 * time.Millisecond
-		if rep.State != yarn.StateRunning {
-			poll = 100 * time.Millisecond // see the AM register promptly
-		}
-		select {
-		case <-ctx.Done():
-			return rep, ctx.Err()
-		case <-time.After(poll):
+		readDAGs()
+		if err := sleepCtx(ctx, followWait(rep.State, ending, dags != nil, &endPoll)); err != nil {
+			return rep, err
 		}
 	}
 	// The AM removes its staging directory when it unregisters; an AM
@@ -92,6 +98,79 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 		return rep, appError(rep)
 	}
 	return rep, nil
+}
+
+// followDAGs reads the AM's DAGs once (when Follow is connected to the
+// AM), telling their changes, and notes whether the end is near: every
+// DAG has ended, or the AM no longer answers (it closes its client API
+// as it unregisters, often before a round saw its DAGs done; or it died,
+// and the report tells of the next attempt as soon).
+func followDAGs(ctx context.Context, dags *dagWatch, ending *bool, progress func(string), since func() time.Duration) *ebbpb.ListDAGsResponse {
+	if dags == nil {
+		return nil
+	}
+	l := dags.poll(ctx, progress, func() { progress(fmt.Sprintf("first attempt running after %s", since())) })
+	*ending = l == nil || allDone(l.Dags)
+	return l
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// How Follow paces itself. Before the AM runs it reads the application
+// report every startingPoll, to see the AM register promptly. While the AM
+// runs it reads the AM's DAGs every dagPoll (the AM serves only its own
+// application's clients) and the RM's report every reportPoll. Once the
+// AM says every DAG is done, the AM is about to unregister: the report
+// comes endFirstPoll later, doubling back to reportPoll, so the user sees
+// FINISHED a few tens of milliseconds after the AM unregisters rather
+// than up to a whole report interval later.
+const (
+	startingPoll = 100 * time.Millisecond
+	dagPoll      = 100 * time.Millisecond
+	reportPoll   = 300 * time.Millisecond
+	endFirstPoll = 25 * time.Millisecond
+)
+
+// followWait is the wait before Follow's next round; ending: the AM says
+// every DAG is done; watching: Follow reads the AM's DAGs. A session AM
+// whose DAGs are done stays up: the doubling brings its rounds back to
+// reportPoll within a few.
+func followWait(state yarn.AppState, ending, watching bool, end *yarn.Poll) time.Duration {
+	switch {
+	case state != yarn.StateRunning:
+		return startingPoll
+	case ending:
+		return end.Next(true)
+	}
+	end.Next(false)
+	if watching {
+		return dagPoll
+	}
+	return reportPoll
+}
+
+// reportDue says whether this round reads the RM's report, sinceReport
+// after the last one: every round before the AM runs and once every DAG
+// is done, else every reportPoll.
+func reportDue(state yarn.AppState, ending bool, sinceReport time.Duration) bool {
+	return state != yarn.StateRunning || ending || sinceReport >= reportPoll
+}
+
+// allDone: there are DAGs and every one has ended.
+func allDone(dags []*ebbpb.DAGStatus) bool {
+	for _, d := range dags {
+		if d.State != "SUCCEEDED" && d.State != "FAILED" && d.State != "KILLED" {
+			return false
+		}
+	}
+	return len(dags) > 0
 }
 
 // TakeoverLine is what a following client says when a new AM attempt

@@ -2,10 +2,13 @@ package yarnclient
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 
+	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -14,9 +17,13 @@ import (
 type listClient struct {
 	ebbpb.ClientClient
 	dags []*ebbpb.DAGStatus
+	err  error
 }
 
 func (c *listClient) ListDAGs(context.Context, *ebbpb.ListDAGsRequest, ...grpc.CallOption) (*ebbpb.ListDAGsResponse, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	return &ebbpb.ListDAGsResponse{Dags: c.dags}, nil
 }
 
@@ -53,5 +60,99 @@ func TestTakeoverLineNamesTheAttemptAndWhereDAGsResumed(t *testing.T) {
 	want := "AM attempt 2 took over; DAG dag_0002 resumed at 5/8 tasks; DAG dag_0003 resumed at 0/4 tasks"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+// Follow's pace: the report every 100 ms while the AM starts; the AM's
+// DAGs every 100 ms and the report every 300 ms while it runs; the report
+// from 25 ms (doubling back to 300) once the AM says every DAG is done, so
+// FINISHED shows soon after the AM unregisters.
+func TestFollowPace(t *testing.T) {
+	ms := time.Millisecond
+	p := yarn.Poll{Initial: endFirstPoll, Interval: reportPoll}
+	run, acc := yarn.StateRunning, yarn.StateAccepted
+	steps := []struct {
+		state            yarn.AppState
+		ending, watching bool
+		want             time.Duration
+	}{
+		{acc, false, false, 100 * ms}, // waiting for the AM to register
+		{run, false, false, 300 * ms}, // running, the AM not reached yet: reports only
+		{run, false, true, 100 * ms},  // reading the AM's DAGs
+		{run, false, true, 100 * ms},
+		{run, true, true, 25 * ms}, // all done: FINISHED is near
+		{run, true, true, 50 * ms},
+		{run, true, true, 100 * ms},
+		{run, true, true, 200 * ms},
+		{run, true, true, 300 * ms},  // a session AM stays up: back to the report's pace
+		{run, false, true, 100 * ms}, // a new DAG runs
+		{run, true, true, 25 * ms},   // and ends: soon again
+	}
+	for i, s := range steps {
+		if got := followWait(s.state, s.ending, s.watching, &p); got != s.want {
+			t.Fatalf("step %d (%s, every DAG done %v, watching %v): wait %s, want %s", i, s.state, s.ending, s.watching, got, s.want)
+		}
+	}
+	for _, c := range []struct {
+		state  yarn.AppState
+		ending bool
+		since  time.Duration
+		want   bool
+	}{
+		{acc, false, 100 * ms, true},  // every round before the AM runs
+		{run, false, 100 * ms, false}, // a round reading only the DAGs
+		{run, false, 200 * ms, false},
+		{run, false, 300 * ms, true}, // the third
+		{run, true, 25 * ms, true},   // every round once all is done
+	} {
+		if got := reportDue(c.state, c.ending, c.since); got != c.want {
+			t.Errorf("reportDue(%s, every DAG done %v, %s since the last) = %v, want %v", c.state, c.ending, c.since, got, c.want)
+		}
+	}
+}
+
+func TestAllDoneNeedsDAGsAllEnded(t *testing.T) {
+	d := func(state string) *ebbpb.DAGStatus { return &ebbpb.DAGStatus{State: state} }
+	for _, c := range []struct {
+		dags []*ebbpb.DAGStatus
+		want bool
+	}{
+		{nil, false}, // a session before its first DAG: nothing ended
+		{[]*ebbpb.DAGStatus{d("SUCCEEDED")}, true},
+		{[]*ebbpb.DAGStatus{d("FAILED"), d("KILLED")}, true},
+		{[]*ebbpb.DAGStatus{d("SUCCEEDED"), d("RUNNING")}, false},
+		{[]*ebbpb.DAGStatus{d("SUBMITTED")}, false},
+	} {
+		if got := allDone(c.dags); got != c.want {
+			t.Errorf("allDone(%v) = %v, want %v", c.dags, got, c.want)
+		}
+	}
+}
+
+// The end is near when every DAG has ended, or when the AM stops
+// answering (it closes its API as it unregisters).
+func TestFollowDAGsSeesTheEndComing(t *testing.T) {
+	c := &listClient{dags: []*ebbpb.DAGStatus{{DagId: "dag_1", State: "RUNNING"}}}
+	w := &dagWatch{client: c, lastLine: map[string]string{}}
+	since := func() time.Duration { return 0 }
+	for _, step := range []struct {
+		state string
+		err   error
+		want  bool
+	}{
+		{"RUNNING", nil, false},
+		{"SUCCEEDED", nil, true},
+		{"SUCCEEDED", errors.New("connection refused"), true},
+	} {
+		c.dags[0].State, c.err = step.state, step.err
+		var ending bool
+		followDAGs(context.Background(), w, &ending, func(string) {}, since)
+		if ending != step.want {
+			t.Errorf("DAG %s, ListDAGs error %v: ending %v, want %v", step.state, step.err, ending, step.want)
+		}
+	}
+	var ending bool
+	if followDAGs(context.Background(), nil, &ending, func(string) {}, since); ending {
+		t.Errorf("not connected to the AM: ending")
 	}
 }

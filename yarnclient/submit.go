@@ -47,6 +47,7 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 	if err := c.conf.CheckYARNSite(); err != nil {
 		return yarn.AppID{}, err
 	}
+	hash := c.hashBinary() // meanwhile: the DAG, the output, the RM
 	var spec []byte
 	name := o.Name
 	if o.DAGPath != "" {
@@ -87,13 +88,17 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 		return id, c.conf.ErrorFor("mr3.am.resource.memory.mb", fmt.Sprintf("at most the cluster's largest container, yarn.scheduler.maximum-allocation-mb=%d", max.MemoryMB))
 	}
 	err = c.withFS(func(fs Store) error {
-		app, err := c.stage(fs, id, spec, o)
+		app, inline, err := c.stage(fs, id, spec, o, hash)
 		if err != nil {
 			return err
 		}
 		app.Name = name
-		if app.AM.Tokens, err = c.tokens(ctx); err != nil {
+		tokens, err := c.tokens(ctx)
+		if err != nil {
 			return fmt.Errorf("delegation tokens for %s: %w", id, err)
+		}
+		if app.AM.Tokens, err = amCredentials(tokens, inline); err != nil {
+			return err
 		}
 		if err := c.rm.Submit(ctx, app); err != nil {
 			err = fmt.Errorf("submitting %s: %w", id, err)
@@ -109,21 +114,23 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 
 // stage writes the effective configuration and the DAG to the
 // application's staging directory, finds the shared ebb binary (placeBinary)
-// and returns the application to submit.
-func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (yarn.AppSpec, error) {
+// and returns the application to submit, and the files that go in the
+// AM's token file rather than as localized resources (InlineMaxBytes).
+// hash is the binary's hash, started early (see placeBinary).
+func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, hash func() binaryHash) (app yarn.AppSpec, inline map[string][]byte, err error) {
 	say := o.Progress
 	if say == nil {
 		say = func(string) {}
 	}
 	// First: a bad ebb.lib.uri then leaves no staging directory behind.
-	bin, err := c.placeBinary(fs, say)
+	bin, err := c.placeBinary(fs, say, hash)
 	if err != nil {
-		return yarn.AppSpec{}, err
+		return app, nil, err
 	}
 	say(fmt.Sprintf("NodeManagers localise it as %s: %s", bin.Resource.Visibility, bin.Why))
 	staging := StagingDir(c.user, id)
 	if err := fs.MkdirPrivate(staging); err != nil {
-		return yarn.AppSpec{}, err
+		return app, nil, err
 	}
 	res := map[string]yarn.LocalResource{StagedBinary: bin.Resource}
 	// put writes data, or uploads the local file when data is nil.
@@ -144,14 +151,22 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 	}
 	var xml bytes.Buffer
 	if err := conf.WriteXML(&xml, c.conf.Effective()); err != nil {
-		return yarn.AppSpec{}, err
+		return app, nil, err
 	}
 	if err := put(StagedConf, 0o600, xml.Bytes(), ""); err != nil {
-		return yarn.AppSpec{}, err
+		return app, nil, err
 	}
 	if spec != nil {
 		if err := put(StagedDAG, 0o600, spec, ""); err != nil {
-			return yarn.AppSpec{}, err
+			return app, nil, err
+		}
+	}
+	if len(xml.Bytes())+len(spec) <= InlineMaxBytes {
+		inline = map[string][]byte{StagedConf: xml.Bytes()}
+		delete(res, StagedConf)
+		if spec != nil {
+			inline[StagedDAG] = spec
+			delete(res, StagedDAG)
 		}
 	}
 	env := map[string]string{"HADOOP_USER_NAME": c.user, "EBB_STAGING": fs.URL(staging),
@@ -161,14 +176,14 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 		// 0700 directory): the workers never get the keytab. Only the
 		// principal's name goes into the environment.
 		if err := put(StagedKeytab, 0o600, nil, c.keytab.Keytab); err != nil {
-			return yarn.AppSpec{}, err
+			return app, nil, err
 		}
 		if err := put(StagedKrb5Conf, 0o600, nil, c.keytab.Krb5Conf); err != nil {
-			return yarn.AppSpec{}, err
+			return app, nil, err
 		}
 		env[EnvPrincipal] = c.keytab.Principal
 	}
-	app := yarn.AppSpec{
+	app = yarn.AppSpec{
 		ID: id, Queue: o.Queue, Type: AppType,
 		Resource:    yarn.Resource{MemoryMB: c.conf.Int64("mr3.am.resource.memory.mb"), VCores: int32(c.conf.Int("mr3.am.resource.cpu.cores"))},
 		MaxAttempts: c.conf.Int("mr3.am.max.app.attempts"),
@@ -181,7 +196,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions) (y
 	if o.Session {
 		app.Tags = []string{SessionTag}
 	}
-	return app, nil
+	return app, inline, nil
 }
 
 // amCommand is the AM container's command line. exec: the container's

@@ -1,6 +1,7 @@
 package yarnclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 const testDAG = `
@@ -71,9 +73,14 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 	if app.AM.Env["HADOOP_USER_NAME"] != "alice" || app.AM.Env["EBB_STAGING"] != "hdfs://nn:8020"+staging {
 		t.Errorf("AM env %v", app.AM.Env)
 	}
+	// Small: the configuration and the DAG go in the AM's token file
+	// (no localizer run for them), staged all the same.
 	for _, f := range []string{StagedConf, StagedDAG} {
-		if r, ok := app.AM.Resources[f]; !ok || r.URL != "hdfs://nn:8020"+staging+"/"+f {
-			t.Errorf("AM resource %s: %+v", f, r)
+		if r, ok := app.AM.Resources[f]; ok {
+			t.Errorf("AM resource %s: %+v, want it in the token file instead", f, r)
+		}
+		if got := inlineFile(t, app.AM.Tokens, f); got != string(fs.files[staging+"/"+f]) {
+			t.Errorf("%s in the AM's token file: %d bytes, want the staged %d bytes", f, len(got), len(fs.files[staging+"/"+f]))
 		}
 	}
 	if r := app.AM.Resources[StagedBinary]; r.URL != "hdfs://nn:8020"+lib || app.AM.Env[EnvBinary] != r.URL || app.AM.Env[EnvBinaryVisibility] != r.Visibility.String() {
@@ -194,5 +201,49 @@ func TestSubmitRefusesAnOutputWithResults(t *testing.T) {
 	// A fresh output needs no overwrite.
 	if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t), Output: "hdfs://nn:8020/fresh"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// inlineFile is a file the AM's token file carries ("" when none).
+func inlineFile(t *testing.T, tokens []byte, name string) string {
+	t.Helper()
+	if len(tokens) == 0 {
+		return ""
+	}
+	creds, err := yarnrpc.ReadCredentials(bytes.NewReader(tokens))
+	if err != nil {
+		t.Fatalf("the AM's token file: %v", err)
+	}
+	for _, s := range creds.Secrets {
+		if s.Alias == InlineAliasPrefix+name {
+			return string(s.Secret)
+		}
+	}
+	return ""
+}
+
+// A DAG too large for the token file (InlineMaxBytes with the
+// configuration) is localized from the staging directory, with the
+// configuration.
+func TestSubmitLocalizesALargeDAG(t *testing.T) {
+	rm, fs := newFakeRM(), newMemStore()
+	yc := testClient(t, testConf(t, "mr3.am.resource.memory.mb", "512"), rm, fs)
+	p := filepath.Join(t.TempDir(), "big.yaml")
+	big := testDAG + "# " + strings.Repeat("x", InlineMaxBytes) + "\n"
+	if err := os.WriteFile(p, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: p, Output: "hdfs://nn:8020/out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, staging := rm.submitted[0], StagingDir("alice", id)
+	for _, f := range []string{StagedConf, StagedDAG} {
+		if r, ok := app.AM.Resources[f]; !ok || r.URL != "hdfs://nn:8020"+staging+"/"+f {
+			t.Errorf("AM resource %s: %+v, want the staged file", f, r)
+		}
+		if got := inlineFile(t, app.AM.Tokens, f); got != "" {
+			t.Errorf("%s is in the AM's token file too", f)
+		}
 	}
 }

@@ -100,6 +100,16 @@ func (b *Book) Pending(group string) int {
 	return max(0, gb.want-b.Held(group))
 }
 
+// Outstanding tells whether any group still asks for containers.
+func (b *Book) Outstanding() bool {
+	for name := range b.groups {
+		if b.Pending(name) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func capability(g core.GroupInfo) Resource {
 	v := g.VCores
 	if v <= 0 {

@@ -21,6 +21,10 @@
 //   - With preferred nodes (packing) a group's pending containers are dealt
 //     round-robin over them as strict requests: node (relax), rack and ANY
 //     (no relax). Draining nodes go on the blacklist.
+//   - A worker gets the application secret in its container's token file
+//     (secret key am.SecretAlias, beside the delegation tokens), so its
+//     only localized resource is the PUBLIC, cached binary and the
+//     NodeManager starts it without a localizer run.
 //   - A worker's id is its container id; its node id is the NodeId
 //     host:port (the RM's resource name with
 //     yarn.scheduler.include-port-in-node-name, else the host).
@@ -31,6 +35,10 @@
 //     never asked for: its DAGs end at once with a diagnostic naming
 //     yarn.scheduler.maximum-allocation-mb.
 //   - allocate reports the progress of the running DAGs (1 when idle).
+//   - allocate runs every mr3.am.rm.heartbeat.interval.ms, but while
+//     containers are outstanding it comes sooner, Spark's way (Poll):
+//     ebb.am.rm.heartbeat.initial.interval.ms after the last, doubling up
+//     to the interval. A new want wakes it at once.
 //
 // It may import am, am/core, yarnrpc and proto/hadooppb; policy stays in am/core.
 package yarn

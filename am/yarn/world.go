@@ -21,14 +21,12 @@ type WorkerLaunch struct {
 	// Binary is the ebb executable in the staging directory, linked as
 	// ./ebb in the container.
 	Binary LocalResource
-	// AMAddress and Secret are what workers connect with.
+	// AMAddress and Secret are what workers connect with. The secret goes
+	// in the container's token file (workerCredentials), never in its
+	// environment or command, which the NM copies into the container's
+	// log directory (launch_container.sh).
 	AMAddress string
 	Secret    string
-	// SecretFile, when set, is the secret as a file in the staging
-	// directory: workers read it from there (./secret) and the secret
-	// stays out of the launch context, which the RM and NM store and the
-	// NM copies into the container's log directory (launch_container.sh).
-	SecretFile LocalResource
 	// Env is added to every worker's environment (HADOOP_USER_NAME, ...).
 	Env map[string]string
 	// AMFile, when set, is where the current AM attempt publishes its
@@ -49,6 +47,12 @@ type Options struct {
 	NM NM
 	// Heartbeat is mr3.am.rm.heartbeat.interval.ms.
 	Heartbeat time.Duration
+	// InitialAllocation is ebb.am.rm.heartbeat.initial.interval.ms: the
+	// first wait between allocates while containers are outstanding
+	// (Poll); 0 or more than Heartbeat means Heartbeat.
+	InitialAllocation time.Duration
+	// Clock is the heartbeat's time (nil: the wall clock).
+	Clock Clock
 	// Host, Port and TrackingURL are registered with the RM: the AM's
 	// client address and its status page.
 	Host        string
@@ -151,6 +155,9 @@ func New(o Options) *World {
 	if o.Heartbeat <= 0 {
 		o.Heartbeat = time.Second
 	}
+	if o.Clock == nil {
+		o.Clock = wallClock{}
+	}
 	w := &World{o: o, book: NewBook(), nodes: map[string]NodeReport{}, nudge: make(chan struct{}, 1)}
 	w.book.IncludePort = o.IncludePort
 	for _, n := range o.Nodes {
@@ -218,28 +225,28 @@ func (w *World) Start() {
 
 func (w *World) heartbeat(ctx context.Context) {
 	defer close(w.hbDone)
-	t := time.NewTicker(w.o.Heartbeat)
-	defer t.Stop()
+	poll := Poll{Initial: w.o.InitialAllocation, Interval: w.o.Heartbeat}
 	// A new want wakes the heartbeat early (the RM hears of new asks at
 	// once), but never sooner than minGap after the last allocate, so a
 	// burst of changes costs one call.
 	minGap := min(w.o.Heartbeat, 100*time.Millisecond)
 	var last time.Time
+	wait := w.o.Heartbeat
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-w.o.Clock.After(wait):
 		case <-w.nudge:
-			if wait := minGap - time.Since(last); wait > 0 {
+			if gap := minGap - w.o.Clock.Now().Sub(last); gap > 0 {
 				select {
 				case <-ctx.Done():
 					return
-				case <-time.After(wait):
+				case <-w.o.Clock.After(gap):
 				}
 			}
 		}
-		last = time.Now()
+		last = w.o.Clock.Now()
 		if err := w.beat(ctx); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -250,6 +257,10 @@ func (w *World) heartbeat(ctx context.Context) {
 				return
 			}
 		}
+		w.mu.Lock()
+		outstanding := w.book.Outstanding()
+		w.mu.Unlock()
+		wait = poll.Next(outstanding)
 	}
 }
 
@@ -489,8 +500,12 @@ func (w *World) Close() error {
 }
 
 // Finish unregisters with the final status, calling again until the RM
-// confirms (it may still be saving the application's state).
+// confirms (it may still be saving the application's state). The RM's
+// save takes some tens of milliseconds; the client is waiting for it, so
+// the calls come 10 ms apart at first, doubling up to 100 ms (Hadoop's
+// AMRMClient waits a fixed 100 ms).
 func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics string) error {
+	poll := Poll{Initial: finishFirstWait, Interval: finishMaxWait}
 	for {
 		done, err := w.o.RM.Finish(ctx, status, diagnostics, w.o.FinalTrackingURL)
 		if err == nil && done {
@@ -509,10 +524,16 @@ func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics stri
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("yarn: finishing the application: %w", ctx.Err())
-		case <-time.After(100 * time.Millisecond):
+		case <-w.o.Clock.After(poll.Next(true)):
 		}
 	}
 }
+
+// The waits between unregister calls (see Finish).
+const (
+	finishFirstWait = 10 * time.Millisecond
+	finishMaxWait   = 100 * time.Millisecond
+)
 
 func tooBig(r, limit Resource) bool {
 	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores

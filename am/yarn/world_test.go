@@ -14,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
@@ -26,6 +27,7 @@ type fakeRM struct {
 	script    []fakeAnswer
 	finishes  []FinalStatus
 	finalURLs []string // the tracking URL of each Finish
+	notYet    int      // Finish says "not yet" this many times (0: once)
 }
 
 type fakeAnswer struct {
@@ -51,7 +53,7 @@ func (f *fakeRM) Allocate(_ context.Context, req AllocateRequest) (AllocateRespo
 func (f *fakeRM) Finish(_ context.Context, s FinalStatus, _, url string) (bool, error) {
 	f.finishes = append(f.finishes, s)
 	f.finalURLs = append(f.finalURLs, url)
-	return len(f.finishes) >= 2, nil // the RM says "not yet" once
+	return len(f.finishes) > max(f.notYet, 1), nil // the RM says "not yet" first
 }
 
 func (f *fakeRM) last() AllocateRequest { return f.requests[len(f.requests)-1] }
@@ -163,7 +165,7 @@ func TestWorldHeartbeatLaunchesWorkersAndReportsLost(t *testing.T) {
 			t.Errorf("worker command lacks %q: %s", want, cmd)
 		}
 	}
-	if l.Resources["ebb"] != h.w.o.Worker.Binary || l.Env["EBB_SECRET"] != "s3cret" || l.Env["HADOOP_USER_NAME"] != "alice" {
+	if l.Resources["ebb"] != h.w.o.Worker.Binary || len(l.Resources) != 1 || l.Env["HADOOP_USER_NAME"] != "alice" || secretOf(t, l.Tokens) != "s3cret" {
 		t.Errorf("launch context: %+v", l)
 	}
 	h.beat(t)
@@ -323,19 +325,66 @@ func TestProgressCountsRunningDAGsOnly(t *testing.T) {
 	}
 }
 
-func TestWorkerLaunchReadsTheSecretFromAFile(t *testing.T) {
+// The secret reaches the worker in its container's token file, a secret
+// key: not in the environment or the command (launch_container.sh, which
+// the NM keeps in the log dir), and not as a localized file (a localizer
+// run per container; only the cached PUBLIC binary is localized).
+func TestWorkerLaunchCarriesTheSecretInTheTokenFile(t *testing.T) {
 	h := newHarness(t)
-	h.w.o.Worker.SecretFile = LocalResource{URL: "hdfs://nn:8020/staging/secret", Size: 64, Timestamp: 7}
-	l := h.w.workerLaunch(Placed{Container: ctr(2, 1, "n1:1"), Group: small})
-	if !strings.HasPrefix(l.Command[0], "EBB_SECRET=$(cat secret) exec ./ebb worker ") {
+	l := mustLaunch(t, h.w, Placed{Container: ctr(2, 1, "n1:1"), Group: small})
+	if !strings.HasPrefix(l.Command[0], "exec ./ebb worker ") {
 		t.Errorf("command %s", l.Command[0])
 	}
-	if l.Resources["secret"] != h.w.o.Worker.SecretFile {
-		t.Errorf("resources %+v", l.Resources)
+	if len(l.Resources) != 1 || l.Resources["ebb"] != h.w.o.Worker.Binary {
+		t.Errorf("resources %+v, want the binary only", l.Resources)
 	}
 	if _, ok := l.Env["EBB_SECRET"]; ok || strings.Contains(l.Command[0], "s3cret") {
-		t.Errorf("the secret itself is in the launch context: %+v", l)
+		t.Errorf("the secret itself is in the environment or command: %+v", l)
 	}
+	if got := secretOf(t, l.Tokens); got != "s3cret" {
+		t.Errorf("secret in the token file %q, want s3cret", got)
+	}
+}
+
+// A launch whose token file cannot be built fails like one the NM
+// refused: counted, its container given back (and asked for again).
+func TestWorkerLaunchWithUnreadableTokensFails(t *testing.T) {
+	h := newHarness(t)
+	h.w.o.Worker.Tokens = []byte("not a credentials file")
+	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	h.rm.script = []fakeAnswer{{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n1:1")}, NMTokens: []NMToken{tok("n1:1")}}}}
+	h.beat(t)
+	if s := h.w.Stats(); s.LaunchFailed != 1 || s.Launched != 0 || len(h.nm.started) != 0 {
+		t.Fatalf("stats %+v, started %d: want one failed launch and none started", s, len(h.nm.started))
+	}
+	h.beat(t)
+	if r := h.rm.last(); !reflect.DeepEqual(r.Release, []ContainerID{cid(2)}) {
+		t.Errorf("the container is not given back: releases %v", r.Release)
+	}
+}
+
+func mustLaunch(t *testing.T, w *World, p Placed) Launch {
+	t.Helper()
+	l, err := w.workerLaunch(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// secretOf is the application secret in a launch's token file.
+func secretOf(t *testing.T, tokens []byte) string {
+	t.Helper()
+	creds, err := yarnrpc.ReadCredentials(bytes.NewReader(tokens))
+	if err != nil {
+		t.Fatalf("the launch's token file: %v", err)
+	}
+	for _, s := range creds.Secrets {
+		if s.Alias == am.SecretAlias {
+			return string(s.Secret)
+		}
+	}
+	return ""
 }
 
 // On a secure cluster every worker's launch context carries the HDFS
@@ -345,13 +394,17 @@ func TestWorkerLaunchCarriesTokens(t *testing.T) {
 	blob := (&yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{{Alias: "127.0.0.1:8020",
 		Token: yarnrpc.Token{Identifier: []byte("id"), Password: []byte("pw"), Kind: yarnrpc.KindHDFSDelegationToken, Service: "127.0.0.1:8020"}}}}).MarshalWritable()
 	h.w.o.Worker.Tokens = blob
-	l := h.w.workerLaunch(Placed{Container: ctr(2, 1, "n1:1"), Group: small})
+	l := mustLaunch(t, h.w, Placed{Container: ctr(2, 1, "n1:1"), Group: small})
 	clc, err := launchProto(l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(clc.GetTokens(), blob) {
-		t.Errorf("tokens %x, want %x", clc.GetTokens(), blob)
+	creds, err := yarnrpc.ReadCredentials(bytes.NewReader(clc.GetTokens()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk, ok := creds.TokenOfKind(yarnrpc.KindHDFSDelegationToken); !ok || string(tk.Password) != "pw" || secretOf(t, clc.GetTokens()) != "s3cret" {
+		t.Errorf("token file %+v, want the HDFS token and the secret", creds)
 	}
 	for _, e := range clc.GetEnvironment() {
 		if strings.Contains(e.GetValue(), "pw") {
@@ -391,13 +444,21 @@ func TestWorldResendsTheTableAfterAFailedAllocate(t *testing.T) {
 // AM started with.
 func TestWorkerLaunchCarriesFreshTokens(t *testing.T) {
 	h := newHarness(t)
-	h.w.o.Worker.Tokens = []byte("old tokens")
-	h.w.SetWorkerTokens([]byte("fresh tokens"))
-	clc, err := launchProto(h.w.workerLaunch(Placed{Container: ctr(2, 1, "n1:1"), Group: small}))
+	blob := func(id string) []byte {
+		return (&yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{{Alias: "nn",
+			Token: yarnrpc.Token{Identifier: []byte(id), Kind: yarnrpc.KindHDFSDelegationToken, Service: "nn"}}}}).MarshalWritable()
+	}
+	h.w.o.Worker.Tokens = blob("old")
+	h.w.SetWorkerTokens(blob("fresh"))
+	clc, err := launchProto(mustLaunch(t, h.w, Placed{Container: ctr(2, 1, "n1:1"), Group: small}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(clc.GetTokens()) != "fresh tokens" {
-		t.Errorf("tokens %q, want the fresh ones", clc.GetTokens())
+	creds, err := yarnrpc.ReadCredentials(bytes.NewReader(clc.GetTokens()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk, _ := creds.TokenOfKind(yarnrpc.KindHDFSDelegationToken); string(tk.Identifier) != "fresh" {
+		t.Errorf("token %q, want the fresh one", tk.Identifier)
 	}
 }

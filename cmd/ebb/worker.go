@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/worker"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 func newWorkerCmd() *cobra.Command {
@@ -20,16 +23,17 @@ func newWorkerCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Secret = os.Getenv("EBB_SECRET")
-			if o.Secret == "" {
-				return errors.New("worker: EBB_SECRET is not set: a worker needs the application secret")
+			secret, err := workerSecret(os.Getenv)
+			if err != nil {
+				return err
 			}
+			o.Secret = secret
 			// One log per process: stderr, which YARN (and the local world)
 			// keep as the container's stderr file.
 			o.Log = newLogger("", "", "")
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			err := worker.Run(ctx, o)
+			err = worker.Run(ctx, o)
 			if errors.Is(err, context.Canceled) {
 				return nil // stopped by a signal: a clean exit
 			}
@@ -49,4 +53,27 @@ func newWorkerCmd() *cobra.Command {
 	f.StringVar(&o.AMFile, "am-file", "", "a file (or hdfs:// URL) naming the current AM attempt's address, to rejoin a new attempt when the AM dies")
 	f.StringVar(&o.AdvertiseHost, "advertise-host", "", "host other workers use to fetch outputs (default 127.0.0.1)")
 	return cmd
+}
+
+// workerSecret is the application secret: $EBB_SECRET (the local world's
+// workers), else the secret key am.SecretAlias of the container's token
+// file (a YARN worker: see yarn.World's workerCredentials).
+func workerSecret(getenv func(string) string) (string, error) {
+	if s := getenv("EBB_SECRET"); s != "" {
+		return s, nil
+	}
+	path := getenv("HADOOP_TOKEN_FILE_LOCATION")
+	if path == "" {
+		return "", errors.New("worker: no application secret: neither EBB_SECRET nor HADOOP_TOKEN_FILE_LOCATION is set")
+	}
+	creds, err := yarnrpc.ReadCredentialsFile(path)
+	if err != nil {
+		return "", fmt.Errorf("worker: reading the application secret: %w", err)
+	}
+	for _, s := range creds.Secrets {
+		if s.Alias == am.SecretAlias && len(s.Secret) > 0 {
+			return string(s.Secret), nil
+		}
+	}
+	return "", fmt.Errorf("worker: no application secret (%s) in the token file %s, nor in EBB_SECRET", am.SecretAlias, path)
 }

@@ -138,16 +138,22 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, fmt.Errorf("CONTAINER_ID: %w", err)
 	}
 	app := cid.Attempt.App
+	creds, err := yarnrpc.ReadCredentialsFile(os.Getenv("HADOOP_TOKEN_FILE_LOCATION"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the AM's tokens: %w", err)
+	}
+	// A small configuration and DAG come in the token file, not localized
+	// (yarnclient.InlineMaxBytes): into the container's directory, where
+	// --conf and --dag name them.
+	if _, err := yarnclient.WriteInlineFiles(creds, "."); err != nil {
+		return nil, err
+	}
 	c, warns, err := conf.Load(conf.LoadOptions{ConfPath: o.confPath})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range warns {
 		log.Warn(w.String())
-	}
-	creds, err := yarnrpc.ReadCredentialsFile(os.Getenv("HADOOP_TOKEN_FILE_LOCATION"))
-	if err != nil {
-		return nil, fmt.Errorf("reading the AM's tokens: %w", err)
 	}
 	amrm, ok := creds.TokenOfKind(yarnrpc.KindAMRMToken)
 	if !ok {
@@ -215,9 +221,10 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	port, statusPort := portOf(a.Addr()), portOf(a.StatusAddr())
 	tracking := "http://" + net.JoinHostPort(host, strconv.Itoa(statusPort)) + "/"
-	secretStamp, err := fs.WriteFile(staging+"/"+yarnclient.StagedSecret, []byte(secret), 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("writing the secret for clients and workers: %w", err)
+	// Clients read the secret here; workers get it in their containers'
+	// token files.
+	if _, err := fs.WriteFile(staging+"/"+yarnclient.StagedSecret, []byte(secret), 0o600); err != nil {
+		return nil, fmt.Errorf("writing the secret for clients: %w", err)
 	}
 	// The shared binary the client gave this container, for the workers.
 	binary, err := yarnclient.WorkerBinary(fs, os.Getenv)
@@ -250,12 +257,12 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	}
 	w := yarn.New(yarn.Options{
 		RM: yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, timeouts)), NM: yarn.NewNMPort(timeouts),
-		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), Host: host, Port: int32(port), TrackingURL: tracking,
+		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), InitialAllocation: c.Duration("ebb.am.rm.heartbeat.initial.interval.ms"),
+		Host: host, Port: int32(port), TrackingURL: tracking,
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
-			SecretFile: yarn.LocalResource{URL: secretStamp.URL, Size: secretStamp.Size, Timestamp: secretStamp.ModTime},
-			Tokens:     workerTokens},
+			Tokens: workerTokens},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
