@@ -28,7 +28,9 @@
 //	EBB_PROGRESS_FILE  a file where the task may write its progress, a
 //	                   number from 0 to 1; the worker reports it to the AM
 //	                   at every heartbeat (write a temporary file and rename
-//	                   it over this one)
+//	                   it over this one); a task that writes none while it
+//	                   reads streamed splits is reported at the share of
+//	                   the splits' bytes the worker has handed it
 //
 // The worker never sets EBB_TASK_SPILL_BYTES; a vertex's env may, to bound
 // the bytes of records the sorting built-ins buffer before they spill (see

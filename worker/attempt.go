@@ -48,7 +48,10 @@ type attempt struct {
 	// progress is the last progress sent; final is set once the final
 	// update is queued, after which no progress update may follow it.
 	progress float32
-	final    bool
+	// streams feeds the attempt's splits when they are streamed (nil
+	// before the command starts, or with inputMode: file).
+	streams *splitStreams
+	final   bool
 	// more are inputs the AM sent after the start (slow start), not yet
 	// taken by fetchInputs; moreCh says some arrived.
 	more   []*ebbpb.AttemptInputs
@@ -92,11 +95,18 @@ func (a *attempt) inputDir() string     { return filepath.Join(a.dir, "input") }
 func (a *attempt) outputDir() string    { return filepath.Join(a.dir, "output") }
 func (a *attempt) progressFile() string { return filepath.Join(a.dir, "progress") }
 
-// reportProgress sends a RUNNING update if the task wrote a new progress.
+// reportProgress sends a RUNNING update if the task's progress changed:
+// what it wrote to its progress file, else, when it reads streamed
+// splits, the share of their bytes it has been handed (a program reading
+// a pipe cannot know its size, so the worker, which knows the split's
+// length, counts for it).
 func (a *attempt) reportProgress(out *sender) {
 	p, ok := readProgress(a.progressFile())
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if !ok {
+		p, ok = a.streams.progress()
+	}
 	if !ok || a.final || a.pgid == 0 || p == a.progress {
 		return
 	}

@@ -65,6 +65,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	pid := cmd.Process.Pid
 	a.mu.Lock()
 	a.pgid = pid
+	a.streams = streams
 	a.mu.Unlock()
 	a.log.WithField("pid", pid).Info("attempt started")
 	a.mu.Lock()

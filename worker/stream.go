@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,6 +55,11 @@ type splitStreams struct {
 	open   openFunc
 	log    *logrus.Entry
 
+	// sent counts the bytes written into the pipes, total the splits'
+	// lengths: the attempt's progress when the task reports none.
+	sent  atomic.Int64
+	total int64
+
 	mu sync.Mutex
 	// stopped is set by stop; a writer that opens its pipe afterwards
 	// closes it at once.
@@ -83,6 +89,9 @@ func makeSplitPipes(dir string, n int) ([]string, error) {
 // startSplitStreams starts a writer per pipe; each waits for its reader.
 func startSplitStreams(fifos []string, splits []*ebbpb.InputSplit, open openFunc, log *logrus.Entry) *splitStreams {
 	s := &splitStreams{fifos: fifos, splits: splits, open: open, log: log, writing: map[*os.File]bool{}, failed: make(chan struct{})}
+	for _, sp := range splits[:len(fifos)] {
+		s.total += sp.GetLength()
+	}
 	for i := range fifos {
 		s.wg.Add(1)
 		go func() {
@@ -133,7 +142,30 @@ func (s *splitStreams) copy(out io.Writer, sp *ebbpb.InputSplit) (int64, error) 
 		return 0, err
 	}
 	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
-	return copySplit(sinkWriter{out}, in, sp.GetOffset(), sp.GetLength())
+	return copySplit(sinkWriter{countingWriter{out, &s.sent}}, in, sp.GetOffset(), sp.GetLength())
+}
+
+// progress is the share of the splits' bytes streamed so far, below 1
+// until the task ends (the last line of a split may run past its length,
+// and the task still has to finish with what it read); false when the
+// splits are empty.
+func (s *splitStreams) progress() (float32, bool) {
+	if s == nil || s.total <= 0 {
+		return 0, false
+	}
+	return float32(min(float64(s.sent.Load())/float64(s.total), 0.99)), true
+}
+
+// countingWriter adds what it writes to n.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	k, err := c.w.Write(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // track records an open write end so stop can cut its writes short; false

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
@@ -86,5 +87,35 @@ func TestSplitReadErrorFailsTheAttempt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "part-00000")); !os.IsNotExist(err) {
 		t.Errorf("a failed attempt committed its output: %v", err)
+	}
+}
+
+// TestStreamedSplitProgress: a task that reads its streamed split and
+// writes no progress of its own is reported at the share of the split's
+// bytes it has been handed: all of them read, 0.99 (1 only when it ends).
+func TestStreamedSplitProgress(t *testing.T) {
+	am := startFakeAM(t, "s")
+	w := startWorker(t, am, "w1", nil)
+	content := strings.Repeat("a line of the split\n", 5000) // 100 KB
+	gate := filepath.Join(t.TempDir(), "gate")
+	a, _ := splitAttempt(t, "read", `cat input/_splits/0 > output/part
+		while [ ! -e `+gate+` ]; do sleep 0.02; done`, writeInput(t, content), int64(len(content)))
+	w.conn.run(a)
+	deadline := time.After(20 * time.Second)
+	for seen := false; !seen; {
+		select {
+		case m := <-w.conn.fromW:
+			if u := m.GetAttempt(); u != nil && u.GetAttemptId() == "read" && u.GetState() == ebbpb.AttemptState_ATTEMPT_RUNNING && u.GetProgress() == 0.99 {
+				seen = true
+			}
+		case <-deadline:
+			t.Fatal("no progress of 0.99 reported for a task that read its whole streamed split")
+		}
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if u := w.conn.waitUpdate(t, "read", ebbpb.AttemptState_ATTEMPT_SUCCEEDED); u.GetProgress() != 1 {
+		t.Errorf("final progress %v, want 1", u.GetProgress())
 	}
 }
