@@ -132,6 +132,10 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 	if err := fs.MkdirPrivate(staging); err != nil {
 		return app, nil, err
 	}
+	// Named for `ebb clean --lib` (prune.go), not localised.
+	if _, err := fs.WriteFile(staging+"/"+StagedBinaryRef, []byte(bin.Resource.URL+"\n"), 0o600); err != nil {
+		return app, nil, fmt.Errorf("staging %s: %w", StagedBinaryRef, err)
+	}
 	res := map[string]yarn.LocalResource{StagedBinary: bin.Resource}
 	// put writes data, or uploads the local file when data is nil.
 	put := func(name string, mode os.FileMode, data []byte, local string) error {

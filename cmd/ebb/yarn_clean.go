@@ -5,10 +5,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 func newCleanCmd() *cobra.Command {
 	var timeout time.Duration
+	var lib bool
 	cmd := &cobra.Command{
 		Use:   "clean",
 		Short: "Remove the staging directories of your ebb applications that have ended",
@@ -16,7 +19,10 @@ func newCleanCmd() *cobra.Command {
 that is FINISHED, FAILED or KILLED (an AM that died, or was killed, cannot remove its own), and
 for applications the ResourceManager no longer knows once they are an hour old. Applications
 that still run keep theirs: a new AM attempt needs it. It prints each directory it removed.
-It never touches /user/<user>/.ebb/lib, the ebb binaries later submits reuse.`,
+It touches /user/<user>/.ebb/lib, the ebb binaries later submits reuse, only with --lib: then it
+also removes every build there that no running application uses and that is not this ebb's own
+(each submission names its binary in its staging directory; if a running application was
+submitted by an ebb too old to name it, nothing is removed).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := loadClientConf()
@@ -36,12 +42,22 @@ It never touches /user/<user>/.ebb/lib, the ebb binaries later submits reuse.`,
 			for _, r := range removed {
 				out.printf("removed %s: %s\n", r.Path, r.Reason)
 			}
-			if len(removed) == 0 && err == nil {
+			n := len(removed)
+			if lib && err == nil {
+				var pruned []yarnclient.Pruned
+				pruned, err = yc.PruneLib(ctx)
+				for _, p := range pruned {
+					out.printf("removed %s: %s\n", p.Path, p.Reason)
+				}
+				n += len(pruned)
+			}
+			if n == 0 && err == nil {
 				out.println("nothing to remove")
 			}
 			return out.done(err)
 		},
 	}
+	cmd.Flags().BoolVar(&lib, "lib", false, "also remove the ebb binaries in /user/<user>/.ebb/lib that no running application uses, but for this ebb's own")
 	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to spend asking the ResourceManager and HDFS")
 	return cmd
 }
