@@ -51,7 +51,7 @@ func (c *Core) autoscale() {
 		}
 		as.lastSample = c.now
 		snap := c.groupSnapshot(g)
-		as.a.Sample(scheduler.Sample{At: c.now, RunningMB: snap.runningMB, OfferedMB: snap.offeredMB,
+		as.a.Sample(scheduler.Sample{At: c.now, RunningMB: snap.runningMB + g.reserveHeld, OfferedMB: snap.offeredMB,
 			Workers: live, RunningAttempts: snap.running})
 		d := as.a.Step(c.now, snap.GroupSnapshot)
 		as.wants = as.a.WantsWorkers(snap.GroupSnapshot)

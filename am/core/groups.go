@@ -33,9 +33,13 @@ type group struct {
 	unavail  int // workers draining or told to stop, still registered
 	pending  int // workers asked for and not yet registered (wanted - registered, >= 0)
 	maxW     int
-	incoming int         // workers a fair rebalancing is sending here
-	sda      sparkDA     // ScaleSparkDA state
-	as       *autoscaled // ScaleAutoscaler state
+	incoming int // workers a fair rebalancing is sending here
+	// reserveHeld is the free memory the last placement pass left idle
+	// while the reserve held attempts back (reserve.go): the autoscaler
+	// counts it as in use, since queued work waits beside it.
+	reserveHeld int64
+	sda         sparkDA     // ScaleSparkDA state
+	as          *autoscaled // ScaleAutoscaler state
 }
 
 // groupFor finds or creates the group a spec names. Same name and same

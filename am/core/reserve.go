@@ -10,6 +10,13 @@ package core
 // the group around it rather than the reserve starving the big DAGs.
 // Under ras the plan decides shares, and without an autoscaler nothing
 // would grow to cover what the reserve holds back: no reserve there.
+//
+// The memory a pass leaves idle while the reserve holds attempts back is
+// in use as far as the autoscaler's usage is concerned (group.reserveHeld):
+// on a group of one 2048 MB worker (reserve 204 MB) a second 1024 MB
+// attempt held back idles half the group, and usage seen as 50% would
+// never reach the scale-out threshold: the DAG ran its attempts one at a
+// time (seen on the minicluster).
 
 // reserveMB is the memory of g that DAGs already running attempts leave
 // free, and the group's free memory now; 0, 0 when there is no reserve.

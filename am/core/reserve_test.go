@@ -91,3 +91,28 @@ vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 1000}]
 		t.Fatalf("stopped %v once the burst left the 15-minute window, want all 4", f.stopped)
 	}
 }
+
+// Memory the reserve leaves idle while attempts wait beside it counts as
+// in use for the autoscaler: one 2048 MB worker, reserve 204 MB, 1024 MB
+// attempts. One runs; the second would leave 0 MB < 204 MB and waits, so
+// half the worker stands idle. Seen as 50% usage the group would never
+// reach the 80% threshold and the DAG would run one attempt at a time (it
+// did, on the minicluster); seen as 100% it scales out.
+func TestReserveHeldMemoryCountsAsUsed(t *testing.T) {
+	cfg := scheduler.DefaultAutoscaleConfig()
+	f := newFake(t, CoreOptions{Scaling: ScaleAutoscaler, Autoscale: cfg, ReservePercent: 10, IdleTimeout: time.Hour})
+	f.submit(`
+name: a
+containerGroup: {name: g, workerMemoryMB: 2048}
+vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 1024}]
+`)
+	f.addWorker("w1", "g", "n1", 2048)
+	if n := len(f.running); n != 1 {
+		t.Fatalf("a runs %d attempts, want 1 (a second would eat the reserve)", n)
+	}
+	f.tick(cfg.Interval)
+	gs := f.c.Groups()
+	if len(gs) != 1 || gs[0].State != "SCALE_OUT" || f.wanted["g"] < 2 {
+		t.Fatalf("group %+v, wanted %d workers: want SCALE_OUT for more than the one worker", gs, f.wanted["g"])
+	}
+}

@@ -15,6 +15,8 @@ func (c *Core) schedule() {
 	for _, g := range c.gorder {
 		if g.queue.Len() > 0 && len(g.pnodes) > 0 {
 			c.place(g)
+		} else {
+			g.reserveHeld = 0
 		}
 	}
 }
@@ -43,7 +45,7 @@ func (c *Core) place(g *group) {
 			break
 		}
 		d := heads.dags[pick.Head]
-		if reserve > 0 && d.running > 0 && free-snap.Heads[pick.Head].MemoryMB < reserve {
+		if mem := snap.Heads[pick.Head].MemoryMB; reserve > 0 && d.running > 0 && free-mem < reserve {
 			heads.failed(pick.Head)
 			skipped++
 			continue
@@ -74,6 +76,10 @@ func (c *Core) place(g *group) {
 	}
 	for _, a := range held {
 		g.push(a)
+	}
+	g.reserveHeld = 0
+	if skipped > 0 {
+		g.reserveHeld = max(free, 0)
 	}
 }
 

@@ -99,9 +99,16 @@ var amSets = []string{
 
 var appIDRe = regexp.MustCompile(`application_\d+_\d+`)
 
+var submittedRe = regexp.MustCompile(`submitted application (application_\d+_\d+)`)
+
 func (y *yarnTest) appID(out string) yarn.AppID {
 	y.t.Helper()
+	// The submitted application's line, not the first id: ebb submit first
+	// says which ended applications' staging it removed.
 	s := appIDRe.FindString(out)
+	if m := submittedRe.FindStringSubmatch(out); m != nil {
+		s = m[1]
+	}
 	id, err := yarn.ParseAppID(s)
 	if err != nil {
 		y.t.Fatalf("no application id in the output of ebb submit:\n%s", out)
