@@ -5,7 +5,8 @@ import (
 	"math/bits"
 )
 
-// hashKey is countTable's hash: the key read as at most two 64-bit words
+// hashKey is countTable's hash of a long key (an inline one is hashed by
+// hashInline): the key read as at most two 64-bit words
 // (whole, for the short keys that words are: 1-3 bytes as three of them,
 // 4-7 as two overlapping 32-bit halves, 8-16 as two overlapping words),
 // folded with its length by one 128-bit multiply, whose high and low
