@@ -17,6 +17,18 @@ import (
 func zipfText(size int64, vocab uint64, seed int64) []byte {
 	r := rand.New(rand.NewSource(seed))
 	z := rand.NewZipf(r, 1.1, 1, vocab-1)
+	return benchText(size, r, z.Uint64)
+}
+
+// uniformText is benchgen's "-dist uniform": word numbers drawn evenly,
+// which over the bench's "distinct" input (14,800,000 words) makes nearly
+// every word of a split a new one.
+func uniformText(size int64, vocab uint64, seed int64) []byte {
+	r := rand.New(rand.NewSource(seed))
+	return benchText(size, r, func() uint64 { return uint64(r.Int63n(int64(vocab))) })
+}
+
+func benchText(size int64, r *rand.Rand, draw func() uint64) []byte {
 	text := make([]byte, 0, size+200)
 	for int64(len(text)) < size {
 		words := 5 + r.Intn(11)
@@ -24,7 +36,7 @@ func zipfText(size int64, vocab uint64, seed int64) []byte {
 			if i > 0 {
 				text = append(text, ' ')
 			}
-			text = appendBase26(text, z.Uint64())
+			text = appendBase26(text, draw())
 		}
 		text = append(text, '\n')
 	}
@@ -42,18 +54,17 @@ func appendBase26(b []byte, i uint64) []byte {
 	return append(b, buf[k:]...)
 }
 
-// benchSplit writes the bench's text once per benchmark into a directory
+// benchSplit writes text once per benchmark into a directory
 // of its own and returns a Context factory whose attempts read it as
 // input/_splits/0 (a hard link, so each attempt does not copy 128 MB; the
 // inputs are listed without following symlinks).
-func benchSplit(b *testing.B, size int64, vocab uint64) (text []byte, attempt func() *Context) {
+func benchSplit(b *testing.B, text []byte) (attempt func() *Context) {
 	b.Helper()
-	text = zipfText(size, vocab, 3)
 	path := filepath.Join(b.TempDir(), "split")
 	if err := os.WriteFile(path, text, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return text, func() *Context {
+	return func() *Context {
 		c := newTestContext(b, nil, Output{"reduce", 2})
 		if err := os.MkdirAll(filepath.Join(c.InputDir, "_splits"), 0o755); err != nil {
 			b.Fatal(err)
