@@ -21,9 +21,10 @@ import (
 //     count), probed linearly from hash & mask and at most half full. A
 //     key of up to inlineMax bytes (nearly every word) lives in its slot's
 //     key word, so a lookup is one cache line: finding it is comparing one
-//     uint64. A longer key lives in the arena, and its key word holds the
-//     hash's top bits (a tag) over its offset there, so a probe reads the
-//     arena only when the tags match (keyword.go).
+//     uint64, and sorting inline keys is sorting integers. A longer key
+//     lives in the arena, and its key word holds the hash's top bits (a
+//     tag) and its offset there, so a probe reads the arena only when the
+//     tags match (keyword.go).
 //   - the arena holds the long keys back to back (length, bytes) in
 //     chunks that never move. No key is an allocation of its own, and no
 //     array holds pointers, so the collector never scans them.
@@ -135,7 +136,7 @@ func (t *countTable) flush() error {
 	}
 	for i := range q {
 		if k := first[i]; q[i].key == 0 && isArenaKey(k) {
-			first[i] = uint64(t.entry(k & offMask)[0])
+			first[i] = uint64(t.entry(arenaOffset(k))[0])
 		}
 	}
 	var err error
@@ -171,14 +172,13 @@ func (t *countTable) addInline(k, h uint64, n int64) error {
 
 // addLong adds n to the count of a key longer than inlineMax.
 func (t *countTable) addLong(key []byte, h uint64, n int64) error {
-	tag := arenaTag(h)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.key == 0 {
 			break
 		}
-		if s.key&^offMask == tag && bytes.Equal(entryKey(t.entry(s.key&offMask)), key) {
+		if mayBe(s.key, h) && bytes.Equal(entryKey(t.entry(arenaOffset(s.key))), key) {
 			s.n += n
 			return nil
 		}
@@ -200,7 +200,7 @@ func (t *countTable) insert(k uint64, long []byte, h uint64, n int64) error {
 		t.grow()
 	}
 	if long != nil {
-		k = arenaTag(h) | t.store(long)
+		k = arenaKey(h, t.store(long))
 	}
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
@@ -251,7 +251,7 @@ func (t *countTable) grow() {
 // hashOf is the hash of the key in a slot.
 func (t *countTable) hashOf(k uint64) uint64 {
 	if isArenaKey(k) {
-		return hashKey(entryKey(t.entry(k & offMask)))
+		return hashKey(entryKey(t.entry(arenaOffset(k))))
 	}
 	return hashInline(k)
 }
@@ -337,19 +337,20 @@ func (t *countTable) inOrder() recordSource {
 		}
 	}
 	clear(t.slots[len(held):])
-	slices.SortFunc(held, t.compare)
+	if t.used == 0 {
+		// No long key: comparing key words is all there is to do.
+		slices.SortFunc(held, func(a, b slot) int { return cmp.Compare(a.key, b.key) })
+	} else {
+		slices.SortFunc(held, t.compare)
+	}
 	return &tableSource{t: t, recs: held}
 }
 
-// compare orders slots by key. Two inline keys compare as their bytes
-// read big-endian (zero-padded), then by length: the shorter of two keys
-// alike up to its end comes first (equal bytes, then 0 padding).
+// compare orders slots by key. Two inline keys compare as their key
+// words (keyword.go); a long key is read from the arena.
 func (t *countTable) compare(a, b slot) int {
 	if !isArenaKey(a.key) && !isArenaKey(b.key) {
-		if c := cmp.Compare(inlinePrefix(a.key), inlinePrefix(b.key)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.key>>56, b.key>>56)
+		return cmp.Compare(a.key, b.key)
 	}
 	var ba, bb [inlineMax]byte
 	return bytes.Compare(t.key(a.key, ba[:0]), t.key(b.key, bb[:0]))
@@ -359,7 +360,7 @@ func (t *countTable) compare(a, b slot) int {
 // buf.
 func (t *countTable) key(k uint64, buf []byte) []byte {
 	if isArenaKey(k) {
-		return entryKey(t.entry(k & offMask))
+		return entryKey(t.entry(arenaOffset(k)))
 	}
 	return appendInline(buf, k)
 }
