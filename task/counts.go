@@ -338,8 +338,7 @@ func (t *countTable) inOrder() recordSource {
 	}
 	clear(t.slots[len(held):])
 	if t.used == 0 {
-		// No long key: comparing key words is all there is to do.
-		slices.SortFunc(held, func(a, b slot) int { return cmp.Compare(a.key, b.key) })
+		radixSortSlots(held) // no long key: the key words alone order the keys
 	} else {
 		slices.SortFunc(held, t.compare)
 	}
