@@ -70,8 +70,10 @@ type queued struct {
 }
 
 const (
-	// entryHeader is the key's length before each key in the arena.
-	entryHeader = 4
+	// entryHeader is the key's length before each key in the arena: 8
+	// bytes, as a line (and so a key) may be longer than 4 GiB under a
+	// large enough ask.
+	entryHeader = 8
 	// minSlots is the size of an empty table: 16 KiB.
 	minSlots = 1 << 10
 	// batchKeys is how many adds a flush looks up together: enough misses
@@ -291,7 +293,7 @@ func (t *countTable) store(key []byte) uint64 {
 	}
 	c := &t.chunks[t.used-1]
 	pos := len(*c)
-	*c = binary.LittleEndian.AppendUint32(*c, uint32(len(key)))
+	*c = binary.LittleEndian.AppendUint64(*c, uint64(len(key)))
 	*c = append(*c, key...)
 	return uint64(t.used-1)<<t.chunkBits | uint64(pos)
 }
@@ -303,7 +305,7 @@ func (t *countTable) entry(off uint64) []byte {
 }
 
 func entryKey(e []byte) []byte {
-	return e[entryHeader : entryHeader+binary.LittleEndian.Uint32(e)]
+	return e[entryHeader : entryHeader+binary.LittleEndian.Uint64(e)]
 }
 
 // spill writes the table as a sorted run and empties it, keeping the
