@@ -2,11 +2,7 @@ package task
 
 import (
 	"bytes"
-	"cmp"
-	"encoding/binary"
-	"io"
 	"math/bits"
-	"slices"
 )
 
 // countTable sums counts per key in memory (the combiner) and, when its
@@ -34,10 +30,12 @@ import (
 //     one another.
 //
 // The budget counts what the table really holds: the slots and the
-// arena's chunks; growing the slots counts the old and new arrays
-// together, as both are live while the keys move. A spill sorts the slots
-// where they are. TestWordCountHeapStaysUnderTheSpillBudget checks the
-// estimate against the heap.
+// arena's chunks (arena.go); growing the slots counts the old and new
+// arrays together, as both are live while the keys move. A spill sorts
+// the slots where they are (countorder.go). The queue's 18 KiB are left to
+// the slack budget.go keeps beside the buffer.
+// TestWordCountHeapStaysUnderTheSpillBudget checks the estimate against
+// the heap.
 type countTable struct {
 	slots []slot
 	n     int // keys held
@@ -257,139 +255,3 @@ func (t *countTable) hashOf(k uint64) uint64 {
 	}
 	return hashInline(k)
 }
-
-// isLong says whether an arena entry of size bytes gets a chunk of its
-// own: one longer than a quarter chunk, so that moving on to a new chunk
-// wastes at most a quarter of one.
-func (t *countTable) isLong(size int64) bool { return size > 1<<t.chunkBits/4 }
-
-// newChunk says whether a regular entry of size bytes starts a chunk:
-// when none is in use or the last one has no room (a long entry's chunk
-// never has any).
-func (t *countTable) newChunk(size int64) bool {
-	if t.used == 0 {
-		return true
-	}
-	c := t.chunks[t.used-1]
-	return int64(cap(c)-len(c)) < size
-}
-
-// store appends a key to the arena and returns its offset.
-func (t *countTable) store(key []byte) uint64 {
-	size := int64(entryHeader + len(key))
-	switch {
-	case t.isLong(size):
-		// Its own chunk, after the last in use; a regular chunk there is
-		// kept for later by moving it to the end.
-		t.chunks = slices.Insert(t.chunks, t.used, make([]byte, 0, size))
-		t.longs++
-		t.long += size
-		t.used++
-	case t.newChunk(size):
-		if t.used == len(t.chunks) {
-			t.chunks = append(t.chunks, make([]byte, 0, 1<<t.chunkBits))
-		}
-		t.used++
-	}
-	c := &t.chunks[t.used-1]
-	pos := len(*c)
-	*c = binary.LittleEndian.AppendUint64(*c, uint64(len(key)))
-	*c = append(*c, key...)
-	return uint64(t.used-1)<<t.chunkBits | uint64(pos)
-}
-
-// entry is the arena from the entry at off on: the key's length, then the
-// key.
-func (t *countTable) entry(off uint64) []byte {
-	return t.chunks[off>>t.chunkBits][off&(1<<t.chunkBits-1):]
-}
-
-func entryKey(e []byte) []byte {
-	return e[entryHeader : entryHeader+binary.LittleEndian.Uint64(e)]
-}
-
-// spill writes the table as a sorted run and empties it, keeping the
-// slots and the regular chunks for the next keys.
-func (t *countTable) spill() error {
-	if err := t.sorter.spill(t.inOrder()); err != nil {
-		return err
-	}
-	clear(t.slots[:t.n])
-	t.n = 0
-	kept := t.chunks[:0]
-	for _, c := range t.chunks {
-		if cap(c) == 1<<t.chunkBits {
-			kept = append(kept, c[:0])
-		}
-	}
-	clear(t.chunks[len(kept):]) // or the long keys could not be collected
-	t.chunks, t.used, t.longs, t.long = kept, 0, 0, 0
-	return nil
-}
-
-// inOrder lists the table's records in key order; queued adds are not
-// among them (finish flushes first). It sorts the slots themselves, moved
-// to the front of the array: the table is emptied (spill) or done (finish)
-// once they are read, and sorting costs no memory of its own.
-func (t *countTable) inOrder() recordSource {
-	held := t.slots[:0]
-	for _, s := range t.slots {
-		if s.key != 0 {
-			held = append(held, s)
-		}
-	}
-	clear(t.slots[len(held):])
-	if t.used == 0 {
-		radixSortSlots(held) // no long key: the key words alone order the keys
-	} else {
-		slices.SortFunc(held, t.compare)
-	}
-	return &tableSource{t: t, recs: held}
-}
-
-// compare orders slots by key. Two inline keys compare as their key
-// words (keyword.go); a long key is read from the arena.
-func (t *countTable) compare(a, b slot) int {
-	if !isArenaKey(a.key) && !isArenaKey(b.key) {
-		return cmp.Compare(a.key, b.key)
-	}
-	var ba, bb [inlineMax]byte
-	return bytes.Compare(t.key(a.key, ba[:0]), t.key(b.key, bb[:0]))
-}
-
-// key is the key in a slot: in the arena, or an inline key appended to
-// buf.
-func (t *countTable) key(k uint64, buf []byte) []byte {
-	if isArenaKey(k) {
-		return entryKey(t.entry(arenaOffset(k)))
-	}
-	return appendInline(buf, k)
-}
-
-// finish merges the spilled runs and the table to emit, one call per
-// distinct key in key order.
-func (t *countTable) finish(emit func(key []byte, n int64) error) error {
-	if err := t.flush(); err != nil {
-		return err
-	}
-	return t.sorter.merge(emit, memRun{t.inOrder()})
-}
-
-// tableSource reads a countTable's sorted records; long keys point into
-// the arena, which stays as it is until the source is read.
-type tableSource struct {
-	t    *countTable
-	recs []slot
-	buf  [inlineMax]byte
-}
-
-func (s *tableSource) next() ([]byte, int64, error) {
-	if len(s.recs) == 0 {
-		return nil, 0, io.EOF
-	}
-	r := s.recs[0]
-	s.recs = s.recs[1:]
-	return s.t.key(r.key, s.buf[:0]), r.n, nil
-}
-
-func (s *tableSource) close() error { return nil }
