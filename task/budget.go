@@ -16,9 +16,10 @@ import (
 // task reads a byte. The ask is shared out so:
 //
 //   - bufferPercent (40%) for buffered records, as estimated by the buffer
-//     itself: per record its bytes plus what the map or slice holding it
-//     costs (countEntryBytes, lineEntryBytes), so the estimate is close to
-//     the heap the records really take;
+//     itself: countTable counts the arrays it allocates (its slots, twice
+//     over while they grow, and its arena), lineBuffer per record its bytes
+//     plus what the slice holding it costs (lineEntryBytes), so the
+//     estimate is close to the heap the records really take;
 //   - limitPercent (70%) is the Go runtime's soft memory limit
 //     (debug.SetMemoryLimit): the collector runs as often as it must to
 //     keep everything the runtime maps under it. The 30% of the ask above

@@ -28,7 +28,8 @@ func TestWordsAreRunsOfLettersOrDigitsLowercased(t *testing.T) {
 	}
 	for in, want := range cases {
 		var got []string
-		_ = forEachWord([]byte(in), func(w []byte) error { got = append(got, string(w)); return nil }) // fn never fails
+		var buf []byte
+		_ = scanWords([]byte(in), &buf, func(w []byte) error { got = append(got, string(w)); return nil }) // fn never fails
 		if !slices.Equal(got, want) {
 			t.Errorf("words(%q) = %q, want %q", in, got, want)
 		}

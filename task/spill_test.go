@@ -309,8 +309,10 @@ const heapSlack = 1 << 20
 func TestWordCountHeapStaysUnderTheSpillBudget(t *testing.T) {
 	// 100,000 lines of 5.5 words on average, 45% of them drawn from
 	// 400,000: 400,000*(1-e^(-247,500/400,000)) ≈ 185,000 distinct words
-	// of ~4 letters, ~18 MB as countTable estimates (100 bytes a word)
-	// and ~11 MB of heap in one map: more than twice the budget and slack.
+	// of ~4 letters. countTable holds them in 16-byte slots at most half
+	// full: 2^19 slots, 8 MiB, twice the budget and slack; within the
+	// budget it stops growing at 2^17 slots (growing to 2^18 would hold
+	// 2+4 MiB), 65,536 words a run.
 	const budget = 4 << 20
 	c := newTestContext(t, map[string]string{"_splits/0": genText(9, 100000, 400000)}, Output{"reduce", 4})
 	var stats sortStats

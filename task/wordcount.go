@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"unicode"
-	"unicode/utf8"
 )
 
 // wcMap counts words (maximal runs of letters or digits, lower-cased) in
-// every input line. Counting locally before writing is the combiner: a
-// word appears once per producer task, not once per occurrence. The counts
+// its inputs. Counting locally before writing is the combiner: a word
+// appears once per producer task, not once per occurrence. The counts
 // live in a countTable bounded by the spill budget; what does not fit is
 // spilled as sorted runs and merged at the end, so every partition file
-// comes out sorted by word, whatever the number of distinct words.
+// comes out sorted by word, whatever the number of distinct words. The
+// text is scanned in blocks of lines, not line by line: words never span
+// a line end.
 func wcMap(c *Context, args []string) error {
 	if err := noFlags("wc-map", args); err != nil {
 		return err
@@ -23,54 +23,13 @@ func wcMap(c *Context, args []string) error {
 	sorter := newExternalSorter(c)
 	defer sorter.cleanup()
 	table := newCountTable(c.spillBudget(), sorter)
-	err := c.ReadLines(func(_ string, line []byte) error {
-		return forEachWord(line, func(w []byte) error { return table.add(w, 1) })
-	})
+	add := func(w []byte) error { return table.add(w, 1) }
+	var buf []byte
+	err := c.readBlocks(func(_ string, block []byte) error { return scanWords(block, &buf, add) })
 	if err != nil {
 		return err
 	}
 	return writeCounts(c, table.finish)
-}
-
-// forEachWord calls fn with every word of line, lower-cased, in a buffer
-// valid only during the call. Bytes that are not valid UTF-8 separate
-// words.
-func forEachWord(line []byte, fn func([]byte) error) error {
-	var buf [64]byte
-	word := buf[:0]
-	for len(line) > 0 {
-		if b := line[0]; b < utf8.RuneSelf {
-			// ASCII, the common case, without decoding: the letters and
-			// digits of unicode.IsLetter and IsDigit below 0x80 are exactly
-			// these.
-			line = line[1:]
-			switch {
-			case 'a' <= b && b <= 'z' || '0' <= b && b <= '9':
-				word = append(word, b)
-				continue
-			case 'A' <= b && b <= 'Z':
-				word = append(word, b+'a'-'A')
-				continue
-			}
-		} else {
-			r, size := utf8.DecodeRune(line)
-			line = line[size:]
-			if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-				word = utf8.AppendRune(word, unicode.ToLower(r))
-				continue
-			}
-		}
-		if len(word) > 0 {
-			if err := fn(word); err != nil {
-				return err
-			}
-			word = word[:0]
-		}
-	}
-	if len(word) > 0 {
-		return fn(word)
-	}
-	return nil
 }
 
 // wcReduce sums "word\tcount" lines. Inputs written by wc-map are sorted
