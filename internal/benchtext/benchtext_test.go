@@ -1,4 +1,4 @@
-package main
+package benchtext
 
 import (
 	"bytes"
@@ -8,13 +8,13 @@ import (
 func TestAppendWord(t *testing.T) {
 	// Bijective base 26: 1..26 are a..z, 27 is aa, 26+26*26 = 702 is zz.
 	for i, want := range map[uint64]string{0: "a", 25: "z", 26: "aa", 27: "ab", 701: "zz", 702: "aaa"} {
-		if got := string(appendWord(nil, i)); got != want {
-			t.Errorf("appendWord(%d) = %q, want %q", i, got, want)
+		if got := string(AppendWord(nil, i)); got != want {
+			t.Errorf("AppendWord(%d) = %q, want %q", i, got, want)
 		}
 	}
 	seen := map[string]uint64{}
 	for i := uint64(0); i < 20000; i++ {
-		w := string(appendWord(nil, i))
+		w := string(AppendWord(nil, i))
 		if j, dup := seen[w]; dup {
 			t.Fatalf("words %d and %d are both %q", j, i, w)
 		}
@@ -22,18 +22,18 @@ func TestAppendWord(t *testing.T) {
 	}
 }
 
-func gen(t *testing.T, o options) []byte {
+func gen(t *testing.T, o Options) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	if err := run(&b, o); err != nil {
+	b, err := Generate(o)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	return b
 }
 
 func TestSameFlagsSameBytes(t *testing.T) {
 	for _, dist := range []string{"zipf", "uniform"} {
-		o := options{bytes: 50_000, vocab: 1000, dist: dist, seed: 3}
+		o := Options{Bytes: 50_000, Vocab: 1000, Dist: dist, Seed: 3}
 		a, b := gen(t, o), gen(t, o)
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s: two runs with the same flags differ", dist)
@@ -46,7 +46,7 @@ func TestSameFlagsSameBytes(t *testing.T) {
 		if i := bytes.IndexFunc(a, func(r rune) bool { return (r < 'a' || r > 'z') && r != ' ' && r != '\n' }); i >= 0 {
 			t.Errorf("%s: byte %q at %d, want only a-z, space and newline", dist, a[i], i)
 		}
-		o.seed = 4
+		o.Seed = 4
 		if bytes.Equal(a, gen(t, o)) {
 			t.Errorf("%s: seeds 3 and 4 give the same text", dist)
 		}
@@ -57,7 +57,7 @@ func TestUniformUsesTheVocabulary(t *testing.T) {
 	// 200 KB is about 35,000 words over 1,000: each word is expected ~35
 	// times, so a missing one means the draw does not cover the vocabulary.
 	words := map[string]bool{}
-	for _, w := range bytes.Fields(gen(t, options{bytes: 200_000, vocab: 1000, dist: "uniform", seed: 1})) {
+	for _, w := range bytes.Fields(gen(t, Options{Bytes: 200_000, Vocab: 1000, Dist: "uniform", Seed: 1})) {
 		words[string(w)] = true
 	}
 	if len(words) != 1000 {
@@ -66,8 +66,8 @@ func TestUniformUsesTheVocabulary(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, o := range []options{{bytes: 10, vocab: 0, dist: "zipf"}, {bytes: 10, vocab: 5, dist: "normal"}} {
-		if err := run(&bytes.Buffer{}, o); err == nil {
+	for _, o := range []Options{{Bytes: 10, Vocab: 0, Dist: "zipf"}, {Bytes: 10, Vocab: 5, Dist: "normal"}} {
+		if err := Write(&bytes.Buffer{}, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
 	}
