@@ -42,7 +42,7 @@ func TestRunAllMatchesRun(t *testing.T) {
 		one = append(one, rec.Run())
 	}
 	var side []report.Run
-	for i, r := range RunAll(jobs, DefaultConfig(), policies, nil) {
+	for i, r := range RunAll(jobs, DefaultConfig(), policies, 0, nil) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}

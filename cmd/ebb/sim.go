@@ -35,6 +35,7 @@ type simFlags struct {
 	policyFile              string
 	billingAware            bool
 	sweep                   string // KEY=v1,v2,...
+	parallel                int
 }
 
 func newSimCmd() *cobra.Command {
@@ -95,6 +96,7 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	fl.StringArrayVar(&f.sets, "set", nil, "[POLICY:]KEY=VALUE: change a policy knob (every policy it applies to, or POLICY only); repeatable. Keys: "+strings.Join(sim.KnobKeys(), "; "))
 	fl.StringVar(&f.policyFile, "policy-file", "", "a file of [POLICY:]KEY=VALUE lines, applied before --set ('#' starts a comment)")
 	fl.BoolVar(&f.billingAware, "billing-aware", false, "billing-aware scale-in for every elastic policy (--set "+sim.KeyBillingAware+"=true); ebb has it on by default under --billing-period")
+	fl.IntVar(&f.parallel, "parallel", 0, "replay this many policies at once (0: one per core); each holds its own cluster and core state, so memory grows with it")
 	fl.StringVar(&f.sweep, "sweep", "", "KEY=v1,v2,...: run every policy at each value of KEY and plot cost against p95 slowdown (sweep.png/svg in --plots)")
 	return cmd
 }
@@ -103,6 +105,9 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 	progress := &printer{w: errOut}
 	if (f.trace == "") == (f.scenario == "") {
 		return fmt.Errorf("sim: give exactly one of --trace FILE and --scenario FILE")
+	}
+	if f.parallel < 0 {
+		return fmt.Errorf("sim: --parallel %d: want 0 (one per core) or more", f.parallel)
 	}
 	if f.perJob && f.jsonOut {
 		return fmt.Errorf("sim: --per-job goes with the table, not --json (the JSON has each job under job_results)")
@@ -142,7 +147,7 @@ func runSim(out, errOut io.Writer, f simFlags) error {
 	if f.sweep != "" {
 		return runSweep(out, progress, f, jobs, policies)
 	}
-	runs, err := runPolicies(progress, jobs, f.cfg, policies)
+	runs, err := runPolicies(progress, jobs, f.cfg, policies, f.parallel)
 	if err != nil {
 		return err
 	}

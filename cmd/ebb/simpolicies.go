@@ -116,13 +116,13 @@ func (f simFlags) buildPolicies(staticNodes int) ([]sim.Policy, error) {
 	return ps, nil
 }
 
-// runPolicies replays the jobs under each policy, side by side on the
-// machine's cores (sim.RunAll), and returns the runs in the policies' order,
+// runPolicies replays the jobs under each policy, parallel at a time
+// (sim.RunAll; 0: one per core), and returns the runs in the policies' order,
 // saying as each ends how long since the replays began.
-func runPolicies(progress *printer, jobs []trace.Job, cfg sim.Config, policies []sim.Policy) ([]report.Run, error) {
+func runPolicies(progress *printer, jobs []trace.Job, cfg sim.Config, policies []sim.Policy, parallel int) ([]report.Run, error) {
 	start := time.Now()
 	var mu sync.Mutex // progress is written from the replays' goroutines
-	results := sim.RunAll(jobs, cfg, policies, func(r sim.Result) {
+	results := sim.RunAll(jobs, cfg, policies, parallel, func(r sim.Result) {
 		if r.Err != nil {
 			return
 		}

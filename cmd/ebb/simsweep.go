@@ -51,7 +51,7 @@ func runSweep(out io.Writer, progress *printer, f simFlags, jobs []trace.Job, po
 	if !swept {
 		return fmt.Errorf("--sweep: %s applies to none of the policies run", key)
 	}
-	runs, err := runPolicies(progress, jobs, f.cfg, toRun)
+	runs, err := runPolicies(progress, jobs, f.cfg, toRun, f.parallel)
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,7 @@ func TestSimSettingErrors(t *testing.T) {
 		{[]string{"--set", "ebb:mr3.auto.scale.in.min.hosts=x"}, `mr3.auto.scale.in.min.hosts = "x"`},
 		{[]string{"--policy-file", file}, "policy.conf:3: \"nonsense\": want [POLICY:]KEY=VALUE"},
 		{[]string{"--sweep", "ebb.packing.scheme"}, "want KEY=v1,v2"},
+		{[]string{"--parallel", "-1"}, "--parallel -1: want 0 (one per core) or more"},
 	} {
 		args := append([]string{"--trace", smallTrace, "--policies", "spark-da,ebb", "--plots", ""}, c.args...)
 		if _, err := runSimArgs(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
