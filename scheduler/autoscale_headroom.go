@@ -34,17 +34,17 @@ func (a *Autoscaler) noteDemand(now time.Time, s GroupSnapshot) {
 
 // headroomWorkers is the workers the window's peak demand needs (0 when
 // off or unknown).
-func (a *Autoscaler) headroomWorkers(s GroupSnapshot) int {
-	if a.cfg.HeadroomWindow <= 0 || len(a.peaks) == 0 || s.WorkerMB <= 0 {
+func (a *Autoscaler) headroomWorkers(workerMB int64) int {
+	if a.cfg.HeadroomWindow <= 0 || len(a.peaks) == 0 || workerMB <= 0 {
 		return 0
 	}
-	return int(ceilDiv(a.peaks[0].mb, s.WorkerMB))
+	return int(ceilDiv(a.peaks[0].mb, workerMB))
 }
 
 // keepForHeadroom is how many of cands (in order) a scale-in may empty
 // and still leave the headroom's workers.
 func (a *Autoscaler) keepForHeadroom(s GroupSnapshot, cands []inCandidate) int {
-	need := a.headroomWorkers(s)
+	need := a.headroomWorkers(s.WorkerMB)
 	left := s.Workers
 	for k, c := range cands {
 		left -= c.Workers
@@ -58,6 +58,4 @@ func (a *Autoscaler) keepForHeadroom(s GroupSnapshot, cands []inCandidate) int {
 // KeepWarm is how many workers of workerMB the headroom keeps: the idle
 // timeout stops an idle worker only while the group holds more than this
 // (an idle worker is exactly what the headroom is for). 0 when off.
-func (a *Autoscaler) KeepWarm(workerMB int64) int {
-	return a.headroomWorkers(GroupSnapshot{WorkerMB: workerMB})
-}
+func (a *Autoscaler) KeepWarm(workerMB int64) int { return a.headroomWorkers(workerMB) }

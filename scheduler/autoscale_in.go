@@ -98,7 +98,7 @@ func (a *Autoscaler) chooseNodes(now time.Time, s GroupSnapshot, all bool) ([]st
 	k = min(k, room, len(cands))
 	if k = a.keepForHeadroom(s, cands[:k]); k == 0 {
 		return nil, fmt.Sprintf("the headroom for the last %ss' peak demand needs %d %s",
-			secs(a.cfg.HeadroomWindow), a.headroomWorkers(s), plural(a.headroomWorkers(s), "worker"))
+			secs(a.cfg.HeadroomWindow), a.headroomWorkers(s.WorkerMB), plural(a.headroomWorkers(s.WorkerMB), "worker"))
 	}
 	if billing && workOK {
 		k = a.keepForWork(s, cands[:k])

@@ -142,7 +142,7 @@ func (s *splitStreams) copy(out io.Writer, sp *ebbpb.InputSplit) (int64, error) 
 		return 0, err
 	}
 	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
-	return copySplit(sinkWriter{countingWriter{out, &s.sent}}, in, sp.GetOffset(), sp.GetLength())
+	return copySplit(sinkWriter{out, &s.sent}, in, sp.GetOffset(), sp.GetLength())
 }
 
 // progress is the share of the splits' bytes streamed so far, below 1
@@ -154,18 +154,6 @@ func (s *splitStreams) progress() (float32, bool) {
 		return 0, false
 	}
 	return float32(min(float64(s.sent.Load())/float64(s.total), 0.99)), true
-}
-
-// countingWriter adds what it writes to n.
-type countingWriter struct {
-	w io.Writer
-	n *atomic.Int64
-}
-
-func (c countingWriter) Write(p []byte) (int, error) {
-	k, err := c.w.Write(p)
-	c.n.Add(int64(k))
-	return k, err
 }
 
 // track records an open write end so stop can cut its writes short; false
@@ -238,10 +226,16 @@ type sinkError struct{ err error }
 func (e *sinkError) Error() string { return "writing to the task's pipe: " + e.err.Error() }
 func (e *sinkError) Unwrap() error { return e.err }
 
-type sinkWriter struct{ w io.Writer }
+// sinkWriter writes into a pipe, counting what it wrote into sent and
+// marking its errors as the pipe's (sinkError).
+type sinkWriter struct {
+	w    io.Writer
+	sent *atomic.Int64
+}
 
 func (w sinkWriter) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
+	w.sent.Add(int64(n))
 	if err != nil {
 		err = &sinkError{err}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -38,17 +39,13 @@ func (c *Client) Clean(ctx context.Context, now time.Time) ([]Cleaned, error) {
 	var out []Cleaned
 	err := c.withFS(func(fs Store) error {
 		root := StagingRoot(c.user)
-		entries, err := fs.List(root)
+		apps, err := c.stagedApps(fs)
 		if err != nil {
 			return err
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 		var errs []error
-		for _, e := range entries {
-			id, err := yarn.ParseAppID(e.Name)
-			if err != nil || !e.IsDir {
-				continue // not ours to judge
-			}
+		for _, a := range apps {
+			id, e := a.id, a.entry
 			reason, err := c.cleanReason(ctx, id, now.Sub(e.ModTime))
 			if err != nil {
 				errs = append(errs, err)
@@ -67,6 +64,29 @@ func (c *Client) Clean(ctx context.Context, now time.Time) ([]Cleaned, error) {
 		return errors.Join(errs...)
 	})
 	return out, err
+}
+
+// stagedApp is one application's staging directory.
+type stagedApp struct {
+	id    yarn.AppID
+	entry hdfsfs.Entry
+}
+
+// stagedApps lists the user's staging directories named for an
+// application, in name order; other entries are not ours to judge.
+func (c *Client) stagedApps(fs Store) ([]stagedApp, error) {
+	entries, err := fs.List(StagingRoot(c.user))
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	var out []stagedApp
+	for _, e := range entries {
+		if id, err := yarn.ParseAppID(e.Name); err == nil && e.IsDir {
+			out = append(out, stagedApp{id: id, entry: e})
+		}
+	}
+	return out, nil
 }
 
 // cleanReason says why an application's staging directory may go ("" =

@@ -9,8 +9,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-
-	"github.com/ebb-am/ebb/am/yarn"
 )
 
 // Pruning the shared binaries (`ebb clean --lib`). Every build a user
@@ -89,7 +87,7 @@ func (c *Client) PruneLib(ctx context.Context) ([]Pruned, error) {
 // liveBinaries maps the hash of each binary in the user's lib directory
 // that a running application uses to that application.
 func (c *Client) liveBinaries(ctx context.Context, fs Store) (map[string]string, error) {
-	entries, err := fs.List(StagingRoot(c.user))
+	apps, err := c.stagedApps(fs)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -97,11 +95,8 @@ func (c *Client) liveBinaries(ctx context.Context, fs Store) (map[string]string,
 		return nil, err
 	}
 	live := map[string]string{}
-	for _, e := range entries {
-		id, err := yarn.ParseAppID(e.Name)
-		if err != nil || !e.IsDir {
-			continue
-		}
+	for _, a := range apps {
+		id := a.id
 		rep, err := c.rm.Report(ctx, id)
 		if err != nil {
 			if appNotFound(err) {
