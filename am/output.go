@@ -19,6 +19,8 @@ type OutputCommitter interface {
 	Check(output string, overwrite bool) (exists bool, err error)
 	Promote(output, stagingID string, overwrite bool) error
 	Abort(output, stagingID string, removeEmptyOutput bool) error
+	// Phase says how far a promotion an earlier AM attempt began has gone.
+	Phase(output, stagingID string) (commit.Phase, error)
 }
 
 var _ OutputCommitter = (*commit.Committer)(nil)
@@ -93,6 +95,12 @@ func (a *AM) claimOutput(id string, plan outputPlan) {
 func (a *AM) settleOutput(s core.DAGStatus, plan outputPlan) core.DAGStatus {
 	if s.State == core.DAGSucceeded {
 		err := a.committer.Promote(plan.output, plan.stagingID, plan.overwrite)
+		var cle *commit.CleanupError
+		if errors.As(err, &cle) {
+			// The new output is whole and in place: the DAG succeeded.
+			a.log.Warnf("DAG %s (%s): %v", s.ID, s.Name, err)
+			err = nil
+		}
 		if err == nil {
 			a.log.Infof("DAG %s (%s): output committed to %s", s.ID, s.Name, plan.output)
 			return s

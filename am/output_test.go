@@ -61,6 +61,8 @@ func (f *fakeCommitter) Abort(output, id string, removeEmpty bool) error {
 	return nil
 }
 
+func (f *fakeCommitter) Phase(string, string) (commit.Phase, error) { return commit.NotStarted, nil }
+
 func (f *fakeCommitter) recorded() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -2,6 +2,7 @@ package am
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -95,8 +96,12 @@ func (a *AM) Recover(records []recoverylog.Record, o core.RecoverOptions) error 
 	if len(dags) == 0 {
 		return nil
 	}
+	plans := recoveredPlans(records)
+	// A promotion the last attempt began is finished (or undone) before
+	// anything else: its DAG has ended, whatever the log says.
+	a.settleInterruptedCommits(dags, plans)
 	// The DAGs that go on write their outputs as planned at submission.
-	for id, plan := range recoveredPlans(records) {
+	for id, plan := range plans {
 		a.claimOutput(id, plan)
 	}
 	// The actions this causes (logs, DAGs failed when recovery is off)
@@ -114,6 +119,52 @@ func (a *AM) Recover(records []recoverylog.Record, o core.RecoverOptions) error 
 		}
 	}
 	return nil
+}
+
+// settleInterruptedCommits looks at the output of every recovered DAG that
+// the log does not show ended. A promotion that was started (the last
+// attempt died while committing) is finished — the DAG succeeded, since
+// only a succeeded DAG is promoted — or, when it cannot be, undone, the
+// old output restored and the DAG failed; a promotion that was done (the
+// attempt died before the DAG's end record was durable) is left as it is
+// and the DAG succeeded. Either way the DAG is marked ended here, its end
+// recorded, and its plan dropped so that nothing promotes or aborts it
+// again.
+func (a *AM) settleInterruptedCommits(dags []core.RecoveredDAG, plans map[string]outputPlan) {
+	for i := range dags {
+		d := &dags[i]
+		plan, ok := plans[d.ID]
+		if d.Ended || !ok {
+			continue
+		}
+		ph, err := a.committer.Phase(plan.output, plan.stagingID)
+		if err == nil && ph == commit.NotStarted {
+			continue
+		}
+		d.Ended, d.State, d.Finish, d.Diagnostics = true, core.DAGSucceeded, time.Now(), ""
+		if err == nil {
+			err = a.committer.Promote(plan.output, plan.stagingID, plan.overwrite)
+			var cle *commit.CleanupError
+			if errors.As(err, &cle) {
+				a.log.Warnf("recovery: DAG %s: %v", d.ID, err)
+				err = nil
+			}
+		}
+		if err != nil {
+			d.State = core.DAGFailed
+			d.Diagnostics = fmt.Sprintf("the previous AM attempt died while committing the output, and finishing that commit failed: %v", err)
+			var conflict *commit.ConflictError
+			if !errors.As(err, &conflict) {
+				if aerr := a.committer.Abort(plan.output, plan.stagingID, !plan.existed); aerr != nil {
+					d.Diagnostics += fmt.Sprintf(" (and restoring the old output failed: %v)", aerr)
+				}
+			}
+		}
+		a.log.Infof("recovery: DAG %s: the previous AM attempt's commit (%s) of %s is settled: %s %s",
+			d.ID, ph, plan.output, d.State, d.Diagnostics)
+		delete(plans, d.ID)
+		a.recordEnded(core.DAGStatus{ID: d.ID, State: d.State, Diagnostics: d.Diagnostics, Finish: d.Finish})
+	}
 }
 
 // recoveredPlans are the output plans of the DAGs the log accepted and did

@@ -2,9 +2,12 @@
 // the manner of Hadoop's FileOutputCommitter: sink attempts commit their
 // files into a staging directory under the output
 // (<output>/_temporary/<staging id>/), and only when the whole DAG has
-// succeeded are they promoted — renamed into the output — and a _SUCCESS
-// marker written. A DAG that fails or is killed has its staging directory
-// removed and leaves the output as it was.
+// succeeded are they promoted: the staging directory becomes the output
+// in one directory rename, with a _SUCCESS marker that names the staging
+// id (promote.go says each step and how an interrupted promotion is
+// finished or undone by the next AM attempt). A DAG that fails or is
+// killed has its staging directory removed and leaves the output as it
+// was.
 //
 // It also owns the rule that keeps a rerun from mixing old and new results:
 // an output that already holds anything but _temporary is refused at
@@ -57,8 +60,10 @@ type FS interface {
 	RemoveAll(p string) error
 	// Remove removes a file or an empty directory.
 	Remove(p string) error
-	// Touch creates an empty file, replacing one that exists.
-	Touch(p string) error
+	// WriteFile writes a small file whole, replacing one that exists.
+	WriteFile(p string, data []byte) error
+	// ReadFile reads a small file whole.
+	ReadFile(p string) ([]byte, error)
 }
 
 // Resolver finds the file system of an output location (a local path or
@@ -164,58 +169,6 @@ func results(fsys FS, root string) ([]string, error) {
 	return names, nil
 }
 
-// Promote publishes a succeeded DAG's staged files: with overwrite it
-// first removes everything in output but _temporary (without, an output
-// that gained results while the DAG ran is an *ExistsError and nothing is
-// moved); then it renames each staged entry into output, writes _SUCCESS,
-// and removes _temporary. Attempt-level leftovers (a _temporary inside the
-// staging directory, from attempts that were killed while committing) are
-// dropped, not published.
-func (c *Committer) Promote(output, stagingID string, overwrite bool) error {
-	fsys, root, err := c.resolve(output)
-	if err != nil {
-		return err
-	}
-	staging := path.Join(root, TempDir, stagingID)
-	if err := fsys.MkdirAll(root); err != nil {
-		return fmt.Errorf("creating output %s: %w", output, err)
-	}
-	old, err := results(fsys, root)
-	if err != nil {
-		return fmt.Errorf("reading output %s: %w", output, err)
-	}
-	if len(old) > 0 && !overwrite {
-		return &ExistsError{Output: output, Entries: old}
-	}
-	staged, err := fsys.ReadDir(staging)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("reading staged results %s: %w", staging, err)
-	}
-	if err := dropAttemptLeftovers(fsys, staging, staged); err != nil {
-		return err
-	}
-	for _, name := range old {
-		if err := fsys.RemoveAll(path.Join(root, name)); err != nil {
-			return fmt.Errorf("removing the old %s: %w", path.Join(root, name), err)
-		}
-	}
-	for _, e := range staged {
-		if e.Name == TempDir {
-			continue
-		}
-		if err := fsys.Rename(path.Join(staging, e.Name), path.Join(root, e.Name)); err != nil {
-			return fmt.Errorf("promoting %s: %w", path.Join(root, e.Name), err)
-		}
-	}
-	if err := fsys.Touch(path.Join(root, SuccessMarker)); err != nil {
-		return fmt.Errorf("writing %s: %w", path.Join(root, SuccessMarker), err)
-	}
-	if err := fsys.RemoveAll(path.Join(root, TempDir)); err != nil {
-		return fmt.Errorf("removing %s: %w", path.Join(root, TempDir), err)
-	}
-	return nil
-}
-
 // dropAttemptLeftovers removes the attempt-level _temporary directories
 // in the staging directory and in its subdirectories (one per sink vertex
 // when a DAG has several), so promotion renames results only.
@@ -238,29 +191,6 @@ func dropAttemptLeftovers(fsys FS, dir string, entries []Entry) error {
 		if err := dropAttemptLeftovers(fsys, p, sub); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// Abort removes a DAG's staging directory after it failed or was killed,
-// then _temporary when nothing else is staged there, and the output
-// directory itself when removeEmptyOutput is set (it did not exist before
-// the DAG) and it is now empty. Results already in output are never
-// touched.
-func (c *Committer) Abort(output, stagingID string, removeEmptyOutput bool) error {
-	fsys, root, err := c.resolve(output)
-	if err != nil {
-		return err
-	}
-	tmp := path.Join(root, TempDir)
-	if err := fsys.RemoveAll(path.Join(tmp, stagingID)); err != nil {
-		return fmt.Errorf("removing staged results %s: %w", path.Join(tmp, stagingID), err)
-	}
-	if err := removeIfEmpty(fsys, tmp); err != nil {
-		return err
-	}
-	if removeEmptyOutput {
-		return removeIfEmpty(fsys, root)
 	}
 	return nil
 }

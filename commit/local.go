@@ -42,9 +42,11 @@ func (LocalFS) RemoveAll(p string) error { return os.RemoveAll(filepath.FromSlas
 
 func (LocalFS) Remove(p string) error { return os.Remove(filepath.FromSlash(p)) }
 
-func (LocalFS) Touch(p string) error {
-	return os.WriteFile(filepath.FromSlash(p), nil, 0o644)
+func (LocalFS) WriteFile(p string, data []byte) error {
+	return os.WriteFile(filepath.FromSlash(p), data, 0o644)
 }
+
+func (LocalFS) ReadFile(p string) ([]byte, error) { return os.ReadFile(filepath.FromSlash(p)) }
 
 // LocalResolver resolves plain paths (and file:// URLs) to LocalFS and
 // refuses any other scheme, naming it.

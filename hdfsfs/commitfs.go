@@ -1,12 +1,6 @@
 package hdfsfs
 
-import (
-	"errors"
-	"fmt"
-	"os"
-
-	"github.com/ebb-am/ebb/commit"
-)
+import "github.com/ebb-am/ebb/commit"
 
 // CommitFS is this NameNode as the file system DAG outputs are committed
 // in (package commit).
@@ -59,16 +53,9 @@ func (h commitFS) RemoveAll(p string) error { return h.f.RemoveAll(p) }
 // Remove is HDFS's non-recursive delete: a non-empty directory stays.
 func (h commitFS) Remove(p string) error { return h.f.c.Remove(p) }
 
-func (h commitFS) Touch(p string) error {
-	if err := h.f.c.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	w, err := h.f.c.Create(p)
-	if err != nil {
-		return err
-	}
-	if err := CloseWriter(w); err != nil {
-		return fmt.Errorf("closing %s: %w", p, err)
-	}
-	return nil
+func (h commitFS) WriteFile(p string, data []byte) error {
+	_, err := h.f.WriteFile(p, data, 0o644)
+	return err
 }
+
+func (h commitFS) ReadFile(p string) ([]byte, error) { return h.f.ReadFile(p) }

@@ -32,19 +32,19 @@ type Target struct {
 	Location func(p string) string
 }
 
-func (tg Target) committer() *commit.Committer {
-	return commit.New(func(loc string) (commit.FS, string, error) {
-		for _, pre := range []string{"hdfs://", "file://"} {
-			if strings.HasPrefix(loc, pre) {
-				rest := strings.TrimPrefix(loc, pre)
-				if pre == "hdfs://" {
-					rest = rest[strings.IndexByte(rest, '/'):]
-				}
-				return tg.FS, rest, nil
+func (tg Target) committer() *commit.Committer { return commit.New(tg.resolve) }
+
+func (tg Target) resolve(loc string) (commit.FS, string, error) {
+	for _, pre := range []string{"hdfs://", "file://"} {
+		if strings.HasPrefix(loc, pre) {
+			rest := strings.TrimPrefix(loc, pre)
+			if pre == "hdfs://" {
+				rest = rest[strings.IndexByte(rest, '/'):]
 			}
+			return tg.FS, rest, nil
 		}
-		return tg.FS, loc, nil
-	})
+	}
+	return tg.FS, loc, nil
 }
 
 // Tree reads every file under root as path (relative) -> content;
@@ -112,6 +112,8 @@ func Run(t *testing.T, tg Target) {
 	t.Run("PromoteNothingStaged", tg.promoteNothing)
 	t.Run("AbortKeepsOldResults", tg.abortKeeps)
 	t.Run("AbortRemovesTheOutputItCreated", tg.abortCreated)
+	t.Run("PromoteKilledAtEveryStep", tg.promoteCrashes)
+	t.Run("AbortKilledAtEveryStep", tg.abortCrashes)
 }
 
 func (tg Target) check(t *testing.T) {
@@ -162,7 +164,7 @@ func (tg Target) promoteFresh(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s1", false); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"part-00000": "a\n", "part-00001": "b\n", "_SUCCESS": ""})
+	tg.same(t, root, map[string]string{"part-00000": "a\n", "part-00001": "b\n", "_SUCCESS": commit.SuccessBody("s1")})
 }
 
 // The rerun of issue 12: two reducers wrote part-00000 and part-00001; the
@@ -176,7 +178,7 @@ func (tg Target) promoteOverwrite(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s2", true); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"part-00000": "new0", "_SUCCESS": ""})
+	tg.same(t, root, map[string]string{"part-00000": "new0", "_SUCCESS": commit.SuccessBody("s2")})
 }
 
 func (tg Target) promoteRefuses(t *testing.T) {
@@ -200,7 +202,7 @@ func (tg Target) promoteSinks(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s4", false); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"left/": "", "left/part-00000": "l", "right/": "", "right/part-00000": "r", "_SUCCESS": ""})
+	tg.same(t, root, map[string]string{"left/": "", "left/part-00000": "l", "right/": "", "right/part-00000": "r", "_SUCCESS": commit.SuccessBody("s4")})
 }
 
 func (tg Target) promoteNothing(t *testing.T) {
@@ -208,7 +210,7 @@ func (tg Target) promoteNothing(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s5", false); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"_SUCCESS": ""})
+	tg.same(t, root, map[string]string{"_SUCCESS": commit.SuccessBody("s5")})
 }
 
 func (tg Target) abortKeeps(t *testing.T) {
