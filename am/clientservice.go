@@ -187,7 +187,7 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 		sub := core.Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
 		if sub.Output == "" && a.outputRoot != "" {
 			// Decided by the AM so every DAG has somewhere to commit.
-			sub.Output = a.outputRoot + "/" + fmt.Sprintf("%s-%d", spec.Name, now.UnixMilli())
+			sub.Output = defaultOutput(a.outputRoot, spec.Name, c.NextDAGID(), plan.stagingID)
 		}
 		if sub.Output != "" {
 			// Checked again here, where submissions are one at a time:

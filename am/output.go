@@ -43,6 +43,17 @@ func outputKey(output string) string {
 	return strings.TrimSuffix(output, "/")
 }
 
+// defaultOutput names the output of a DAG that gives none: its name, its
+// id and its staging id under the AM's output root. The DAG id alone is
+// not enough: ids restart with every AM (an application's DAG ids are
+// dag_0001, ... again in the next application, and in the next AM attempt
+// when recovery is off), and a name plus a clock reading collided under
+// many clients submitting the same file at once. The staging id is 64
+// random bits, fresh for every submission.
+func defaultOutput(root, name, dagID, stagingID string) string {
+	return fmt.Sprintf("%s/%s-%s-%s", root, name, dagID, stagingID)
+}
+
 // OutputInUseError: another DAG of this AM is writing the output.
 type OutputInUseError struct{ Output, DAG string }
 

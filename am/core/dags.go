@@ -18,6 +18,11 @@ type SubmitError struct {
 func (e *SubmitError) Error() string { return fmt.Sprintf("DAG %s rejected: %v", e.DAG, e.Err) }
 func (e *SubmitError) Unwrap() error { return e.Err }
 
+// NextDAGID is the id the next DAG that SubmitDAG accepts will get.
+func (c *Core) NextDAGID() string { return c.dagID(c.dagSeq + 1) }
+
+func (c *Core) dagID(n int) string { return fmt.Sprintf("%sdag_%04d", c.opts.IDPrefix, n) }
+
 // SubmitDAG accepts a validated DAG. It is either finished or reported
 // failed later; it is never dropped.
 func (c *Core) SubmitDAG(now time.Time, s Submission) (string, error) {
@@ -29,7 +34,7 @@ func (c *Core) SubmitDAG(now time.Time, s Submission) (string, error) {
 	c.seq++
 	c.dagSeq++
 	d := &dagRun{
-		id:     fmt.Sprintf("%sdag_%04d", c.opts.IDPrefix, c.dagSeq),
+		id:     c.dagID(c.dagSeq),
 		seq:    c.seq,
 		spec:   s.Spec,
 		sub:    s,
