@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/commit"
@@ -169,4 +172,26 @@ func (a *AM) view(s core.DAGStatus) core.DAGStatus {
 	}
 	s.State = core.DAGRunning
 	return s
+}
+
+// CommitStepLog returns a commit.Committer step hook that logs each step of
+// every promotion (the journal an operator reads after a crash) and, when
+// holdAfter names a step and this is the application's first AM attempt,
+// stops the calling goroutine for good after that step of the first
+// promotion: ebb.fault.commit.hold.after, so that a crash test can kill -9
+// the AM exactly there. Later attempts never hold, or recovery would too.
+func CommitStepLog(log *logrus.Logger, holdAfter string, attempt int) func(commit.Step, string) {
+	var mu sync.Mutex
+	held := false
+	return func(step commit.Step, output string) {
+		log.Infof("commit of %s: %s", output, step)
+		mu.Lock()
+		hold := !held && attempt == 1 && string(step) == holdAfter
+		held = held || hold
+		mu.Unlock()
+		if hold {
+			log.Warnf("commit held after %s (ebb.fault.commit.hold.after): this AM attempt stops here until it is killed", step)
+			select {}
+		}
+	}
 }

@@ -110,6 +110,16 @@ func (e *NotDirError) Error() string {
 // Committer checks, promotes and aborts DAG outputs.
 type Committer struct {
 	resolve Resolver
+	// after, when set, hears of each promotion step as it is done.
+	after func(step Step, output string)
+}
+
+// AfterStep makes c call f after each step of a promotion, with the step
+// and the output: fault injection (a test stops the AM there and kills
+// it) and logging.
+func (c *Committer) AfterStep(f func(step Step, output string)) *Committer {
+	c.after = f
+	return c
 }
 
 // New returns a Committer that finds file systems through r.

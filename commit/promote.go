@@ -30,6 +30,20 @@ import (
 // naming the id is what makes a second Promote after a finished one a
 // no-op: it never mistakes the new results for old ones.
 
+// Step names the steps of a promotion, for Committer.AfterStep.
+type Step string
+
+// The steps, in order; see the list above.
+const (
+	StepPrepared Step = "prepared"
+	StepAside    Step = "aside"
+	StepSwitched Step = "switched"
+	StepCleaned  Step = "cleaned"
+)
+
+// Steps lists every Step, in order.
+var Steps = []Step{StepPrepared, StepAside, StepSwitched, StepCleaned}
+
 // Phase is how far a DAG's promotion has gone, read from the file system.
 type Phase int
 
@@ -189,14 +203,27 @@ func (c *Committer) Promote(output, stagingID string, overwrite bool) error {
 		if err := p.prepare(overwrite); err != nil {
 			return err
 		}
+		c.done(StepPrepared, output)
 		if err := p.fsys.Rename(p.root, p.aside); err != nil {
 			return fmt.Errorf("moving the output %s aside to %s: %w", output, p.aside, err)
 		}
+		c.done(StepAside, output)
 	}
 	if err := p.fsys.Rename(p.asideStaging, p.root); err != nil {
 		return fmt.Errorf("putting the new output in place (%s to %s): %w", p.asideStaging, p.root, err)
 	}
-	return p.removeAside()
+	c.done(StepSwitched, output)
+	if err := p.removeAside(); err != nil {
+		return err
+	}
+	c.done(StepCleaned, output)
+	return nil
+}
+
+func (c *Committer) done(s Step, output string) {
+	if c.after != nil {
+		c.after(s, output)
+	}
 }
 
 // prepare is step 1: it refuses results that appeared (without

@@ -101,6 +101,8 @@ var keys = []Key{
 		Doc: "a new AM attempt resumes running DAGs"},
 	{Name: "ebb.session.idle.timeout.secs", Type: Int, Default: "300", Bounds: from(0),
 		Doc: "a session with no DAG this long finishes and gives every container back (0 = never)"},
+	{Name: "ebb.fault.commit.hold.after", Type: Enum, Default: "none", Enum: []string{"none", "prepared", "aside", "switched", "cleaned"},
+		Doc: "fault injection for crash tests, on YARN: the first AM attempt stops for good after this step of its first output commit (logging `commit held after STEP`) so that a test can kill -9 it there; none = off"},
 	{Name: "ebb.history.dir", Type: String, Default: "",
 		Doc: "where the AM writes its history for `ebb history` (empty = /user/<user>/.ebb/history on YARN, <ebb.local.dir>/history locally); kept after the staging directory is removed"},
 	{Name: "ebb.lib.uri", Type: String, Default: "",

@@ -87,6 +87,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.auto.scale.headroom.window.secs":                     "0",
 		"ebb.session.idle.timeout.secs":                           "300",
 		"ebb.history.dir":                                         "",
+		"ebb.fault.commit.hold.after":                             "none",
 		"ebb.lib.uri":                                             "",
 		"ebb.local.nodes":                                         "1",
 		"ebb.local.node.memory.mb":                                "4096",

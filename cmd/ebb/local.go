@@ -96,7 +96,7 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	a, err := am.New(am.Options{
 		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
 		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve), UI: localUIOptions(c, root), History: localHistory(c, root, log),
+		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: localHistory(c, root, log),
 	})
 	if err != nil {
 		return nil, nil, err

@@ -208,8 +208,9 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	a, err := am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), Committer: commit.New(fs.Resolve), UI: uiOpts,
-		History: hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute,
+		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), UI: uiOpts,
+		Committer: commit.New(fs.Resolve).AfterStep(am.CommitStepLog(log, c.String("ebb.fault.commit.hold.after"), int(cid.Attempt.Attempt))),
+		History:   hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute,
 		Recovery: rec,
 	})
 	if err != nil {
