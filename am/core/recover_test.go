@@ -256,3 +256,32 @@ vertices:
 		t.Fatalf("started %v, killed %v; want task 1 started and task 0's attempt adopted", x.runs, x.kills)
 	}
 }
+
+// TestRecoverRerunsExactlyTheOutputAWorkerLost: w1 comes back, but without
+// a1's output (its directory is gone, as after a disk was replaced) and
+// without b's attempts. a1 alone runs again, as attempt 1; a0's output is
+// kept where it is.
+func TestRecoverRerunsExactlyTheOutputAWorkerLost(t *testing.T) {
+	r, _ := firstAttempt(t)
+	f := newFake(t, CoreOptions{})
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: 30 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	f.drain()
+	info := WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 4096, MemoryMB: 1024, Address: "w1:1", Reconnected: true,
+		Outputs: []string{"dag_0001_a_000000_0"}}
+	if err := f.c.WorkerRegistered(f.now, info); err != nil {
+		t.Fatal(err)
+	}
+	x := &countingExec{fakeWorld: f}
+	f.c.Drain(f.now, x)
+	if f.c.Recovering() {
+		t.Fatal("still recovering after w1 came back")
+	}
+	if !reflect.DeepEqual(x.runs, []string{"dag_0001_a_000001_1"}) {
+		t.Fatalf("started %v; want exactly a1 again (its output is gone), not a0 (w1 still holds it)", x.runs)
+	}
+	if d, _ := f.c.DAG("dag_0001"); d.Succeeded != 1 {
+		t.Errorf("DAG %+v; want 1 task succeeded (a0) while a1 reruns", d)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 	"github.com/ebb-am/ebb/yarnclient"
@@ -96,7 +97,12 @@ func TestYarnAMKilledMidDAGResumes(t *testing.T) {
 		out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
 		return err == nil && bRunning.MatchString(out)
 	})
-	time.Sleep(time.Second) // a's records are at most a linger old; give them one more
+	// Kill only once a's two tasks are durable in the recovery log (they
+	// are written at most a linger after they end): the test is about
+	// adopting b and not rerunning a.
+	y.waitFor("a's two tasks in the recovery log", 30*time.Second, func() bool {
+		return y.recordedTasks(id, "a") == 2
+	})
 	y.kill9AM(id)
 	killed := time.Now()
 	// Progress again: attempt 2 runs the DAG (b's adopted attempts) or
@@ -346,4 +352,20 @@ vertices:
 	if err != nil || !strings.Contains(out, "dag_0002 SUCCEEDED") {
 		t.Errorf("the session does not run a new DAG after the restart: %v", err)
 	}
+}
+
+// recordedTasks counts the TaskSucceeded records of vertex v in the
+// application's recovery log, as the next AM attempt would read it.
+func (y *yarnTest) recordedTasks(id yarn.AppID, v string) int {
+	_, _, recs, _, err := recovery.Open(hdfsLog{y.fs}, yarnclient.StagingDir(y.user, id)+"/recovery")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range recs {
+		if r.TaskSucceeded != nil && r.TaskSucceeded.Vertex == v {
+			n++
+		}
+	}
+	return n
 }
