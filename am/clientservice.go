@@ -55,14 +55,21 @@ func (s *clientService) KillDAG(ctx context.Context, r *ebbpb.KillDAGRequest) (*
 	return &ebbpb.KillDAGResponse{}, nil
 }
 
-func (s *clientService) ListDAGs(ctx context.Context, _ *ebbpb.ListDAGsRequest) (*ebbpb.ListDAGsResponse, error) {
+func (s *clientService) ListDAGs(ctx context.Context, r *ebbpb.ListDAGsRequest) (*ebbpb.ListDAGsResponse, error) {
 	var all []core.DAGStatus
 	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) { all = c.DAGs() }); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	resp := &ebbpb.ListDAGsResponse{}
-	for _, d := range all {
-		resp.Dags = append(resp.Dags, dagStatusPB(s.am.view(d)))
+	for i, d := range all {
+		all[i] = s.am.view(d)
+	}
+	page, total, next, err := DAGPage{State: r.GetState(), Limit: int(r.GetLimit()), Before: r.GetBefore()}.page(all)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	resp := &ebbpb.ListDAGsResponse{Total: int32(total), NextBefore: next}
+	for _, d := range page {
+		resp.Dags = append(resp.Dags, dagStatusPB(d))
 	}
 	return resp, nil
 }

@@ -162,6 +162,7 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 	sf := amFlags{resolve: resolve}
 	var asJSON bool
 	var uiURL string
+	var page am.DAGPage
 	statusCmd := &cobra.Command{
 		Use:   "status [DAG_ID]",
 		Short: "Show one DAG, or every DAG and the ContainerGroups",
@@ -203,15 +204,20 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 				printDAG(out, r.Dag)
 				return out.done(nil)
 			}
-			l, err := c.ListDAGs(cmd.Context(), &ebbpb.ListDAGsRequest{})
+			req := &ebbpb.ListDAGsRequest{State: page.State, Limit: int32(page.Limit), Before: page.Before}
+			l, err := c.ListDAGs(cmd.Context(), req)
 			if err != nil && retry(err) {
-				l, err = c.ListDAGs(cmd.Context(), &ebbpb.ListDAGsRequest{})
+				l, err = c.ListDAGs(cmd.Context(), req)
 			}
 			if err != nil {
 				return rpcErr(err)
 			}
 			for _, d := range l.Dags {
 				printDAG(out, d)
+			}
+			if l.NextBefore != "" {
+				out.printf("%d of %d DAGs shown, newest first; the next %d: --before %s (--limit 0: all; --state S: only those in S)\n",
+					len(l.Dags), l.Total, page.Limit, l.NextBefore)
 			}
 			cs, err := c.ClusterStatus(cmd.Context(), &ebbpb.ClusterStatusRequest{})
 			if err != nil {
@@ -234,6 +240,9 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 	sf.register(statusCmd)
 	statusCmd.Flags().BoolVar(&asJSON, "json", false, "print the AM's JSON API answer (api/v1/dags[/ID]), as the UI reads it")
 	statusCmd.Flags().StringVar(&uiURL, "url", "", "with --json: the AM's tracking URL (default: the --session file's status URL)")
+	statusCmd.Flags().StringVar(&page.State, "state", "", "list only DAGs in this state: SUBMITTED, RUNNING, SUCCEEDED, FAILED or KILLED")
+	statusCmd.Flags().IntVar(&page.Limit, "limit", 20, "list at most this many DAGs, the newest first (0: all)")
+	statusCmd.Flags().StringVar(&page.Before, "before", "", "list the DAGs submitted before this DAG id (the next page)")
 
 	kf := amFlags{resolve: resolve}
 	kill := &cobra.Command{

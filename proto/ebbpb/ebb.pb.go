@@ -2044,8 +2044,17 @@ func (*KillDAGResponse) Descriptor() ([]byte, []int) {
 	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
+// ListDAGsRequest pages and filters: a session that ran 12,000 DAGs is not
+// answered with 12,000 of them.
 type ListDAGsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only DAGs in this state as clients see it (RUNNING, SUCCEEDED, FAILED,
+	// KILLED); empty: every state.
+	State string `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	// At most this many DAGs, the newest first; 0: all of them.
+	Limit int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only DAGs submitted before this one (a DAG id): the next page.
+	Before        string `protobuf:"bytes,3,opt,name=before,proto3" json:"before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2080,9 +2089,35 @@ func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
 	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
+func (x *ListDAGsRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *ListDAGsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListDAGsRequest) GetBefore() string {
+	if x != nil {
+		return x.Before
+	}
+	return ""
+}
+
 type ListDAGsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Dags          []*DAGStatus           `protobuf:"bytes,1,rep,name=dags,proto3" json:"dags,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest first.
+	Dags []*DAGStatus `protobuf:"bytes,1,rep,name=dags,proto3" json:"dags,omitempty"`
+	// How many DAGs match the state filter in all (every page).
+	Total int32 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	// The before of the next page; empty on the last page.
+	NextBefore    string `protobuf:"bytes,3,opt,name=next_before,json=nextBefore,proto3" json:"next_before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2122,6 +2157,20 @@ func (x *ListDAGsResponse) GetDags() []*DAGStatus {
 		return x.Dags
 	}
 	return nil
+}
+
+func (x *ListDAGsResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *ListDAGsResponse) GetNextBefore() string {
+	if x != nil {
+		return x.NextBefore
+	}
+	return ""
 }
 
 type ClusterStatusRequest struct {
@@ -2837,10 +2886,16 @@ const file_ebb_proto_rawDesc = "" +
 	"\x0eKillDAGRequest\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x11\n" +
-	"\x0fKillDAGResponse\"\x11\n" +
-	"\x0fListDAGsRequest\"9\n" +
+	"\x0fKillDAGResponse\"U\n" +
+	"\x0fListDAGsRequest\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\x12\x16\n" +
+	"\x06before\x18\x03 \x01(\tR\x06before\"p\n" +
 	"\x10ListDAGsResponse\x12%\n" +
-	"\x04dags\x18\x01 \x03(\v2\x11.ebb.v1.DAGStatusR\x04dags\"\x16\n" +
+	"\x04dags\x18\x01 \x03(\v2\x11.ebb.v1.DAGStatusR\x04dags\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total\x12\x1f\n" +
+	"\vnext_before\x18\x03 \x01(\tR\n" +
+	"nextBefore\"\x16\n" +
 	"\x14ClusterStatusRequest\"\xa4\x01\n" +
 	"\x15ClusterStatusResponse\x12+\n" +
 	"\x06groups\x18\x01 \x03(\v2\x13.ebb.v1.GroupStatusR\x06groups\x12(\n" +
