@@ -48,7 +48,21 @@ func TestBadInputIsOneLineError(t *testing.T) {
 			if !strings.HasSuffix(args[len(args)-1], ".yaml") {
 				args = append(args, goodDAG)
 			}
-			out, err := runEbb(t, args...)
+			// Run where nothing is in the way (not the repository root,
+			// whose ./ebb-output the README's first command fills), and
+			// with an output that already holds results: the
+			// configuration's error must still be the one reported.
+			cmd, cancel := ebbCommand(args...)
+			defer cancel()
+			cmd.Dir = t.TempDir()
+			if err := os.MkdirAll(filepath.Join(cmd.Dir, "ebb-output", "wordcount"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(cmd.Dir, "ebb-output", "wordcount", "part-00000"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b, err := cmd.CombinedOutput()
+			out := string(b)
 			if err == nil {
 				t.Fatalf("exit 0, want an error:\n%s", out)
 			}

@@ -163,6 +163,11 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	if output != "" {
 		output, _ = filepath.Abs(output)
 	}
+	// A bad configuration is reported as such, before the output is
+	// looked at: what is wrong first is what the user hears.
+	if _, err := coreOptions(c, "local_"); err != nil {
+		return err
+	}
 	if err := checkLocalOutput(parsed, base, output, o.overwrite); err != nil {
 		return fmt.Errorf("%s: %w", o.specPath, err)
 	}
