@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -31,7 +32,7 @@ func commitOutputs(ctx context.Context, fss *filesystems, outputDir, commitDir, 
 	if err := fsys.RemoveAll(tmp); err != nil {
 		return fmt.Errorf("cleaning %s: %w", tmp, err)
 	}
-	if err := fsys.MkdirAll(tmp); err != nil {
+	if err := mkdirBeside(fsys, tmp); err != nil {
 		return fmt.Errorf("creating %s: %w", tmp, err)
 	}
 	var rels []string
@@ -109,4 +110,20 @@ func copyFileTo(fsys fileSystem, src, dst string) error {
 		return fmt.Errorf("closing %s: %w", dst, err)
 	}
 	return nil
+}
+
+// mkdirBeside creates an attempt's directory under _temporary while other
+// attempts of the DAG commit beside it. The last of them to finish removes
+// _temporary when it is empty, and that can fall between MkdirAll making
+// _temporary and making the attempt's directory in it: the second mkdir
+// then finds no parent (seen as attempts failing with "mkdir ...: no such
+// file or directory" under many concurrent DAGs). Trying again makes both.
+func mkdirBeside(fsys fileSystem, dir string) error {
+	var err error
+	for range 5 {
+		if err = fsys.MkdirAll(dir); !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return err
 }

@@ -137,7 +137,12 @@ vertices:
 	if !strings.Contains(string(b), "output: "+want) {
 		t.Errorf("ebb local run does not say the output is %s:\n%s", want, b)
 	}
-	if got := treeOf(t, want); !reflect.DeepEqual(got, map[string]string{"part-00000": "hi\n", "_SUCCESS": ""}) {
+	got := treeOf(t, want)
+	if !strings.HasPrefix(got["_SUCCESS"], "ebb staging ") {
+		t.Errorf("%s/_SUCCESS holds %q, want the marker naming the DAG's staging id", want, got["_SUCCESS"])
+	}
+	delete(got, "_SUCCESS")
+	if !reflect.DeepEqual(got, map[string]string{"part-00000": "hi\n"}) {
 		t.Errorf("%s holds %v", want, got)
 	}
 }
