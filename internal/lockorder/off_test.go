@@ -1,0 +1,30 @@
+//go:build !lockorder
+
+package lockorder
+
+import (
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// Without the tag the types are sync's mutexes, with nothing added, and
+// an inversion goes unnoticed (it is the tagged build's job).
+func TestOffCostsNothing(t *testing.T) {
+	if unsafe.Sizeof(Mutex{}) != unsafe.Sizeof(sync.Mutex{}) || unsafe.Sizeof(RWMutex{}) != unsafe.Sizeof(sync.RWMutex{}) {
+		t.Fatalf("sizes %d/%d, want sync's %d/%d", unsafe.Sizeof(Mutex{}), unsafe.Sizeof(RWMutex{}), unsafe.Sizeof(sync.Mutex{}), unsafe.Sizeof(sync.RWMutex{}))
+	}
+	var a, b Mutex
+	a.SetClass("a")
+	a.Lock()
+	b.Lock()
+	b.Unlock()
+	a.Unlock()
+	b.Lock()
+	a.Lock()
+	a.Unlock()
+	b.Unlock()
+	if Enabled || Verify() != nil || len(Take()) != 0 {
+		t.Fatal("the untagged build checks lock order")
+	}
+}
