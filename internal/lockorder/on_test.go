@@ -23,6 +23,23 @@ func takeOne(f func()) {
 	wg.Wait()
 }
 
+// nest takes the locks in the order given, then lets them go in reverse:
+// the order under test, and nothing else.
+func nest(ls ...sync.Locker) {
+	for _, l := range ls {
+		l.Lock()
+	}
+	for i := len(ls) - 1; i >= 0; i-- {
+		ls[i].Unlock()
+	}
+}
+
+// reader takes an RWMutex for reading.
+type reader struct{ m *RWMutex }
+
+func (r reader) Lock()   { r.m.RLock() }
+func (r reader) Unlock() { r.m.RUnlock() }
+
 func violations(t *testing.T) []Violation {
 	t.Helper()
 	v := Take()
@@ -38,8 +55,8 @@ func violations(t *testing.T) []Violation {
 func TestTwoLockInversionWithoutDeadlock(t *testing.T) {
 	Reset()
 	w, a := named("worker"), named("worker.attempt")
-	heartbeat := func() { w.Lock(); a.Lock(); a.Unlock(); w.Unlock() }
-	runCommand := func() { a.Lock(); w.Lock(); w.Unlock(); a.Unlock() }
+	heartbeat := func() { nest(w, a) }
+	runCommand := func() { nest(a, w) }
 	takeOne(heartbeat)
 	if v := Take(); len(v) != 0 {
 		t.Fatalf("one order alone reported: %v", v)
@@ -65,8 +82,8 @@ func TestTwoLockInversionWithoutDeadlock(t *testing.T) {
 func TestInversionAcrossInstancesOfAClass(t *testing.T) {
 	Reset()
 	w, a1, a2 := named("worker"), named("worker.attempt"), named("worker.attempt")
-	takeOne(func() { w.Lock(); a1.Lock(); a1.Unlock(); w.Unlock() })
-	takeOne(func() { a2.Lock(); w.Lock(); w.Unlock(); a2.Unlock() })
+	takeOne(func() { nest(w, a1) })
+	takeOne(func() { nest(a2, w) })
 	if v := violations(t); len(v) != 1 {
 		t.Fatalf("%d violations, want 1: %v", len(v), v)
 	}
@@ -76,12 +93,12 @@ func TestInversionAcrossInstancesOfAClass(t *testing.T) {
 func TestThreeLockCycle(t *testing.T) {
 	Reset()
 	a, b, c := named("a"), named("b"), named("c")
-	takeOne(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
-	takeOne(func() { b.Lock(); c.Lock(); c.Unlock(); b.Unlock() })
+	takeOne(func() { nest(a, b) })
+	takeOne(func() { nest(b, c) })
 	if v := Take(); len(v) != 0 {
 		t.Fatalf("a chain reported as a cycle: %v", v)
 	}
-	takeOne(func() { c.Lock(); a.Lock(); a.Unlock(); c.Unlock() })
+	takeOne(func() { nest(c, a) })
 	v := violations(t)
 	if len(v) != 1 || strings.Join(v[0].Path, ",") != "a,b,c" {
 		t.Fatalf("violations %v, want one with path a -> b -> c", v)
@@ -96,16 +113,9 @@ func TestConsistentOrderPasses(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
-			a.Lock()
-			b.Lock()
-			c.Lock()
-			c.Unlock()
-			b.Unlock()
-			a.Unlock()
-			c.Lock()
-			c.Unlock()
-			a.Lock()
-			a.Unlock()
+			nest(a, b, c)
+			nest(c)
+			nest(a)
 		})
 	}
 	wg.Wait()
@@ -118,15 +128,15 @@ func TestConsistentOrderPasses(t *testing.T) {
 func TestSameClassAndReadLocks(t *testing.T) {
 	Reset()
 	a1, a2 := named("attempt"), named("attempt")
-	takeOne(func() { a1.Lock(); a2.Lock(); a2.Unlock(); a1.Unlock() })
+	takeOne(func() { nest(a1, a2) })
 	if v := violations(t); len(v) != 1 || v[0].Taking != "attempt" || len(v[0].Path) != 1 {
 		t.Fatalf("violations %v, want one for two attempt locks held at once", v)
 	}
 	rw := &RWMutex{}
 	rw.SetClass("outputs")
 	m := named("worker")
-	takeOne(func() { rw.RLock(); m.Lock(); m.Unlock(); rw.RUnlock() })
-	takeOne(func() { m.Lock(); rw.RLock(); rw.RUnlock(); m.Unlock() })
+	takeOne(func() { nest(reader{rw}, m) })
+	takeOne(func() { nest(m, reader{rw}) })
 	if v := violations(t); len(v) != 1 {
 		t.Fatalf("%d violations with a read lock in the cycle, want 1: %v", len(v), v)
 	}
@@ -139,9 +149,8 @@ func TestUnlockOnAnotherGoroutine(t *testing.T) {
 	a, b := named("a"), named("b")
 	a.Lock()
 	takeOne(a.Unlock)
-	takeOne(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
-	b.Lock() // a is not held here any more: no a -> b edge, no cycle
-	b.Unlock()
+	takeOne(func() { nest(b, a) })
+	nest(b) // a is not held here any more: no a -> b edge, no cycle
 	if v := violations(t); len(v) != 0 {
 		t.Fatalf("violations after a hand-over unlock: %v", v)
 	}
