@@ -16,6 +16,7 @@ import (
 	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/fsys"
+	"github.com/ebb-am/ebb/internal/lockorder"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -77,7 +78,8 @@ type AM struct {
 	// settling counts outputs being promoted or aborted; Run waits for them.
 	settling sync.WaitGroup
 
-	mu      sync.Mutex
+	// mu guards the DAGs' ends and outputs below; taken alone.
+	mu      lockorder.Mutex
 	waiters map[string][]chan core.DAGStatus
 	ended   map[string]core.DAGStatus
 	// outputPlans: DAGs whose output is not settled yet, by DAG id;
@@ -114,6 +116,8 @@ func New(o Options) (*AM, error) {
 	a := &AM{opts: o, core: c, fs: o.FS, outputRoot: o.OutputRoot, committer: o.Committer, lis: lis, log: o.Log,
 		stopped: make(chan struct{}), waiters: map[string][]chan core.DAGStatus{}, ended: map[string]core.DAGStatus{},
 		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}}
+	a.mu.SetClass("am")
+	a.hist.mu.SetClass("am.history")
 	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
 	a.uiOpts = uiOptions(o)

@@ -28,11 +28,16 @@ func (x executor) KillAttempt(_ time.Time, a core.KillAttempt) {
 	x.l.send(a.Worker, killMessage(a.AttemptID, a.Reason))
 }
 
+// StopWorker: a stop that is not graceful is for a worker the Core lost
+// to silence; a world that can (WorkerKiller) makes sure its process ends.
 func (x executor) StopWorker(now time.Time, a core.StopWorker) {
 	x.l.log.Infof("stopping worker %s: %s", a.Worker, a.Reason)
 	x.l.send(a.Worker, stopMessage(a.Graceful, a.Reason))
 	x.l.closeConn(a.Worker)
 	x.l.world.WorkerStopped(now, a.Worker)
+	if k, ok := x.l.world.(WorkerKiller); ok && !a.Graceful {
+		k.KillWorker(now, a.Worker)
+	}
 }
 
 func (x executor) MoveWorker(now time.Time, a core.MoveWorker) {

@@ -2,18 +2,20 @@ package am
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/ui"
+	"github.com/ebb-am/ebb/internal/lockorder"
 )
 
 // historyWriter serialises writes of the history: a checkpoint may still
 // be writing when the final snapshot comes, and once the final one is
 // written no older checkpoint may replace it.
 type historyWriter struct {
-	mu    sync.Mutex
+	// mu is held while the history is written (serialising writes); the
+	// writer takes no other lock of the AM.
+	mu    lockorder.Mutex
 	final bool
 }
 

@@ -2,12 +2,12 @@ package am
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/internal/lockorder"
 )
 
 // Loop owns the Core: it is the only reader of the clock, feeds the Core
@@ -25,7 +25,10 @@ type Loop struct {
 	// recovery log), on the loop goroutine.
 	journal func([]core.TaskDone)
 
-	mu      sync.Mutex // guards conns and watchers (touched by gRPC goroutines)
+	// mu guards conns and watchers (touched by gRPC goroutines). It is
+	// taken alone, and nothing that can block is called under it (the AM's
+	// locks, like the worker's, are never nested: the lockorder tests hold it).
+	mu      lockorder.Mutex
 	conns   map[string]*workerConn
 	ended   []func(core.DAGStatus)
 	onStop  []func(*core.Core, time.Time)
@@ -53,8 +56,10 @@ func NewLoop(core *core.Core, o LoopOptions) *Loop {
 	if o.Log == nil {
 		o.Log = logrus.StandardLogger()
 	}
-	return &Loop{core: core, log: o.Log, clock: o.Clock, tick: o.Tick,
+	l := &Loop{core: core, log: o.Log, clock: o.Clock, tick: o.Tick,
 		events: make(chan func(time.Time), 1024), done: make(chan struct{}), conns: map[string]*workerConn{}}
+	l.mu.SetClass("am.loop")
+	return l
 }
 
 // SetWorld attaches the world (which usually needs the loop's Post first).

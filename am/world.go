@@ -32,6 +32,15 @@ type World interface {
 // Poster runs f on the loop's goroutine with the Core and the loop's now.
 type Poster func(f func(c *core.Core, now time.Time))
 
+// WorkerKiller is a World that can end a worker which no longer answers:
+// the Core lost it to silence (a StopWorker that is not graceful) though
+// its process may live on, wedged, holding its container. The local world
+// sends its process SIGTERM (the worker's own second stage kills its
+// tasks); YARN gives its container back (the NodeManager kills it).
+type WorkerKiller interface {
+	KillWorker(now time.Time, worker string)
+}
+
 // WorkerJoiner is a World that adopts workers it did not start: the
 // workers of an earlier AM attempt (YARN keeps their containers), which
 // reconnect to this one. The loop tells it which group each joined.

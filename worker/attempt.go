@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/ebb-am/ebb/internal/lockorder"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -41,21 +41,32 @@ type attempt struct {
 	cancel context.CancelCauseFunc
 	log    *logrus.Entry
 
-	mu sync.Mutex
+	// mu guards the fields below it up to sendMu. Like every lock of the
+	// worker (see worker.mu) it is taken alone and nothing blocks under it.
+	mu lockorder.Mutex
 	// pgid is the process group of the running command, 0 before start.
 	pgid     int
 	rssBytes int64
-	// progress is the last progress sent; final is set once the final
-	// update is queued, after which no progress update may follow it.
-	progress float32
 	// streams feeds the attempt's splits when they are streamed (nil
 	// before the command starts, or with inputMode: file).
 	streams *splitStreams
-	final   bool
 	// more are inputs the AM sent after the start (slow start), not yet
 	// taken by fetchInputs; moreCh says some arrived.
 	more   []*ebbpb.AttemptInputs
 	moreCh chan struct{}
+
+	// sendMu orders the attempt's updates on the sender's queue: RUNNING,
+	// then progress, then the final one, never a progress after it. It is
+	// held while an update is queued (which waits when the queue is full)
+	// and so is a lock of its own, apart from mu: a heartbeat reading the
+	// attempt's memory never waits behind the stream. Nothing else is
+	// locked under it.
+	sendMu lockorder.Mutex
+	// started is set once RUNNING is queued; progress is the last progress
+	// queued; final is set once the final update is queued.
+	started  bool
+	progress float32
+	final    bool
 
 	// released (under the worker's mu) is set when the AM killed the
 	// attempt: its memory went back to the worker then, not when the
@@ -102,22 +113,37 @@ func (a *attempt) progressFile() string { return filepath.Join(a.dir, "progress"
 // length, counts for it).
 func (a *attempt) reportProgress(out *sender) {
 	p, ok := readProgress(a.progressFile())
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if !ok {
-		p, ok = a.streams.progress()
+		a.mu.Lock()
+		streams := a.streams
+		a.mu.Unlock()
+		p, ok = streams.progress()
 	}
-	if !ok || a.final || a.pgid == 0 || p == a.progress {
+	if !ok {
+		return
+	}
+	a.sendMu.Lock()
+	defer a.sendMu.Unlock()
+	if !a.started || a.final || p == a.progress {
 		return
 	}
 	a.progress = p
 	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING, Progress: p}))
 }
 
+// sendRunning queues the RUNNING update that says the command started;
+// progress updates may follow it.
+func (a *attempt) sendRunning(out *sender) {
+	a.sendMu.Lock()
+	defer a.sendMu.Unlock()
+	a.started = true
+	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
+}
+
 // sendFinal queues the attempt's last update.
 func (a *attempt) sendFinal(out *sender, u *ebbpb.AttemptUpdate) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.sendMu.Lock()
+	defer a.sendMu.Unlock()
 	a.final = true
 	out.send(attemptUpdate(u))
 }
@@ -175,6 +201,8 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 		moreCh: make(chan struct{}, 1),
 		log:    w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
 	}
+	a.mu.SetClass("worker.attempt")
+	a.sendMu.SetClass("worker.attempt.send")
 	w.usedMB += req.GetMemoryMb()
 	w.running[id] = a
 	env := w.env

@@ -22,6 +22,8 @@ type fakeAM struct {
 	secret string
 	addr   string
 	conns  chan *amConn
+	// heartbeat is the interval the AM asks its workers for.
+	heartbeat time.Duration
 }
 
 // amConn is the AM's end of one worker's stream.
@@ -34,11 +36,17 @@ type amConn struct {
 
 func startFakeAM(t testing.TB, secret string) *fakeAM {
 	t.Helper()
+	return startFakeAMBeating(t, secret, 50*time.Millisecond)
+}
+
+// startFakeAMBeating starts a fake AM that asks for a heartbeat every interval.
+func startFakeAMBeating(t testing.TB, secret string, interval time.Duration) *fakeAM {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	am := &fakeAM{secret: secret, addr: ln.Addr().String(), conns: make(chan *amConn, 4)}
+	am := &fakeAM{secret: secret, addr: ln.Addr().String(), conns: make(chan *amConn, 4), heartbeat: interval}
 	srv := grpc.NewServer()
 	ebbpb.RegisterWorkerServer(srv, am)
 	go func() { _ = srv.Serve(ln) }()
@@ -60,7 +68,7 @@ func (am *fakeAM) Connect(stream ebbpb.Worker_ConnectServer) error {
 		return status.Error(codes.InvalidArgument, "Register first")
 	}
 	if err := stream.Send(&ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Registered{Registered: &ebbpb.Registered{
-		WorkerId: reg.GetWorkerId(), HeartbeatIntervalMs: 50,
+		WorkerId: reg.GetWorkerId(), HeartbeatIntervalMs: am.heartbeat.Milliseconds(),
 	}}}); err != nil {
 		return err
 	}

@@ -8,12 +8,12 @@ import (
 	"net/url"
 	"os"
 	"os/user"
-	"sync"
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
 
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/internal/lockorder"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -34,7 +34,7 @@ type fileSystem interface {
 // fileSystem, keeping one HDFS client per namenode because clients hold
 // connections.
 type filesystems struct {
-	mu   sync.Mutex
+	mu   lockorder.Mutex
 	hdfs map[string]*hdfs.Client
 	// retired clients were opened with tokens since replaced; attempts may
 	// still read through them, so they close with the worker.

@@ -43,22 +43,47 @@ func rssByProcessGroup(procDir string) (map[int]int64, error) {
 // parentheses and may itself contain spaces and parentheses, so fields are
 // counted from the last ')'.
 func parseStat(data []byte) (pgrp int, rssPages int64, ok bool) {
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
+	field, ok := statFields(data)
+	if !ok {
 		return 0, 0, false
 	}
-	// After ")": field 3 (state) onwards.
-	fields := bytes.Fields(data[i+1:])
-	const stateField = 3
-	if len(fields) < 24-stateField+1 {
-		return 0, 0, false
-	}
-	g, err1 := strconv.Atoi(string(fields[5-stateField]))
-	r, err2 := strconv.ParseInt(string(fields[24-stateField]), 10, 64)
+	g, err1 := strconv.Atoi(field(5))
+	r, err2 := strconv.ParseInt(field(24), 10, 64)
 	if err1 != nil || err2 != nil {
 		return 0, 0, false
 	}
 	return g, r, true
+}
+
+// parseStatParent extracts the parent (field 4) and the process group
+// (field 5) from a /proc/<pid>/stat line.
+func parseStatParent(data []byte) (ppid, pgrp int, ok bool) {
+	field, ok := statFields(data)
+	if !ok {
+		return 0, 0, false
+	}
+	p, err1 := strconv.Atoi(field(4))
+	g, err2 := strconv.Atoi(field(5))
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return p, g, true
+}
+
+// statFields gives field n (numbered from 1, as in proc(5), n >= 3) of a
+// stat line, counting from after the command name's last ')'; false when
+// the line is cut short of field 24.
+func statFields(data []byte) (field func(n int) string, ok bool) {
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return nil, false
+	}
+	fields := bytes.Fields(data[i+1:]) // field 3 (state) onwards
+	const stateField = 3
+	if len(fields) < 24-stateField+1 {
+		return nil, false
+	}
+	return func(n int) string { return string(fields[n-stateField]) }, true
 }
 
 // watchMemory samples the RSS of every running attempt's process group and

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/ebb-am/ebb/internal/lockorder"
 )
 
 // outputsPathPrefix is the URL scheme of served outputs:
@@ -19,7 +20,7 @@ const outputsPathPrefix = "/v1/outputs/"
 type outputStore struct {
 	secret string
 
-	mu sync.RWMutex
+	mu lockorder.RWMutex
 	// byAttempt maps an attempt id to its DAG and output directory.
 	byAttempt map[string]servedOutput
 }
@@ -30,7 +31,9 @@ type servedOutput struct {
 }
 
 func newOutputStore(secret string) *outputStore {
-	return &outputStore{secret: secret, byAttempt: map[string]servedOutput{}}
+	s := &outputStore{secret: secret, byAttempt: map[string]servedOutput{}}
+	s.mu.SetClass("worker.outputs")
+	return s
 }
 
 func (s *outputStore) add(attemptID, dagID, dir string) {

@@ -68,9 +68,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	a.streams = streams
 	a.mu.Unlock()
 	a.log.WithField("pid", pid).Info("attempt started")
-	a.mu.Lock()
-	w.sender().send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: id, State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
-	a.mu.Unlock()
+	a.sendRunning(w.sender())
 
 	exited := make(chan struct{})
 	go func() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/ebb-am/ebb/internal/lockorder"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -60,7 +61,7 @@ type splitStreams struct {
 	sent  atomic.Int64
 	total int64
 
-	mu sync.Mutex
+	mu lockorder.Mutex
 	// stopped is set by stop; a writer that opens its pipe afterwards
 	// closes it at once.
 	stopped bool
@@ -89,6 +90,7 @@ func makeSplitPipes(dir string, n int) ([]string, error) {
 // startSplitStreams starts a writer per pipe; each waits for its reader.
 func startSplitStreams(fifos []string, splits []*ebbpb.InputSplit, open openFunc, log *logrus.Entry) *splitStreams {
 	s := &splitStreams{fifos: fifos, splits: splits, open: open, log: log, writing: map[*os.File]bool{}, failed: make(chan struct{})}
+	s.mu.SetClass("worker.splitStreams")
 	for _, sp := range splits[:len(fifos)] {
 		s.total += sp.GetLength()
 	}

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/ebb-am/ebb/internal/lockorder"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -36,7 +37,18 @@ type worker struct {
 	// outlive a session when the worker rejoins a new AM attempt.
 	out *sender
 
-	mu       sync.Mutex
+	// mu guards the fields below it. The worker's locks have no order
+	// because none is ever taken under another: mu, each attempt's mu
+	// and sendMu, the output store's, the file systems' and the split
+	// streams' are each held alone, and what must be done with another's
+	// state is done after copying what is needed and unlocking. Nothing
+	// that can block (the sender's queue, a child, the network) is called
+	// under mu or an attempt's mu, so a heartbeat, a memory sample or a
+	// new attempt never waits behind a stuck one (issue 24: a heartbeat
+	// holding mu took an attempt's mu while that attempt, holding its own,
+	// took mu, and the worker stopped for good). Tests built with -tags
+	// lockorder report any nesting that closes a cycle.
+	mu       lockorder.Mutex
 	group    string
 	env      map[string]string
 	memoryMB int64
@@ -91,6 +103,8 @@ func Run(ctx context.Context, o Options) error {
 		finished:   map[string]string{},
 		finals:     map[string]final{},
 	}
+	w.mu.SetClass("worker")
+	w.fss.mu.SetClass("worker.filesystems")
 	defer w.fss.close()
 
 	stopHTTP, err := w.serveOutputs()
@@ -249,9 +263,11 @@ func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.Canc
 	if reconnect {
 		reg.Reconnect = true
 		reg.Attempts = w.heldAttempts()
-		reg.Outputs = w.outputs.attempts()
 	}
 	w.mu.Unlock()
+	if reconnect {
+		reg.Outputs = w.outputs.attempts()
+	}
 	err := stream.Send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Register{Register: reg}})
 	if err != nil && !errors.Is(err, io.EOF) {
 		return 0, &RegisterError{Err: err}
@@ -396,16 +412,18 @@ func (w *worker) heartbeat(ctx context.Context, interval time.Duration) {
 		}
 		w.mu.Lock()
 		hb := &ebbpb.Heartbeat{}
-		var rss int64
 		list := make([]*attempt, 0, len(w.running))
 		for id, a := range w.running {
 			hb.RunningAttempts = append(hb.RunningAttempts, id)
 			list = append(list, a)
+		}
+		out := w.out
+		w.mu.Unlock()
+		var rss int64
+		for _, a := range list {
 			rss += a.rss()
 		}
-		w.mu.Unlock()
 		hb.UsedMemoryMb = rss >> 20
-		out := w.sender()
 		out.send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Heartbeat{Heartbeat: hb}})
 		for _, a := range list {
 			a.reportProgress(out)

@@ -19,9 +19,12 @@ type CoreOptions struct {
 	MaxConcurrentDAGs int
 	// MaxFailedAttempts per task before its DAG fails (mr3.am.task.max.failed.attempts).
 	MaxFailedAttempts int
-	// WorkerTimeout: a worker silent this long is lost (mr3.heartbeat.container.timeout.ms).
+	// WorkerTimeout: a worker silent this long is lost and stopped, even
+	// with its stream open (mr3.heartbeat.container.timeout.ms; loseSilent).
 	WorkerTimeout time.Duration
-	// TaskTimeout: an attempt no heartbeat lists and no progress report names this long fails (mr3.heartbeat.task.timeout.ms).
+	// TaskTimeout: an attempt no heartbeat lists and no progress report
+	// names this long fails, unless its worker is as silent
+	// (mr3.heartbeat.task.timeout.ms).
 	TaskTimeout time.Duration
 	// IdleTimeout: an idle worker is stopped after this (mr3.container.idle.timeout.ms).
 	IdleTimeout time.Duration

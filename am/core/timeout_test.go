@@ -17,6 +17,8 @@ vertices:
 // after its own timeout, although checkTimeouts skips its sweep until the
 // oldest running attempt can time out: a (started at 0) goes at 10:05,
 // b (started at 5:00) at 15:05, not both at once when a later sweep comes.
+// The worker itself is alive: it heartbeats before each tick, listing
+// neither attempt.
 func TestTaskTimeoutEachOnTime(t *testing.T) {
 	f := newFake(t, CoreOptions{TaskTimeout: 10 * time.Minute, WorkerTimeout: 10 * time.Hour, IdleTimeout: 10 * time.Hour})
 	f.submit(fmt.Sprintf(silentTask, "a"))
@@ -24,6 +26,7 @@ func TestTaskTimeoutEachOnTime(t *testing.T) {
 	f.drain()
 	a := onlyRunning(t, f)
 	f.tick(5 * time.Minute) // a is 5 min silent: nothing to fail
+	f.c.WorkerHeartbeat(f.now, "w1")
 	f.submit(fmt.Sprintf(silentTask, "b"))
 	f.drain()
 	if len(f.running) != 2 {
@@ -42,6 +45,7 @@ func TestTaskTimeoutEachOnTime(t *testing.T) {
 	if _, ok := f.running[b]; !ok {
 		t.Fatalf("at 10:05 b's attempt %s was failed after 5:05", b)
 	}
+	f.c.WorkerHeartbeat(f.now, "w1")
 	f.tick(5 * time.Minute) // 15:05: b is 10:05 silent
 	if _, ok := f.running[b]; ok {
 		t.Fatalf("at 15:05 b's attempt %s still runs, want it failed (silent 10:05 > 10:00)", b)

@@ -145,7 +145,7 @@ func (c *Core) checkTimeouts() {
 	sort.Strings(lost)
 	for _, id := range lost {
 		if w, ok := c.workers[id]; ok {
-			c.WorkerLost(c.now, id, fmt.Sprintf("no heartbeat for %s", c.now.Sub(w.lastSeen).Round(time.Second)))
+			c.loseSilent(w)
 		}
 	}
 	if !c.now.After(c.quietUntil) {
@@ -159,7 +159,9 @@ func (c *Core) checkTimeouts() {
 		if a.worker == nil || a.gathering {
 			continue
 		}
-		if c.now.Sub(a.lastSeen) > c.opts.TaskTimeout {
+		// An attempt whose worker is as silent is the worker's loss, not
+		// the task's failure: the worker timeout decides (loseSilent).
+		if c.now.Sub(a.lastSeen) > c.opts.TaskTimeout && c.now.Sub(a.worker.lastSeen) <= c.opts.TaskTimeout {
 			silent = append(silent, id)
 		}
 		if a.lastSeen.Before(oldest) {
@@ -181,6 +183,19 @@ func (c *Core) checkTimeouts() {
 		c.AttemptUpdate(c.now, AttemptUpdate{AttemptID: a.id, Result: AttemptFailed,
 			Diagnostics: fmt.Sprintf("no report for %s (mr3.heartbeat.task.timeout.ms)", c.opts.TaskTimeout)})
 	}
+}
+
+// loseSilent gives up on a worker that sent nothing for the worker
+// timeout (mr3.heartbeat.container.timeout.ms) though its stream may still
+// be open: a wedged process (issue 24). It is told to stop at once and its
+// container goes back (StopWorker, before the loss, so the executor still
+// knows it); its attempts run again elsewhere and its outputs are
+// recomputed, none counted as a task failure (WorkerLost), as for a lost
+// container.
+func (c *Core) loseSilent(w *workerRun) {
+	reason := fmt.Sprintf("no heartbeat for %s (mr3.heartbeat.container.timeout.ms)", c.now.Sub(w.lastSeen).Round(time.Second))
+	c.emit(StopWorker{Worker: w.info.ID, Graceful: false, Reason: reason})
+	c.WorkerLost(c.now, w.info.ID, reason)
 }
 
 // reapIdle stops workers that have been idle longer than the idle timeout

@@ -225,6 +225,21 @@ func (w *World) WorkerStopped(now time.Time, id string) {
 	w.m.Stop(id)
 }
 
+// KillWorker: the Core lost a worker to silence; its process may live on,
+// wedged. SIGTERM ends it within its stop grace (ebb worker --stop-grace),
+// its tasks with it; its memory is free once it has exited.
+func (w *World) KillWorker(now time.Time, id string) {
+	cmd, ok := w.procs[id]
+	if !ok || cmd.Process == nil {
+		return
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		w.o.Log.Warnf("local world: stopping silent worker %s: %v", id, err)
+	}
+}
+
+var _ am.WorkerKiller = (*World)(nil)
+
 // WorkerMoved: the worker process now serves another group.
 func (w *World) WorkerMoved(now time.Time, id string, g core.GroupInfo) {
 	if w.m.Move(id, g.Name) {

@@ -447,6 +447,20 @@ func (w *World) WorkerJoined(_ time.Time, worker, group string) {
 
 var _ am.WorkerJoiner = (*World)(nil)
 
+// KillWorker: the Core lost a worker to silence; its container goes back
+// to the RM, whose NodeManager kills whatever still runs in it.
+func (w *World) KillWorker(_ time.Time, worker string) {
+	id, err := ParseContainerID(worker)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.book.Release(id)
+	w.mu.Unlock()
+}
+
+var _ am.WorkerKiller = (*World)(nil)
+
 // WorkerMoved: same container, another group.
 func (w *World) WorkerMoved(_ time.Time, worker string, g core.GroupInfo) {
 	id, err := ParseContainerID(worker)

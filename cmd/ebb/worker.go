@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 
 func newWorkerCmd() *cobra.Command {
 	var o worker.Options
+	var stopGrace time.Duration
 	cmd := &cobra.Command{
 		Use:    "worker",
 		Short:  "Run a ContainerWorker (started by the AM's world, not by people)",
@@ -31,16 +33,11 @@ func newWorkerCmd() *cobra.Command {
 			// One log per process: stderr, which YARN (and the local world)
 			// keep as the container's stderr file.
 			o.Log = newLogger("", "", "")
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-			defer stop()
-			err = worker.Run(ctx, o)
-			if errors.Is(err, context.Canceled) {
-				return nil // stopped by a signal: a clean exit
-			}
-			return err
+			return runWorker(o, stopGrace)
 		},
 	}
 	f := cmd.Flags()
+	f.DurationVar(&stopGrace, "stop-grace", 10*time.Second, "after SIGTERM, how long the worker may take to stop in order before it kills its tasks and exits with status 3")
 	f.StringVar(&o.AMAddress, "am", "", "the AM's address (host:port)")
 	f.StringVar(&o.WorkerID, "worker-id", "", "this worker's id")
 	f.StringVar(&o.Group, "group", "", "the ContainerGroup")
@@ -53,6 +50,50 @@ func newWorkerCmd() *cobra.Command {
 	f.StringVar(&o.AMFile, "am-file", "", "a file (or hdfs:// URL) naming the current AM attempt's address, to rejoin a new attempt when the AM dies")
 	f.StringVar(&o.AdvertiseHost, "advertise-host", "", "host other workers use to fetch outputs (default 127.0.0.1)")
 	return cmd
+}
+
+// exitWedged is the status of a worker that did not stop in order within
+// its grace after SIGTERM.
+const exitWedged = 3
+
+// runWorker runs the worker until it ends or a signal stops it. SIGTERM
+// (or an interrupt) cancels it, and it stops in order: its attempts killed,
+// their final updates sent. If it has not returned grace later, or a second
+// signal comes, some goroutine is wedged and waiting longer will not help
+// (issue 24: a worker deadlocked on its own locks ignored SIGTERM and
+// outlived the run): the tasks' process groups are killed and the process
+// exits with exitWedged at once.
+func runWorker(o worker.Options, grace time.Duration) error {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- worker.Run(ctx, o) }()
+	select {
+	case err := <-done:
+		return err
+	case <-sigs:
+	}
+	cancel()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if errors.Is(err, context.Canceled) {
+			return nil // stopped by a signal: a clean exit
+		}
+		return err
+	case <-sigs:
+	case <-t.C:
+	}
+	n := worker.KillChildGroups()
+	// Not through the logger, and not waited for: whatever wedged the
+	// worker may hold the logger, or stderr may be a pipe nobody reads.
+	go fmt.Fprintf(os.Stderr, "worker: not stopped %s after SIGTERM; killed %d task process groups, exiting\n", grace, n)
+	os.Exit(exitWedged)
+	return nil
 }
 
 // workerSecret is the application secret: $EBB_SECRET (the local world's
