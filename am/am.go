@@ -51,6 +51,9 @@ type Options struct {
 	// HistoryEvery, when positive, also writes the history this often
 	// while the AM runs, so an AM that dies still leaves one.
 	HistoryEvery time.Duration
+	// DAGHistory, when set, receives each finished DAG's detail once
+	// (history.go), and the UI reads compacted DAGs back from it.
+	DAGHistory DAGHistory
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -68,6 +71,7 @@ type AM struct {
 	ui         *ui.UI
 	uiOpts     ui.Options
 	hist       historyWriter
+	records    *dagRecords // finished DAGs' details on their way to DAGHistory
 	log        *logrus.Logger
 
 	stopOnce sync.Once
@@ -81,7 +85,12 @@ type AM struct {
 	// mu guards the DAGs' ends and outputs below; taken alone.
 	mu      lockorder.Mutex
 	waiters map[string][]chan core.DAGStatus
-	ended   map[string]core.DAGStatus
+	// ended: the settled statuses of the latest finished DAGs (endedOrder,
+	// oldest first, at most endedKeep); older ones are answered by the
+	// core, which DAGSettled told of them.
+	ended      map[string]core.DAGStatus
+	endedOrder []string
+	endedKeep  int
 	// outputPlans: DAGs whose output is not settled yet, by DAG id;
 	// outputUsers: the DAG writing each output (by outputKey).
 	outputPlans map[string]outputPlan
@@ -115,12 +124,19 @@ func New(o Options) (*AM, error) {
 	}
 	a := &AM{opts: o, core: c, fs: o.FS, outputRoot: o.OutputRoot, committer: o.Committer, lis: lis, log: o.Log,
 		stopped: make(chan struct{}), waiters: map[string][]chan core.DAGStatus{}, ended: map[string]core.DAGStatus{},
-		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}}
+		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}, endedKeep: o.Core.RetainDAGs}
 	a.mu.SetClass("am")
 	a.hist.mu.SetClass("am.history")
+	if a.endedKeep <= 0 {
+		a.endedKeep = core.DefaultRetainDAGs
+	}
 	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
 	a.uiOpts = uiOptions(o)
+	if o.DAGHistory != nil {
+		a.records = newDAGRecords()
+		a.uiOpts.DAGHistory = a.readDAGRecord
+	}
 	if o.History != nil {
 		a.loop.OnStop(a.writeHistory)
 	}
@@ -200,6 +216,12 @@ func (a *AM) Run(ctx context.Context) error {
 	if a.opts.History != nil && a.opts.HistoryEvery > 0 {
 		go a.checkpointHistory(ctx, a.opts.HistoryEvery)
 	}
+	recordsDone := make(chan struct{})
+	if a.records != nil {
+		go func() { defer close(recordsDone); a.writeDAGRecords(ctx) }()
+	} else {
+		close(recordsDone)
+	}
 	var err error
 	select {
 	case err = <-loopDone:
@@ -224,6 +246,10 @@ func (a *AM) Run(ctx context.Context) error {
 	// A DAG that ended is not over for its client until its output is.
 	a.settling.Wait()
 	a.abandonOutputs()
+	<-recordsDone
+	if a.records != nil {
+		a.flushDAGRecords() // the DAGs that settled as the AM stopped
+	}
 	return err
 }
 
@@ -232,11 +258,18 @@ func (a *AM) Run(ctx context.Context) error {
 // are told, so that a client that hears SUCCEEDED finds the results in
 // place, and one that hears FAILED or KILLED finds the old output as it was.
 func (a *AM) dagEnded(s core.DAGStatus) {
+	var detail *core.DAGView
+	if a.records != nil {
+		// On the loop: the DAG is whole in the core as it ends.
+		if v, ok := a.loop.core.DAGView(s.ID); ok {
+			detail = &v
+		}
+	}
 	a.mu.Lock()
 	plan, ok := a.outputPlans[s.ID]
 	a.mu.Unlock()
 	if !ok {
-		a.tellEnded(s)
+		a.tellEnded(s, detail)
 		return
 	}
 	a.settling.Add(1)
@@ -246,8 +279,9 @@ func (a *AM) dagEnded(s core.DAGStatus) {
 		a.mu.Lock()
 		delete(a.outputPlans, s.ID)
 		delete(a.outputUsers, outputKey(plan.output))
+		a.noteEnded(s) // with the plan's removal, so view never sees neither
 		a.mu.Unlock()
-		a.tellEnded(s)
+		a.tellEnded(s, detail)
 	}()
 }
 
@@ -255,17 +289,44 @@ func (a *AM) dagEnded(s core.DAGStatus) {
 // recovery log hears of the end only now, once its output is settled: a
 // DAG whose promotion an AM death interrupted is recovered unfinished, and
 // settled again by the next attempt.
-func (a *AM) tellEnded(s core.DAGStatus) {
+func (a *AM) tellEnded(s core.DAGStatus, detail *core.DAGView) {
 	if a.opts.Recovery != nil {
 		a.recordEnded(s)
 	}
+	if detail != nil {
+		// Written once, as its clients are told it ended.
+		detail.State, detail.Diagnostics = s.State, s.Diagnostics
+		a.records.add(*detail)
+	}
+	// The core keeps the settled status for when ended has forgotten it.
+	a.loop.Post(func(c *core.Core, now time.Time) {
+		if err := c.DAGSettled(now, s.ID, s.State, s.Diagnostics); err != nil {
+			a.log.Warnf("settling DAG %s: %v", s.ID, err)
+		}
+	})
 	a.mu.Lock()
-	a.ended[s.ID] = s
+	a.noteEnded(s)
 	ws := a.waiters[s.ID]
 	delete(a.waiters, s.ID)
 	a.mu.Unlock()
 	for _, w := range ws {
 		w <- s
+	}
+}
+
+// noteEnded keeps a settled status, forgetting the oldest beyond
+// endedKeep (with a.mu held).
+func (a *AM) noteEnded(s core.DAGStatus) {
+	if _, ok := a.ended[s.ID]; !ok {
+		a.endedOrder = append(a.endedOrder, s.ID)
+	}
+	a.ended[s.ID] = s
+	if len(a.endedOrder) > a.endedKeep+a.endedKeep/2 { // in batches: O(1) a DAG
+		drop := len(a.endedOrder) - a.endedKeep
+		for _, id := range a.endedOrder[:drop] {
+			delete(a.ended, id)
+		}
+		a.endedOrder = append([]string(nil), a.endedOrder[drop:]...)
 	}
 }
 
@@ -279,6 +340,27 @@ func (a *AM) WaitDAG(ctx context.Context, id string) (core.DAGStatus, error) {
 	}
 	a.waiters[id] = append(a.waiters[id], ch)
 	a.mu.Unlock()
+	// A DAG that ended so long ago that ended forgot it (or one that
+	// never was) is answered by the core now.
+	var st core.DAGStatus
+	var known bool
+	if err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { st, known = c.DAG(id) }); err != nil {
+		a.dropWaiter(id, ch)
+		return core.DAGStatus{}, err
+	}
+	if !known {
+		a.dropWaiter(id, ch)
+		return core.DAGStatus{}, fmt.Errorf("no DAG %q", id)
+	}
+	if st.State.Done() && !a.settlingOutput(id) {
+		a.mu.Lock()
+		_, told := a.ended[id]
+		a.mu.Unlock()
+		if !told { // settled and forgotten: tellEnded will not come again
+			a.dropWaiter(id, ch)
+			return st, nil
+		}
+	}
 	select {
 	case s := <-ch:
 		return s, nil
@@ -293,4 +375,29 @@ func (a *AM) Status(ctx context.Context, id string) (core.DAGStatus, bool, error
 	var ok bool
 	err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { s, ok = c.DAG(id) })
 	return a.view(s), ok, err
+}
+
+func (a *AM) dropWaiter(id string, ch chan core.DAGStatus) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ws := a.waiters[id]
+	for i, w := range ws {
+		if w == ch {
+			ws = append(ws[:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(a.waiters, id)
+	} else {
+		a.waiters[id] = ws
+	}
+}
+
+// settlingOutput reports whether a DAG's output is still being settled.
+func (a *AM) settlingOutput(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.outputPlans[id]
+	return ok
 }

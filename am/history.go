@@ -62,3 +62,84 @@ func (a *AM) saveHistory(s ui.Snapshot, final bool) {
 		a.log.Warnf("writing the application's history: %v", err)
 	}
 }
+
+// DAGHistory keeps each finished DAG's detail (an encoded ui.DAGRecord)
+// in the application's history: one file per DAG, written once when the
+// DAG's output has settled, beside the snapshot (Options.History), on
+// HDFS for the yarn world and the local file system for the local one.
+// The UI reads a DAG back from it once the core has compacted the DAG.
+type DAGHistory interface {
+	WriteDAG(id string, record []byte) error
+	ReadDAG(id string) ([]byte, error)
+}
+
+// dagRecords writes finished DAGs' records off the loop, in the order they
+// settled: a slow file system delays the records, never the loop.
+type dagRecords struct {
+	mu    lockorder.Mutex // taken alone
+	queue []core.DAGView
+	kick  chan struct{}
+}
+
+func newDAGRecords() *dagRecords {
+	q := &dagRecords{kick: make(chan struct{}, 1)}
+	q.mu.SetClass("am.dagRecords")
+	return q
+}
+
+func (q *dagRecords) add(v core.DAGView) {
+	q.mu.Lock()
+	q.queue = append(q.queue, v)
+	q.mu.Unlock()
+	select {
+	case q.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (q *dagRecords) take() []core.DAGView {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	vs := q.queue
+	q.queue = nil
+	return vs
+}
+
+// writeDAGRecords writes records as they come until ctx ends, then what
+// is left (Run calls it once more after the last DAG settled).
+func (a *AM) writeDAGRecords(ctx context.Context) {
+	for {
+		a.flushDAGRecords()
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.records.kick:
+		}
+	}
+}
+
+func (a *AM) flushDAGRecords() {
+	for _, v := range a.records.take() {
+		b, err := ui.EncodeDAG(v)
+		if err == nil {
+			err = a.opts.DAGHistory.WriteDAG(v.ID, b)
+		}
+		if err != nil {
+			a.log.Warnf("writing DAG %s's history: %v", v.ID, err)
+		}
+	}
+}
+
+// readDAGRecord is the UI's way to a compacted DAG (ui.Options.DAGHistory).
+func (a *AM) readDAGRecord(id string) (core.DAGView, bool) {
+	b, err := a.opts.DAGHistory.ReadDAG(id)
+	if err != nil {
+		return core.DAGView{}, false
+	}
+	v, err := ui.DecodeDAG(b)
+	if err != nil {
+		a.log.Warnf("DAG %s's history: %v", id, err)
+		return core.DAGView{}, false
+	}
+	return v, true
+}

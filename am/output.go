@@ -161,9 +161,15 @@ func (a *AM) view(s core.DAGStatus) core.DAGStatus {
 	}
 	a.mu.Lock()
 	e, ok := a.ended[s.ID]
+	_, settling := a.outputPlans[s.ID]
 	a.mu.Unlock()
 	if ok {
 		return e
+	}
+	if !settling {
+		// Settled long ago (or never had an output): the core's status is
+		// the final one (DAGSettled).
+		return s
 	}
 	if s.State == core.DAGSucceeded {
 		s.Diagnostics = "every task succeeded; committing the output to " + s.Output

@@ -115,7 +115,7 @@ func (a *AM) Recover(records []recoverylog.Record, o core.RecoverOptions) error 
 	defer a.mu.Unlock()
 	for _, d := range dags {
 		if s, ok := a.loop.core.DAG(d.ID); ok && d.Ended {
-			a.ended[d.ID] = s
+			a.noteEnded(s)
 		}
 	}
 	return nil

@@ -90,6 +90,15 @@ type CoreOptions struct {
 	// MemoryRetry: how a task killed for exceeding its memory is retried
 	// (ebb.task.memory.retry.factor, ebb.task.memory.retry.max.mb).
 	MemoryRetry scheduler.MemoryRetry
+	// RetainDAGs: finished DAGs kept whole (ebb.am.dag.retained.count;
+	// 0 = DefaultRetainDAGs); RetainDAGsFor: and at most this long after
+	// they ended (ebb.am.dag.retained.secs; 0 = no limit);
+	// RetainSummaries: finished DAGs listed at all, whole or compacted
+	// (ebb.am.dag.summary.retained.count; 0 = DefaultRetainSummaries).
+	// See retain.go.
+	RetainDAGs      int
+	RetainDAGsFor   time.Duration
+	RetainSummaries int
 }
 
 func (o *CoreOptions) fill() {
@@ -122,6 +131,12 @@ func (o *CoreOptions) fill() {
 	}
 	if o.MemoryRetry.Factor <= 0 {
 		o.MemoryRetry.Factor = scheduler.DefaultMemoryRetryFactor
+	}
+	if o.RetainDAGs <= 0 {
+		o.RetainDAGs = DefaultRetainDAGs
+	}
+	if o.RetainSummaries <= 0 {
+		o.RetainSummaries = DefaultRetainSummaries
 	}
 }
 
@@ -164,7 +179,9 @@ type Core struct {
 	// quietUntil: no running attempt can miss the task timeout before
 	// then (checkTimeouts).
 	quietUntil time.Time
-	ended      []*dagRun // finished DAGs, oldest first, for status queries
+	ended      []*dagRun // finished DAGs kept whole, oldest first, for status queries
+	// summaries: finished DAGs compacted to their status (retain.go).
+	summaries summaries
 
 	transitions []Transition
 	paidUntil   func(node string) time.Time
@@ -253,6 +270,7 @@ func (c *Core) Tick(now time.Time) {
 	c.removeEmptyGroups()
 	c.updateWanted()
 	c.sampleUsage()
+	c.retain()
 }
 
 // Now is the latest time the Core has seen.

@@ -141,6 +141,9 @@ func (c *Core) admit() {
 func (c *Core) KillDAG(now time.Time, id, reason string) error {
 	c.advance(now)
 	d, ok := c.dags[id]
+	if _, compacted := c.summaries.byID[id]; compacted {
+		return nil // it ended long ago
+	}
 	if !ok {
 		return fmt.Errorf("no DAG %q", id)
 	}
@@ -161,6 +164,9 @@ func (c *Core) KillDAG(now time.Time, id, reason string) error {
 func (c *Core) FailDAG(now time.Time, id, reason string) error {
 	c.advance(now)
 	d, ok := c.dags[id]
+	if _, compacted := c.summaries.byID[id]; compacted {
+		return nil // it ended long ago
+	}
 	if !ok {
 		return fmt.Errorf("no DAG %q", id)
 	}
@@ -221,6 +227,7 @@ func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 		c.warnf("DAG %s (%s) %s: %s", d.id, d.spec.Name, st, diag)
 	}
 	c.emit(DAGEnded{DAG: c.status(d), Workers: ws})
+	c.retain()
 	// A scale-in that waited for this DAG may now stop its workers.
 	if len(c.waitingDrains) > 0 {
 		c.stopDrained()

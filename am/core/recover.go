@@ -164,6 +164,7 @@ func (c *Core) Recover(now time.Time, dags []RecoveredDAG, o RecoverOptions) err
 		}
 	}
 	c.rec = rec
+	c.retain() // an earlier attempt's finished DAGs are held to the same bounds
 	c.logf("recovered %d DAGs (%d to resume); waiting up to %s for %d workers of the earlier attempt",
 		len(dags), len(rec.dags), o.Window, rec.missing())
 	if rec.missing() == 0 {

@@ -21,6 +21,9 @@ type DAGStatus struct {
 	Failed      int
 	// Recovered: rebuilt by a new AM attempt from the recovery log.
 	Recovered bool
+	// Compacted: a finished DAG the Core keeps only as this summary
+	// (retain.go): no vertices, no attempts.
+	Compacted bool
 	Vertices  []VertexStatus
 	// Resource-aware scheduling figures (zero unless ebb.scheduler.scheme=ras).
 	SReq    float64
@@ -76,14 +79,18 @@ func (c *Core) status(d *dagRun) DAGStatus {
 func (c *Core) DAG(id string) (DAGStatus, bool) {
 	d, ok := c.dags[id]
 	if !ok {
-		return DAGStatus{}, false
+		return c.summary(id)
 	}
 	return c.status(d), true
 }
 
-// DAGs returns every DAG the Core knows, in submission order.
+// DAGs returns every DAG the Core knows: the finished ones in the order
+// they ended (compacted first), then the others in submission order.
 func (c *Core) DAGs() []DAGStatus {
-	out := make([]DAGStatus, 0, len(c.dags))
+	out := make([]DAGStatus, 0, len(c.dags)+len(c.summaries.order))
+	for _, s := range c.summaries.order {
+		out = append(out, *s)
+	}
 	for _, d := range c.ended {
 		out = append(out, c.status(d))
 	}

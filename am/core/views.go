@@ -33,11 +33,14 @@ type VertexView struct {
 	Depth    int // longest path from a source, for drawing the graph in layers
 }
 
-// DAGView returns a DAG's graph, vertices and attempts.
+// DAGView returns a DAG's graph, vertices and attempts; a compacted DAG's
+// is its summary alone (DAGStatus.Compacted), the rest being in the AM's
+// history.
 func (c *Core) DAGView(id string) (DAGView, bool) {
 	d, ok := c.dags[id]
 	if !ok {
-		return DAGView{}, false
+		s, ok := c.summary(id)
+		return DAGView{DAGStatus: s}, ok
 	}
 	v := DAGView{DAGStatus: c.status(d)}
 	for _, e := range d.spec.Edges {

@@ -45,6 +45,9 @@ type DAG struct {
 	Slots          int        `json:"slots"`
 	Diagnostics    string     `json:"diagnostics,omitempty"`
 	Output         string     `json:"output,omitempty"`
+	// Compacted: the AM keeps only this summary of a finished DAG
+	// (ebb.am.dag.retained.count); its page comes from the history.
+	Compacted bool `json:"compacted,omitempty"`
 }
 
 // DAGDetail is GET api/v1/dags/{id}.

@@ -34,7 +34,8 @@ func Capture(app AppInfo, v View) Snapshot {
 	s := Snapshot{Version: historyVersion, App: app, At: v.Now(), DAGList: v.DAGs(), DAGDetails: map[string]core.DAGView{},
 		Groups: v.GroupViews(), WorkerList: v.Workers(), Nodes: v.NodeViews(), TransList: v.Transitions(), MoveList: v.Moves()}
 	for _, d := range s.DAGList {
-		if dv, ok := v.DAGView(d.ID); ok {
+		// A compacted DAG's detail is in its own record (DAGRecord).
+		if dv, ok := v.DAGView(d.ID); ok && !dv.Compacted {
 			s.DAGDetails[d.ID] = dv
 		}
 	}
@@ -98,4 +99,31 @@ func (s *Snapshot) Read(_ context.Context, f func(View)) error {
 func NewHistory(s *Snapshot, o Options) *UI {
 	o.App = s.App
 	return New(s, o)
+}
+
+// DAGRecord is one finished DAG's detail as the history keeps it: written
+// once, when the DAG's output has settled, one file per DAG beside the
+// application's snapshot, so the snapshot need not carry every DAG the
+// application ever ran and the UI can still show a DAG the core has
+// compacted (Options.DAGHistory).
+type DAGRecord struct {
+	Version int          `json:"version"`
+	DAG     core.DAGView `json:"dag"`
+}
+
+// EncodeDAG writes a DAG's record.
+func EncodeDAG(v core.DAGView) ([]byte, error) {
+	return json.Marshal(DAGRecord{Version: historyVersion, DAG: v})
+}
+
+// DecodeDAG reads what EncodeDAG wrote.
+func DecodeDAG(b []byte) (core.DAGView, error) {
+	var r DAGRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return core.DAGView{}, fmt.Errorf("reading a DAG's history: %w", err)
+	}
+	if r.Version != historyVersion {
+		return core.DAGView{}, fmt.Errorf("the DAG's history has version %d; this ebb reads version %d", r.Version, historyVersion)
+	}
+	return r.DAG, nil
 }

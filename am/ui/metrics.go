@@ -41,14 +41,22 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 	for _, st := range []string{"SUBMITTED", "RUNNING", "SUCCEEDED", "FAILED", "KILLED"} {
 		fmt.Fprintf(b, "ebb_dags{state=%q} %d\n", st, counts[st])
 	}
-	help(b, "ebb_dag_tasks", "gauge", "Tasks per DAG by state (succeeded, running, other).")
+	// Per-DAG series only for the DAGs kept whole: a compacted DAG's are
+	// final, and a long session would otherwise grow label sets for ever.
+	var whole []DAG
 	for _, d := range o.DAGs {
+		if !d.Compacted {
+			whole = append(whole, d)
+		}
+	}
+	help(b, "ebb_dag_tasks", "gauge", "Tasks per DAG by state (succeeded, running, other).")
+	for _, d := range whole {
 		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"succeeded\"} %d\n", d.ID, d.Name, d.Succeeded)
 		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"running\"} %d\n", d.ID, d.Name, d.Running)
 		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"total\"} %d\n", d.ID, d.Name, d.Tasks)
 	}
 	help(b, "ebb_dag_failed_attempts_total", "counter", "Failed attempts per DAG.")
-	for _, d := range o.DAGs {
+	for _, d := range whole {
 		fmt.Fprintf(b, "ebb_dag_failed_attempts_total{dag=%q} %d\n", d.ID, d.FailedAttempts)
 	}
 	help(b, "ebb_vertex_tasks", "gauge", "Tasks per vertex by state.")

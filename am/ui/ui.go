@@ -80,6 +80,11 @@ type Options struct {
 	// Proxy, when set, refuses requests that did not come through the RM's
 	// web proxy (see proxy.go).
 	Proxy *ProxyGuard
+	// DAGHistory, when set, reads a finished DAG's record from the
+	// application's history (DAGRecord): the pages of a DAG the view has
+	// compacted or forgotten are built from it. It is called off the
+	// loop: it may do IO.
+	DAGHistory func(id string) (core.DAGView, bool)
 }
 
 // UI serves the pages, the API and the metrics.
@@ -126,11 +131,59 @@ func (u *UI) routes() {
 }
 
 // read takes a view within the request's lifetime, bounded so a stuck loop
-// answers 503 rather than hanging the operator's browser.
+// answers 503 rather than hanging the operator's browser. A DAG's page for
+// a DAG the view keeps only as a summary is built over its history record.
 func (u *UI) read(r *http.Request, f func(v View)) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	return u.src.Read(ctx, f)
+	id := dagOf(r)
+	if id == "" || u.o.DAGHistory == nil {
+		return u.src.Read(ctx, f)
+	}
+	var need bool
+	if err := u.src.Read(ctx, func(v View) { dv, ok := v.DAGView(id); need = !ok || dv.Compacted }); err != nil {
+		return err
+	}
+	if !need {
+		return u.src.Read(ctx, f)
+	}
+	dv, ok := u.o.DAGHistory(id) // off the loop: it reads a file
+	if !ok {
+		return u.src.Read(ctx, f)
+	}
+	return u.src.Read(ctx, func(v View) { f(withDAG{View: v, dag: dv}) })
+}
+
+// dagOf is the DAG a request's page or API answer is about ("" if none).
+func dagOf(r *http.Request) string {
+	for _, p := range []string{"/dag/", "/api/v1/dags/", "/svg/dag/"} {
+		if strings.HasPrefix(r.URL.Path, p) {
+			return r.PathValue("id")
+		}
+	}
+	return ""
+}
+
+// withDAG is a view with one DAG's detail read from the history.
+type withDAG struct {
+	View
+	dag core.DAGView
+}
+
+func (w withDAG) DAGView(id string) (core.DAGView, bool) {
+	if id == w.dag.ID {
+		return w.dag, true
+	}
+	return w.View.DAGView(id)
+}
+
+func (w withDAG) Attempt(id string) (core.AttemptRecord, bool) {
+	for _, a := range w.dag.Attempts {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return w.View.Attempt(id)
 }
 
 // root is the relative path from the request's page back to the UI's root,

@@ -114,5 +114,8 @@ func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		WorkerTasks:             c.Int("ebb.worker.auto.size.max.tasks"),
 		MemoryRetry: scheduler.MemoryRetry{Factor: c.Float("ebb.task.memory.retry.factor"),
 			MaxMB: c.Int64("ebb.task.memory.retry.max.mb")},
+		RetainDAGs:      c.Int("ebb.am.dag.retained.count"),
+		RetainDAGsFor:   c.Duration("ebb.am.dag.retained.secs"),
+		RetainSummaries: c.Int("ebb.am.dag.summary.retained.count"),
 	}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
+	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
@@ -51,7 +52,8 @@ func newHistoryCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, ui.Options{PackingHighPercent: c.Int("ebb.packing.high.threshold.percent")})
+			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, ui.Options{PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
+				DAGHistory: dagHistoryReader(&hdfsDAGHistory{fs: fs, dir: dir + "/" + args[0]})})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "where to serve the pages (host:port)")
@@ -74,7 +76,7 @@ func newUICmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := ui.Options{}
+			o := ui.Options{DAGHistory: dagHistoryReader(localDAGHistory{dir: dagRecordsDir(history)})}
 			// A local AM's root holds history/ beside logs/: keep its log links.
 			if logs := filepath.Join(filepath.Dir(filepath.Dir(history)), "logs"); isDir(logs) {
 				o.LocalLogDir = logs
@@ -120,21 +122,23 @@ func serveHistory(ctx context.Context, out io.Writer, b []byte, listen string, o
 }
 
 // localHistory writes a local AM's history under ebb.history.dir, or
-// history/ in its root (beside logs/, so `ebb ui --history` finds them).
-func localHistory(c *conf.Config, root string, log *logrus.Logger) func([]byte) error {
+// history/ in its root (beside logs/, so `ebb ui --history` finds them):
+// the snapshot as local-<start>.json, each finished DAG's record in
+// local-<start>/ (daghistory.go).
+func localHistory(c *conf.Config, root string, log *logrus.Logger) (func([]byte) error, am.DAGHistory) {
+	dir := c.String("ebb.history.dir")
+	if dir == "" {
+		dir = filepath.Join(root, "history")
+	}
+	p := filepath.Join(dir, "local-"+time.Now().UTC().Format("20060102-150405.000")+".json")
 	return func(b []byte) error {
-		dir := c.String("ebb.history.dir")
-		if dir == "" {
-			dir = filepath.Join(root, "history")
-		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
-		p := filepath.Join(dir, "local-"+time.Now().UTC().Format("20060102-150405")+".json")
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			return err
 		}
 		log.Infof("history written to %s (ebb ui --history %s)", p, p)
 		return nil
-	}
+	}, localDAGHistory{dir: dagRecordsDir(p)}
 }

@@ -93,10 +93,11 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	}
 	// A local virtual node is the largest container; nothing rounds asks up.
 	core.Allocation = scheduler.AllocationLimits{MaxMB: c.Int64("ebb.local.node.memory.mb")}
+	history, dagHistory := localHistory(c, root, log)
 	a, err := am.New(am.Options{
 		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
 		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: localHistory(c, root, log),
+		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: history, DAGHistory: dagHistory,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -205,12 +205,17 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, err
 	}
 	uiOpts, uiState := yarnUIOptions(c, cid, user, secret)
+	histDir, err := fs.Path(historyDir(c, user))
+	if err != nil {
+		return nil, err
+	}
+	dagHist := &hdfsDAGHistory{fs: fs, dir: histDir + "/" + app.String()}
 	a, err := am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), UI: uiOpts,
 		Committer: commit.New(fs.Resolve).AfterStep(am.CommitStepLog(log, c.String("ebb.fault.commit.hold.after"), int(cid.Attempt.Attempt))),
-		History:   hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute,
+		History:   hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute, DAGHistory: dagHist,
 		Recovery: rec,
 	})
 	if err != nil {
