@@ -58,3 +58,9 @@ func RolledPattern(names ...string) string {
 	}
 	return `^(` + strings.Join(q, "|") + `)\.[0-9]{4,}$`
 }
+
+// The logs of ebb's own processes in a container's log directory.
+const (
+	AMFile     = "am.log"
+	WorkerFile = "worker.log"
+)
