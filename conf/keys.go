@@ -114,6 +114,15 @@ var keys = []Key{
 	{Name: "ebb.lib.uri", Type: String, Default: "",
 		Doc: "hdfs:// URL of an ebb binary already installed on the cluster (as tez.lib.uris): `ebb submit` uploads none and the AM and workers run it; it must be the client's ebb version (empty = upload the client's binary once to /user/<user>/.ebb/lib/<sha256>/ebb and reuse it)"},
 
+	// Logs on YARN: am.log and worker.log in each container's log dir.
+	// KB, as MapReduce's own yarn.app.mapreduce.am.container.log.limit.kb.
+	{Name: "ebb.log.roll.size.kb", Type: Int64, Default: "65536", Bounds: from(1),
+		Doc: "the AM's am.log and each worker's worker.log roll when they would grow beyond this (to am.log.0001, .0002, ...); their stderr keeps only warnings and errors"},
+	{Name: "ebb.log.roll.count", Type: Int, Default: "4", Bounds: between(1, 10000),
+		Doc: "rolled pieces kept beside each log (older ones are deleted): a container's log dir holds at most (count + 1) x ebb.log.roll.size.kb of ebb's own log"},
+	{Name: "ebb.log.aggregation.rolled.include.pattern", Type: String, Default: `^(am\.log|worker\.log)\.[0-9]{4,}$`,
+		Doc: "with YARN log aggregation on and yarn.nodemanager.log-aggregation.roll-monitoring-interval-seconds set, NodeManagers upload the files of running containers whose names match this Java regex (LogAggregationContext's rolled_logs_include_pattern) and then delete them: it must not match a file still being written (empty = upload only when the application ends)"},
+
 	// Packing and scheduling.
 	{Name: "ebb.packing.scheme", Type: Enum, Default: "packed", Enum: []string{"uniform", "packed"},
 		Doc: "spread requests over nodes (YARN's own behaviour) or pack them onto few nodes"},

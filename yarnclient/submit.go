@@ -194,6 +194,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 		// A new AM attempt resumes DAGs with the workers of the old one
 		// (they hold its outputs and run its attempts).
 		KeepContainers: c.conf.Bool("mr3.dag.recovery.enabled"),
+		RolledLogs:     c.conf.String("ebb.log.aggregation.rolled.include.pattern"),
 		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
 			Env: env},
 	}
@@ -219,7 +220,7 @@ func amCommand(withDAG bool, dagPath, output string, overwrite bool) string {
 	if overwrite {
 		cmd = append(cmd, "--overwrite")
 	}
-	cmd = append(cmd, "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
+	cmd = append(cmd, "--log-dir", "<LOG_DIR>", "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
 	return strings.Join(cmd, " ")
 }
 

@@ -66,7 +66,7 @@ func TestSubmitStagesAndLaunches(t *testing.T) {
 		t.Errorf("application %+v", app)
 	}
 	// --dag-name: the AM's messages name the user's file, not the staged copy.
-	wantCmd := `exec ./ebb am --conf mr3-site.xml --dag dag.yaml --dag-name '` + dagPath + `' --output 'hdfs://nn:8020/it'\''s' 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr`
+	wantCmd := `exec ./ebb am --conf mr3-site.xml --dag dag.yaml --dag-name '` + dagPath + `' --output 'hdfs://nn:8020/it'\''s' --log-dir <LOG_DIR> 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr`
 	if len(app.AM.Command) != 1 || app.AM.Command[0] != wantCmd {
 		t.Errorf("AM command %q, want %q", app.AM.Command, wantCmd)
 	}
@@ -173,6 +173,21 @@ func TestSubmitKeepsContainersWhenRecoveryIsOn(t *testing.T) {
 		}
 		if got := rm.submitted[0].KeepContainers; got != (on == "true") {
 			t.Errorf("mr3.dag.recovery.enabled=%s: keep containers %v", on, got)
+		}
+	}
+}
+
+// The rolled-logs pattern goes to YARN as configured; empty asks for no
+// rolling aggregation.
+func TestSubmitRolledLogsPattern(t *testing.T) {
+	for _, pattern := range []string{`^(am\.log|worker\.log)\.[0-9]{4,}$`, `^x\.log\.\d+$`, ""} {
+		rm, fs := newFakeRM(), newMemStore()
+		yc := testClient(t, testConf(t, "ebb.log.aggregation.rolled.include.pattern", pattern), rm, fs)
+		if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := rm.submitted[0].RolledLogs; got != pattern {
+			t.Errorf("pattern %q submitted as %q", pattern, got)
 		}
 	}
 }

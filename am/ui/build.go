@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/internal/rolllog"
 )
 
 // This file turns the core's views into the API's types.
@@ -234,6 +235,7 @@ func writeBody(w http.ResponseWriter, body []byte) {
 	_, _ = w.Write(body) // the reader hung up; nothing to report to it
 }
 
-// workerLogFile is a worker's own log: it logs to stderr, which the
-// container keeps (YARN's container log directory; the local world's).
-const workerLogFile = "stderr"
+// workerLogFile is a worker's own log, in its container's log directory
+// (YARN's; the local world's): the file being written, not its rolled
+// pieces. Its stderr holds only its warnings and errors.
+const workerLogFile = rolllog.WorkerFile

@@ -13,7 +13,7 @@ import (
 const maxLogBytes = 1 << 20
 
 // localLog serves a local-world worker's log file (an attempt's stdout or
-// stderr, or the worker's own stderr). Only plain file names inside the container's log
+// stderr, or the worker's own worker.log). Only plain file names inside the container's log
 // directory are served, through os.Root, so no path can climb out of it.
 func (u *UI) localLog(w http.ResponseWriter, r *http.Request) {
 	container, file := r.PathValue("container"), r.PathValue("file")

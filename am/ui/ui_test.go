@@ -91,6 +91,10 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	if err := os.MkdirAll(filepath.Join(logs, "container_1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The worker's own log, with the secret in it as a task could print it.
+	if err := os.WriteFile(filepath.Join(logs, "container_1", "worker.log"), []byte("worker log "+secret+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, a := range x.started {
 		if err := os.WriteFile(filepath.Join(logs, "container_1", a.Attempt.ID+".stdout"), []byte("hello from "+a.Attempt.ID+" "+secret+"\n"), 0o644); err != nil {
 			t.Fatal(err)

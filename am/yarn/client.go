@@ -61,6 +61,11 @@ type AppSpec struct {
 	// KeepContainers: the workers outlive a failed AM attempt, for the next
 	// one to take over (keep_containers_across_application_attempts).
 	KeepContainers bool
+	// RolledLogs, when set, is the rolled_logs_include_pattern of the
+	// application's LogAggregationContext: NodeManagers that monitor
+	// rolling upload matching files of running containers (and delete
+	// them). Empty: no context, logs are aggregated when containers end.
+	RolledLogs string
 }
 
 // Submit submits an application under an id from NewApp.
@@ -85,6 +90,9 @@ func (c *Client) Submit(ctx context.Context, s AppSpec) error {
 	}
 	if s.KeepContainers {
 		sub.KeepContainersAcrossApplicationAttempts = proto.Bool(true)
+	}
+	if s.RolledLogs != "" {
+		sub.LogAggregationContext = logAggregationProto(s.RolledLogs)
 	}
 	// Submitting again to the RM that took over is safe: the application
 	// id makes it the same submission.
@@ -198,4 +206,18 @@ func (c *Client) Nodes(ctx context.Context) ([]NodeReport, error) {
 		out = append(out, nodeReportFrom(n))
 	}
 	return out, nil
+}
+
+// logAggregationProto aggregates every file when a container or the
+// application ends (as without a context) and, while it runs, the files
+// matching rolled. Every pattern is set explicitly: the proto's default
+// rolled_logs_exclude_pattern is ".*", which would exclude everything
+// should the NodeManager read an unset field as its default.
+func logAggregationProto(rolled string) *hadooppb.LogAggregationContextProto {
+	return &hadooppb.LogAggregationContextProto{
+		IncludePattern:           proto.String(".*"),
+		ExcludePattern:           proto.String(""),
+		RolledLogsIncludePattern: proto.String(rolled),
+		RolledLogsExcludePattern: proto.String(""),
+	}
 }

@@ -79,6 +79,10 @@ func (w *World) workerLaunch(p Placed) (Launch, error) {
 	if w.o.Worker.AMFile != "" {
 		args = append(args, "--am-file", shellQuote(w.o.Worker.AMFile))
 	}
+	if w.o.Worker.LogRollKB > 0 {
+		args = append(args, "--log-roll-kb", strconv.FormatInt(w.o.Worker.LogRollKB, 10),
+			"--log-roll-count", strconv.Itoa(w.o.Worker.LogRollCount))
+	}
 	args = append(args, "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
 	env := map[string]string{}
 	for k, v := range w.o.Worker.Env {

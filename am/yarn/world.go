@@ -33,6 +33,11 @@ type WorkerLaunch struct {
 	// address (an hdfs:// URL in the staging directory): a worker whose
 	// AM died reads it to rejoin the next attempt.
 	AMFile string
+	// LogRollKB and LogRollCount roll each worker's worker.log (`ebb
+	// worker --log-roll-kb/--log-roll-count`): ebb.log.roll.size.kb and
+	// ebb.log.roll.count. 0 KB: never rolled.
+	LogRollKB    int64
+	LogRollCount int
 	// Tokens is a Credentials blob (Writable format) for every worker's
 	// container: on a secure cluster the HDFS delegation tokens the AM got
 	// from the client, which the worker finds at

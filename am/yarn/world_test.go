@@ -462,3 +462,16 @@ func TestWorkerLaunchCarriesFreshTokens(t *testing.T) {
 		t.Errorf("token %q, want the fresh one", tk.Identifier)
 	}
 }
+
+// The roll keys reach each worker's command line; without them (0 KB) the
+// worker is not told to roll.
+func TestWorkerLaunchRollsLogs(t *testing.T) {
+	h := newHarness(t)
+	if cmd := mustLaunch(t, h.w, Placed{Container: ctr(2, 1, "n1:1"), Group: small}).Command[0]; strings.Contains(cmd, "--log-roll") {
+		t.Errorf("no roll asked, yet: %s", cmd)
+	}
+	h.w.o.Worker.LogRollKB, h.w.o.Worker.LogRollCount = 128, 3
+	if cmd := mustLaunch(t, h.w, Placed{Container: ctr(3, 1, "n1:1"), Group: small}).Command[0]; !strings.Contains(cmd, "--log-roll-kb 128 --log-roll-count 3") {
+		t.Errorf("worker command lacks the roll flags: %s", cmd)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/internal/rolllog"
 	"github.com/ebb-am/ebb/worker"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
@@ -19,6 +20,8 @@ import (
 func newWorkerCmd() *cobra.Command {
 	var o worker.Options
 	var stopGrace time.Duration
+	var roll rolllog.Roll
+	var rollKB int64
 	cmd := &cobra.Command{
 		Use:    "worker",
 		Short:  "Run a ContainerWorker (started by the AM's world, not by people)",
@@ -30,9 +33,17 @@ func newWorkerCmd() *cobra.Command {
 				return err
 			}
 			o.Secret = secret
-			// One log per process: stderr, which YARN (and the local world)
-			// keep as the container's stderr file.
+			// The log is <log-dir>/worker.log, rolled when the AM says so
+			// (YARN: ebb.log.roll.*); stderr, which YARN and the local
+			// world keep as the container's stderr file, gets warnings and
+			// errors only (YARN's diagnostics show its tail).
 			o.Log = newLogger("", "", "")
+			roll.MaxBytes = rollKB * 1024
+			logFile, err := rolllog.Attach(o.Log, o.LogDir, rolllog.WorkerFile, roll, os.Stderr)
+			if err != nil {
+				return fmt.Errorf("worker: %w", err)
+			}
+			defer func() { _ = logFile.Close() }() // the process is ending; nothing left to log the error to
 			return runWorker(o, stopGrace)
 		},
 	}
@@ -48,6 +59,8 @@ func newWorkerCmd() *cobra.Command {
 	f.StringVar(&o.WorkDir, "work-dir", ".", "directory for attempts and outputs")
 	f.StringVar(&o.LogDir, "log-dir", ".", "directory for logs")
 	f.StringVar(&o.AMFile, "am-file", "", "a file (or hdfs:// URL) naming the current AM attempt's address, to rejoin a new attempt when the AM dies")
+	f.Int64Var(&rollKB, "log-roll-kb", 0, "roll worker.log when it would grow beyond this many KB (0 = never)")
+	f.IntVar(&roll.Keep, "log-roll-count", 1, "rolled pieces of worker.log kept")
 	f.StringVar(&o.AdvertiseHost, "advertise-host", "", "host other workers use to fetch outputs (default 127.0.0.1)")
 	return cmd
 }

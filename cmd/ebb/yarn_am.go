@@ -23,6 +23,7 @@ import (
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/internal/rolllog"
 	"github.com/ebb-am/ebb/security"
 	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -47,12 +48,15 @@ func newYarnAMCmd() *cobra.Command {
 	f.StringVar(&o.dagName, "dag-name", "", "the DAG file's name as the user gave it, for messages (default: --dag)")
 	f.StringVar(&o.output, "output", "", "override the DAG's output")
 	f.BoolVar(&o.overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
+	f.StringVar(&o.logDir, "log-dir", "", "write the log to am.log here, rolled as ebb.log.roll.* say; stderr keeps warnings and errors")
 	return cmd
 }
 
 type yarnAMOptions struct {
 	confPath, dagPath, dagName, output string
-	overwrite                          bool
+	// logDir: the container's log dir, for am.log (empty: stderr only).
+	logDir    string
+	overwrite bool
 }
 
 // yarnAM is one AM attempt in its container.
@@ -78,8 +82,8 @@ type yarnAM struct {
 
 func runYarnAM(ctx context.Context, o yarnAMOptions) error {
 	start := time.Now()
-	// One log per process: stderr, which the container keeps as its
-	// stderr file (a second copy in am.log showed everything twice).
+	// stderr until the configuration says how am.log rolls; then am.log,
+	// with warnings and errors on stderr too (startYarnAM).
 	log := newLogger("info", "", "")
 	y, err := startYarnAM(ctx, o, log, start)
 	if err != nil {
@@ -151,6 +155,13 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 	c, warns, err := conf.Load(conf.LoadOptions{ConfPath: o.confPath})
 	if err != nil {
 		return nil, err
+	}
+	if o.logDir != "" {
+		roll := rolllog.Roll{MaxBytes: c.Int64("ebb.log.roll.size.kb") * 1024, Keep: c.Int("ebb.log.roll.count")}
+		// Not closed: writes are unbuffered and the process's exit closes it.
+		if _, err := rolllog.Attach(log, o.logDir, rolllog.AMFile, roll, os.Stderr); err != nil {
+			return nil, err
+		}
 	}
 	for _, w := range warns {
 		log.Warn(w.String())
@@ -268,7 +279,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		FinalTrackingURL: yarn.FinalTrackingURL(rmWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
-			Tokens: workerTokens},
+			Tokens: workerTokens, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count")},
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})

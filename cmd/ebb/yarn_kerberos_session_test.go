@@ -293,20 +293,20 @@ func (y *yarnTest) uiAnswers(ctx context.Context, id yarn.AppID, amLog, secret s
 	return out
 }
 
-// secureAMLog is the AM's stderr on the secure cluster ("" until it
+// secureAMLog is the AM's am.log on the secure cluster ("" until it
 // exists).
 func secureAMLog(c *testcluster.SecureCluster, id yarn.AppID) string {
 	for _, d := range splitDirs(c.Env["NM_LOG_DIRS"]) {
 		cs, _ := filepath.Glob(filepath.Join(d, id.String(), "container_*_000001"))
 		for _, ctr := range cs {
-			b, _ := os.ReadFile(filepath.Join(ctr, "stderr")) // the AM logs to stderr only
+			b, _ := os.ReadFile(filepath.Join(ctr, "am.log"))
 			return string(b)
 		}
 	}
 	return ""
 }
 
-// secureWorkerLogs are the stderr files of the application's workers
+// secureWorkerLogs are the worker.log files of the application's workers
 // (every container but the AM's) on the secure cluster.
 func secureWorkerLogs(c *testcluster.SecureCluster, id yarn.AppID) []string {
 	var out []string
@@ -314,7 +314,7 @@ func secureWorkerLogs(c *testcluster.SecureCluster, id yarn.AppID) []string {
 		cs, _ := filepath.Glob(filepath.Join(d, id.String(), "container_*"))
 		for _, ctr := range cs {
 			if !strings.HasSuffix(ctr, "_000001") {
-				out = append(out, filepath.Join(ctr, "stderr"))
+				out = append(out, filepath.Join(ctr, "worker.log"))
 			}
 		}
 	}

@@ -20,7 +20,7 @@ func (y *yarnTest) amLog(id yarn.AppID) string {
 	for _, cs := range y.containerLogs(id) {
 		for _, c := range cs {
 			if strings.HasSuffix(c, "_000001") {
-				b, _ := os.ReadFile(filepath.Join(c, "stderr")) // the AM logs to stderr only
+				b, _ := os.ReadFile(filepath.Join(c, "am.log"))
 				return string(b)
 			}
 		}

@@ -69,14 +69,14 @@ edges:
 		for _, c := range cs {
 			if strings.HasSuffix(c, "_000001") {
 				amLogs++
-				for _, f := range []string{"stdout", "stderr"} {
+				for _, f := range []string{"stdout", "stderr", "am.log"} {
 					if _, err := os.Stat(filepath.Join(c, f)); err != nil {
 						t.Errorf("AM container log: %v", err)
 					}
 				}
-				// One log per process: no second copy of stderr.
-				if _, err := os.Stat(filepath.Join(c, "am.log")); err == nil {
-					t.Errorf("AM container %s has an am.log beside its stderr", c)
+				// The log is am.log; stderr keeps warnings and errors only.
+				if b, _ := os.ReadFile(filepath.Join(c, "stderr")); strings.Contains(string(b), "level=info") {
+					t.Errorf("AM container %s: info lines in stderr:\n%s", c, b)
 				}
 				continue
 			}
@@ -85,17 +85,18 @@ edges:
 			// that ran, and want both files from them.
 			_, errOut := os.Stat(filepath.Join(c, "stdout"))
 			stderr, errErr := os.ReadFile(filepath.Join(c, "stderr"))
-			if errErr == nil && strings.Contains(string(stderr), "registered") {
+			wlog, errLog := os.ReadFile(filepath.Join(c, "worker.log"))
+			if errLog == nil && strings.Contains(string(wlog), "registered") {
 				workers++
-				if errOut != nil {
-					t.Errorf("worker container %s: stdout %v", c, errOut)
+				if errOut != nil || errErr != nil {
+					t.Errorf("worker container %s: stdout %v, stderr %v", c, errOut, errErr)
 				}
-				if _, err := os.Stat(filepath.Join(c, "worker.log")); err == nil {
-					t.Errorf("worker container %s has a worker.log beside its stderr", c)
+				if strings.Contains(string(stderr), "level=info") {
+					t.Errorf("worker container %s: info lines in stderr:\n%s", c, stderr)
 				}
 				// A worker told to stop says so; it does not report a broken stream.
-				if strings.Contains(string(stderr), "stream to the AM broke") {
-					t.Errorf("worker container %s: %s", c, stderr)
+				if strings.Contains(string(wlog), "stream to the AM broke") {
+					t.Errorf("worker container %s: %s", c, wlog)
 				}
 			}
 		}
@@ -206,7 +207,7 @@ vertices:
 	y.waitFor("the AM's log to say how it sized the group", 30*time.Second, func() bool {
 		for _, cs := range y.containerLogs(id) {
 			for _, c := range cs {
-				if b, err := os.ReadFile(filepath.Join(c, "stderr")); err == nil && strings.HasSuffix(c, "_000001") &&
+				if b, err := os.ReadFile(filepath.Join(c, "am.log")); err == nil && strings.HasSuffix(c, "_000001") &&
 					strings.Contains(string(b), want) && regexp.MustCompile(`worker \S+ registered: group auto, node \S+, 128 MB`).Match(b) {
 					return true
 				}

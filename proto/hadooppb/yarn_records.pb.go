@@ -2204,6 +2204,7 @@ type ApplicationSubmissionContextProto struct {
 	KeepContainersAcrossApplicationAttempts *bool                        `protobuf:"varint,11,opt,name=keep_containers_across_application_attempts,json=keepContainersAcrossApplicationAttempts,def=0" json:"keep_containers_across_application_attempts,omitempty"`
 	ApplicationTags                         []string                     `protobuf:"bytes,12,rep,name=applicationTags" json:"applicationTags,omitempty"`
 	AttemptFailuresValidityInterval         *int64                       `protobuf:"varint,13,opt,name=attempt_failures_validity_interval,json=attemptFailuresValidityInterval,def=-1" json:"attempt_failures_validity_interval,omitempty"`
+	LogAggregationContext                   *LogAggregationContextProto  `protobuf:"bytes,14,opt,name=log_aggregation_context,json=logAggregationContext" json:"log_aggregation_context,omitempty"`
 	NodeLabelExpression                     *string                      `protobuf:"bytes,16,opt,name=node_label_expression,json=nodeLabelExpression" json:"node_label_expression,omitempty"`
 	AmContainerResourceRequest              []*ResourceRequestProto      `protobuf:"bytes,17,rep,name=am_container_resource_request,json=amContainerResourceRequest" json:"am_container_resource_request,omitempty"`
 	unknownFields                           protoimpl.UnknownFields
@@ -2343,6 +2344,13 @@ func (x *ApplicationSubmissionContextProto) GetAttemptFailuresValidityInterval()
 	return Default_ApplicationSubmissionContextProto_AttemptFailuresValidityInterval
 }
 
+func (x *ApplicationSubmissionContextProto) GetLogAggregationContext() *LogAggregationContextProto {
+	if x != nil {
+		return x.LogAggregationContext
+	}
+	return nil
+}
+
 func (x *ApplicationSubmissionContextProto) GetNodeLabelExpression() string {
 	if x != nil && x.NodeLabelExpression != nil {
 		return *x.NodeLabelExpression
@@ -2355,6 +2363,102 @@ func (x *ApplicationSubmissionContextProto) GetAmContainerResourceRequest() []*R
 		return x.AmContainerResourceRequest
 	}
 	return nil
+}
+
+// Which files of a container's log dir the NodeManagers aggregate: the
+// include/exclude patterns when a container or the application ends, the
+// rolled_logs ones every roll-monitoring interval while it runs (Java
+// regexes, find() on the file name; an empty one filters nothing).
+type LogAggregationContextProto struct {
+	state                          protoimpl.MessageState `protogen:"open.v1"`
+	IncludePattern                 *string                `protobuf:"bytes,1,opt,name=include_pattern,json=includePattern,def=.*" json:"include_pattern,omitempty"`
+	ExcludePattern                 *string                `protobuf:"bytes,2,opt,name=exclude_pattern,json=excludePattern,def=" json:"exclude_pattern,omitempty"`
+	RolledLogsIncludePattern       *string                `protobuf:"bytes,3,opt,name=rolled_logs_include_pattern,json=rolledLogsIncludePattern,def=" json:"rolled_logs_include_pattern,omitempty"`
+	RolledLogsExcludePattern       *string                `protobuf:"bytes,4,opt,name=rolled_logs_exclude_pattern,json=rolledLogsExcludePattern,def=.*" json:"rolled_logs_exclude_pattern,omitempty"`
+	LogAggregationPolicyClassName  *string                `protobuf:"bytes,5,opt,name=log_aggregation_policy_class_name,json=logAggregationPolicyClassName" json:"log_aggregation_policy_class_name,omitempty"`
+	LogAggregationPolicyParameters *string                `protobuf:"bytes,6,opt,name=log_aggregation_policy_parameters,json=logAggregationPolicyParameters" json:"log_aggregation_policy_parameters,omitempty"`
+	unknownFields                  protoimpl.UnknownFields
+	sizeCache                      protoimpl.SizeCache
+}
+
+// Default values for LogAggregationContextProto fields.
+const (
+	Default_LogAggregationContextProto_IncludePattern           = string(".*")
+	Default_LogAggregationContextProto_ExcludePattern           = string("")
+	Default_LogAggregationContextProto_RolledLogsIncludePattern = string("")
+	Default_LogAggregationContextProto_RolledLogsExcludePattern = string(".*")
+)
+
+func (x *LogAggregationContextProto) Reset() {
+	*x = LogAggregationContextProto{}
+	mi := &file_yarn_records_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogAggregationContextProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogAggregationContextProto) ProtoMessage() {}
+
+func (x *LogAggregationContextProto) ProtoReflect() protoreflect.Message {
+	mi := &file_yarn_records_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogAggregationContextProto.ProtoReflect.Descriptor instead.
+func (*LogAggregationContextProto) Descriptor() ([]byte, []int) {
+	return file_yarn_records_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *LogAggregationContextProto) GetIncludePattern() string {
+	if x != nil && x.IncludePattern != nil {
+		return *x.IncludePattern
+	}
+	return Default_LogAggregationContextProto_IncludePattern
+}
+
+func (x *LogAggregationContextProto) GetExcludePattern() string {
+	if x != nil && x.ExcludePattern != nil {
+		return *x.ExcludePattern
+	}
+	return Default_LogAggregationContextProto_ExcludePattern
+}
+
+func (x *LogAggregationContextProto) GetRolledLogsIncludePattern() string {
+	if x != nil && x.RolledLogsIncludePattern != nil {
+		return *x.RolledLogsIncludePattern
+	}
+	return Default_LogAggregationContextProto_RolledLogsIncludePattern
+}
+
+func (x *LogAggregationContextProto) GetRolledLogsExcludePattern() string {
+	if x != nil && x.RolledLogsExcludePattern != nil {
+		return *x.RolledLogsExcludePattern
+	}
+	return Default_LogAggregationContextProto_RolledLogsExcludePattern
+}
+
+func (x *LogAggregationContextProto) GetLogAggregationPolicyClassName() string {
+	if x != nil && x.LogAggregationPolicyClassName != nil {
+		return *x.LogAggregationPolicyClassName
+	}
+	return ""
+}
+
+func (x *LogAggregationContextProto) GetLogAggregationPolicyParameters() string {
+	if x != nil && x.LogAggregationPolicyParameters != nil {
+		return *x.LogAggregationPolicyParameters
+	}
+	return ""
 }
 
 type ApplicationACLMapProto struct {
@@ -2372,7 +2476,7 @@ const (
 
 func (x *ApplicationACLMapProto) Reset() {
 	*x = ApplicationACLMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[23]
+	mi := &file_yarn_records_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2384,7 +2488,7 @@ func (x *ApplicationACLMapProto) String() string {
 func (*ApplicationACLMapProto) ProtoMessage() {}
 
 func (x *ApplicationACLMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[23]
+	mi := &file_yarn_records_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2397,7 +2501,7 @@ func (x *ApplicationACLMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationACLMapProto.ProtoReflect.Descriptor instead.
 func (*ApplicationACLMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{23}
+	return file_yarn_records_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ApplicationACLMapProto) GetAccessType() ApplicationAccessTypeProto {
@@ -2428,7 +2532,7 @@ type YarnClusterMetricsProto struct {
 
 func (x *YarnClusterMetricsProto) Reset() {
 	*x = YarnClusterMetricsProto{}
-	mi := &file_yarn_records_proto_msgTypes[24]
+	mi := &file_yarn_records_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2440,7 +2544,7 @@ func (x *YarnClusterMetricsProto) String() string {
 func (*YarnClusterMetricsProto) ProtoMessage() {}
 
 func (x *YarnClusterMetricsProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[24]
+	mi := &file_yarn_records_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2453,7 +2557,7 @@ func (x *YarnClusterMetricsProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use YarnClusterMetricsProto.ProtoReflect.Descriptor instead.
 func (*YarnClusterMetricsProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{24}
+	return file_yarn_records_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *YarnClusterMetricsProto) GetNumNodeManagers() int32 {
@@ -2513,7 +2617,7 @@ type ContainerLaunchContextProto struct {
 
 func (x *ContainerLaunchContextProto) Reset() {
 	*x = ContainerLaunchContextProto{}
-	mi := &file_yarn_records_proto_msgTypes[25]
+	mi := &file_yarn_records_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2525,7 +2629,7 @@ func (x *ContainerLaunchContextProto) String() string {
 func (*ContainerLaunchContextProto) ProtoMessage() {}
 
 func (x *ContainerLaunchContextProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[25]
+	mi := &file_yarn_records_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2538,7 +2642,7 @@ func (x *ContainerLaunchContextProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContainerLaunchContextProto.ProtoReflect.Descriptor instead.
 func (*ContainerLaunchContextProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{25}
+	return file_yarn_records_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ContainerLaunchContextProto) GetLocalResources() []*StringLocalResourceMapProto {
@@ -2604,7 +2708,7 @@ const (
 
 func (x *ContainerStatusProto) Reset() {
 	*x = ContainerStatusProto{}
-	mi := &file_yarn_records_proto_msgTypes[26]
+	mi := &file_yarn_records_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2616,7 +2720,7 @@ func (x *ContainerStatusProto) String() string {
 func (*ContainerStatusProto) ProtoMessage() {}
 
 func (x *ContainerStatusProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[26]
+	mi := &file_yarn_records_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2629,7 +2733,7 @@ func (x *ContainerStatusProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContainerStatusProto.ProtoReflect.Descriptor instead.
 func (*ContainerStatusProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{26}
+	return file_yarn_records_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ContainerStatusProto) GetContainerId() *ContainerIdProto {
@@ -2684,7 +2788,7 @@ type StringLocalResourceMapProto struct {
 
 func (x *StringLocalResourceMapProto) Reset() {
 	*x = StringLocalResourceMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[27]
+	mi := &file_yarn_records_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2696,7 +2800,7 @@ func (x *StringLocalResourceMapProto) String() string {
 func (*StringLocalResourceMapProto) ProtoMessage() {}
 
 func (x *StringLocalResourceMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[27]
+	mi := &file_yarn_records_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2709,7 +2813,7 @@ func (x *StringLocalResourceMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringLocalResourceMapProto.ProtoReflect.Descriptor instead.
 func (*StringLocalResourceMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{27}
+	return file_yarn_records_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StringLocalResourceMapProto) GetKey() string {
@@ -2736,7 +2840,7 @@ type StringStringMapProto struct {
 
 func (x *StringStringMapProto) Reset() {
 	*x = StringStringMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[28]
+	mi := &file_yarn_records_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2748,7 +2852,7 @@ func (x *StringStringMapProto) String() string {
 func (*StringStringMapProto) ProtoMessage() {}
 
 func (x *StringStringMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[28]
+	mi := &file_yarn_records_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2761,7 +2865,7 @@ func (x *StringStringMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringStringMapProto.ProtoReflect.Descriptor instead.
 func (*StringStringMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{28}
+	return file_yarn_records_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *StringStringMapProto) GetKey() string {
@@ -2788,7 +2892,7 @@ type StringBytesMapProto struct {
 
 func (x *StringBytesMapProto) Reset() {
 	*x = StringBytesMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[29]
+	mi := &file_yarn_records_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2800,7 +2904,7 @@ func (x *StringBytesMapProto) String() string {
 func (*StringBytesMapProto) ProtoMessage() {}
 
 func (x *StringBytesMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[29]
+	mi := &file_yarn_records_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2813,7 +2917,7 @@ func (x *StringBytesMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringBytesMapProto.ProtoReflect.Descriptor instead.
 func (*StringBytesMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{29}
+	return file_yarn_records_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StringBytesMapProto) GetKey() string {
@@ -2969,7 +3073,7 @@ const file_yarn_records_proto_rawDesc = "" +
 	"\bcontract\x18\x02 \x01(\v2(.ebb.hadoop.yarn.PreemptionContractProtoR\bcontract\"\x7f\n" +
 	"\x1dResourceBlacklistRequestProto\x12/\n" +
 	"\x13blacklist_additions\x18\x01 \x03(\tR\x12blacklistAdditions\x12-\n" +
-	"\x12blacklist_removals\x18\x02 \x03(\tR\x11blacklistRemovals\"\xd8\a\n" +
+	"\x12blacklist_removals\x18\x02 \x03(\tR\x11blacklistRemovals\"\xbd\b\n" +
 	"!ApplicationSubmissionContextProto\x12J\n" +
 	"\x0eapplication_id\x18\x01 \x01(\v2#.ebb.hadoop.yarn.ApplicationIdProtoR\rapplicationId\x12.\n" +
 	"\x10application_name\x18\x02 \x01(\t:\x03N/AR\x0fapplicationName\x12\x1d\n" +
@@ -2984,9 +3088,17 @@ const file_yarn_records_proto_rawDesc = "" +
 	" \x01(\t:\x04YARNR\x0fapplicationType\x12c\n" +
 	"+keep_containers_across_application_attempts\x18\v \x01(\b:\x05falseR'keepContainersAcrossApplicationAttempts\x12(\n" +
 	"\x0fapplicationTags\x18\f \x03(\tR\x0fapplicationTags\x12O\n" +
-	"\"attempt_failures_validity_interval\x18\r \x01(\x03:\x02-1R\x1fattemptFailuresValidityInterval\x122\n" +
+	"\"attempt_failures_validity_interval\x18\r \x01(\x03:\x02-1R\x1fattemptFailuresValidityInterval\x12c\n" +
+	"\x17log_aggregation_context\x18\x0e \x01(\v2+.ebb.hadoop.yarn.LogAggregationContextProtoR\x15logAggregationContext\x122\n" +
 	"\x15node_label_expression\x18\x10 \x01(\tR\x13nodeLabelExpression\x12h\n" +
-	"\x1dam_container_resource_request\x18\x11 \x03(\v2%.ebb.hadoop.yarn.ResourceRequestProtoR\x1aamContainerResourceRequest\"z\n" +
+	"\x1dam_container_resource_request\x18\x11 \x03(\v2%.ebb.hadoop.yarn.ResourceRequestProtoR\x1aamContainerResourceRequest\"\x8d\x03\n" +
+	"\x1aLogAggregationContextProto\x12+\n" +
+	"\x0finclude_pattern\x18\x01 \x01(\t:\x02.*R\x0eincludePattern\x12)\n" +
+	"\x0fexclude_pattern\x18\x02 \x01(\t:\x00R\x0eexcludePattern\x12?\n" +
+	"\x1brolled_logs_include_pattern\x18\x03 \x01(\t:\x00R\x18rolledLogsIncludePattern\x12A\n" +
+	"\x1brolled_logs_exclude_pattern\x18\x04 \x01(\t:\x02.*R\x18rolledLogsExcludePattern\x12H\n" +
+	"!log_aggregation_policy_class_name\x18\x05 \x01(\tR\x1dlogAggregationPolicyClassName\x12I\n" +
+	"!log_aggregation_policy_parameters\x18\x06 \x01(\tR\x1elogAggregationPolicyParameters\"z\n" +
 	"\x16ApplicationACLMapProto\x12K\n" +
 	"\n" +
 	"accessType\x18\x01 \x01(\x0e2+.ebb.hadoop.yarn.ApplicationAccessTypeProtoR\n" +
@@ -3097,7 +3209,7 @@ func file_yarn_records_proto_rawDescGZIP() []byte {
 }
 
 var file_yarn_records_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
-var file_yarn_records_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_yarn_records_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_yarn_records_proto_goTypes = []any{
 	(ContainerStateProto)(0),                    // 0: ebb.hadoop.yarn.ContainerStateProto
 	(ExecutionTypeProto)(0),                     // 1: ebb.hadoop.yarn.ExecutionTypeProto
@@ -3131,14 +3243,15 @@ var file_yarn_records_proto_goTypes = []any{
 	(*PreemptionMessageProto)(nil),              // 29: ebb.hadoop.yarn.PreemptionMessageProto
 	(*ResourceBlacklistRequestProto)(nil),       // 30: ebb.hadoop.yarn.ResourceBlacklistRequestProto
 	(*ApplicationSubmissionContextProto)(nil),   // 31: ebb.hadoop.yarn.ApplicationSubmissionContextProto
-	(*ApplicationACLMapProto)(nil),              // 32: ebb.hadoop.yarn.ApplicationACLMapProto
-	(*YarnClusterMetricsProto)(nil),             // 33: ebb.hadoop.yarn.YarnClusterMetricsProto
-	(*ContainerLaunchContextProto)(nil),         // 34: ebb.hadoop.yarn.ContainerLaunchContextProto
-	(*ContainerStatusProto)(nil),                // 35: ebb.hadoop.yarn.ContainerStatusProto
-	(*StringLocalResourceMapProto)(nil),         // 36: ebb.hadoop.yarn.StringLocalResourceMapProto
-	(*StringStringMapProto)(nil),                // 37: ebb.hadoop.yarn.StringStringMapProto
-	(*StringBytesMapProto)(nil),                 // 38: ebb.hadoop.yarn.StringBytesMapProto
-	(*TokenProto)(nil),                          // 39: ebb.hadoop.common.TokenProto
+	(*LogAggregationContextProto)(nil),          // 32: ebb.hadoop.yarn.LogAggregationContextProto
+	(*ApplicationACLMapProto)(nil),              // 33: ebb.hadoop.yarn.ApplicationACLMapProto
+	(*YarnClusterMetricsProto)(nil),             // 34: ebb.hadoop.yarn.YarnClusterMetricsProto
+	(*ContainerLaunchContextProto)(nil),         // 35: ebb.hadoop.yarn.ContainerLaunchContextProto
+	(*ContainerStatusProto)(nil),                // 36: ebb.hadoop.yarn.ContainerStatusProto
+	(*StringLocalResourceMapProto)(nil),         // 37: ebb.hadoop.yarn.StringLocalResourceMapProto
+	(*StringStringMapProto)(nil),                // 38: ebb.hadoop.yarn.StringStringMapProto
+	(*StringBytesMapProto)(nil),                 // 39: ebb.hadoop.yarn.StringBytesMapProto
+	(*TokenProto)(nil),                          // 40: ebb.hadoop.common.TokenProto
 }
 var file_yarn_records_proto_depIdxs = []int32{
 	9,  // 0: ebb.hadoop.yarn.SerializedExceptionProto.cause:type_name -> ebb.hadoop.yarn.SerializedExceptionProto
@@ -3150,7 +3263,7 @@ var file_yarn_records_proto_depIdxs = []int32{
 	21, // 6: ebb.hadoop.yarn.ContainerProto.nodeId:type_name -> ebb.hadoop.yarn.NodeIdProto
 	14, // 7: ebb.hadoop.yarn.ContainerProto.resource:type_name -> ebb.hadoop.yarn.ResourceProto
 	15, // 8: ebb.hadoop.yarn.ContainerProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
-	39, // 9: ebb.hadoop.yarn.ContainerProto.container_token:type_name -> ebb.hadoop.common.TokenProto
+	40, // 9: ebb.hadoop.yarn.ContainerProto.container_token:type_name -> ebb.hadoop.common.TokenProto
 	1,  // 10: ebb.hadoop.yarn.ContainerProto.execution_type:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
 	17, // 11: ebb.hadoop.yarn.LocalResourceProto.resource:type_name -> ebb.hadoop.yarn.URLProto
 	5,  // 12: ebb.hadoop.yarn.LocalResourceProto.type:type_name -> ebb.hadoop.yarn.LocalResourceTypeProto
@@ -3159,12 +3272,12 @@ var file_yarn_records_proto_depIdxs = []int32{
 	14, // 15: ebb.hadoop.yarn.ApplicationResourceUsageReportProto.reserved_resources:type_name -> ebb.hadoop.yarn.ResourceProto
 	14, // 16: ebb.hadoop.yarn.ApplicationResourceUsageReportProto.needed_resources:type_name -> ebb.hadoop.yarn.ResourceProto
 	10, // 17: ebb.hadoop.yarn.ApplicationReportProto.applicationId:type_name -> ebb.hadoop.yarn.ApplicationIdProto
-	39, // 18: ebb.hadoop.yarn.ApplicationReportProto.client_to_am_token:type_name -> ebb.hadoop.common.TokenProto
+	40, // 18: ebb.hadoop.yarn.ApplicationReportProto.client_to_am_token:type_name -> ebb.hadoop.common.TokenProto
 	2,  // 19: ebb.hadoop.yarn.ApplicationReportProto.yarn_application_state:type_name -> ebb.hadoop.yarn.YarnApplicationStateProto
 	3,  // 20: ebb.hadoop.yarn.ApplicationReportProto.final_application_status:type_name -> ebb.hadoop.yarn.FinalApplicationStatusProto
 	19, // 21: ebb.hadoop.yarn.ApplicationReportProto.app_resource_Usage:type_name -> ebb.hadoop.yarn.ApplicationResourceUsageReportProto
 	11, // 22: ebb.hadoop.yarn.ApplicationReportProto.currentApplicationAttemptId:type_name -> ebb.hadoop.yarn.ApplicationAttemptIdProto
-	39, // 23: ebb.hadoop.yarn.ApplicationReportProto.am_rm_token:type_name -> ebb.hadoop.common.TokenProto
+	40, // 23: ebb.hadoop.yarn.ApplicationReportProto.am_rm_token:type_name -> ebb.hadoop.common.TokenProto
 	15, // 24: ebb.hadoop.yarn.ApplicationReportProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
 	21, // 25: ebb.hadoop.yarn.NodeReportProto.nodeId:type_name -> ebb.hadoop.yarn.NodeIdProto
 	14, // 26: ebb.hadoop.yarn.NodeReportProto.used:type_name -> ebb.hadoop.yarn.ResourceProto
@@ -3183,24 +3296,25 @@ var file_yarn_records_proto_depIdxs = []int32{
 	28, // 39: ebb.hadoop.yarn.PreemptionMessageProto.contract:type_name -> ebb.hadoop.yarn.PreemptionContractProto
 	10, // 40: ebb.hadoop.yarn.ApplicationSubmissionContextProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
 	15, // 41: ebb.hadoop.yarn.ApplicationSubmissionContextProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
-	34, // 42: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_spec:type_name -> ebb.hadoop.yarn.ContainerLaunchContextProto
+	35, // 42: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_spec:type_name -> ebb.hadoop.yarn.ContainerLaunchContextProto
 	14, // 43: ebb.hadoop.yarn.ApplicationSubmissionContextProto.resource:type_name -> ebb.hadoop.yarn.ResourceProto
-	24, // 44: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_resource_request:type_name -> ebb.hadoop.yarn.ResourceRequestProto
-	8,  // 45: ebb.hadoop.yarn.ApplicationACLMapProto.accessType:type_name -> ebb.hadoop.yarn.ApplicationAccessTypeProto
-	36, // 46: ebb.hadoop.yarn.ContainerLaunchContextProto.localResources:type_name -> ebb.hadoop.yarn.StringLocalResourceMapProto
-	38, // 47: ebb.hadoop.yarn.ContainerLaunchContextProto.service_data:type_name -> ebb.hadoop.yarn.StringBytesMapProto
-	37, // 48: ebb.hadoop.yarn.ContainerLaunchContextProto.environment:type_name -> ebb.hadoop.yarn.StringStringMapProto
-	32, // 49: ebb.hadoop.yarn.ContainerLaunchContextProto.application_ACLs:type_name -> ebb.hadoop.yarn.ApplicationACLMapProto
-	12, // 50: ebb.hadoop.yarn.ContainerStatusProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	0,  // 51: ebb.hadoop.yarn.ContainerStatusProto.state:type_name -> ebb.hadoop.yarn.ContainerStateProto
-	14, // 52: ebb.hadoop.yarn.ContainerStatusProto.capability:type_name -> ebb.hadoop.yarn.ResourceProto
-	1,  // 53: ebb.hadoop.yarn.ContainerStatusProto.executionType:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
-	18, // 54: ebb.hadoop.yarn.StringLocalResourceMapProto.value:type_name -> ebb.hadoop.yarn.LocalResourceProto
-	55, // [55:55] is the sub-list for method output_type
-	55, // [55:55] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	32, // 44: ebb.hadoop.yarn.ApplicationSubmissionContextProto.log_aggregation_context:type_name -> ebb.hadoop.yarn.LogAggregationContextProto
+	24, // 45: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_resource_request:type_name -> ebb.hadoop.yarn.ResourceRequestProto
+	8,  // 46: ebb.hadoop.yarn.ApplicationACLMapProto.accessType:type_name -> ebb.hadoop.yarn.ApplicationAccessTypeProto
+	37, // 47: ebb.hadoop.yarn.ContainerLaunchContextProto.localResources:type_name -> ebb.hadoop.yarn.StringLocalResourceMapProto
+	39, // 48: ebb.hadoop.yarn.ContainerLaunchContextProto.service_data:type_name -> ebb.hadoop.yarn.StringBytesMapProto
+	38, // 49: ebb.hadoop.yarn.ContainerLaunchContextProto.environment:type_name -> ebb.hadoop.yarn.StringStringMapProto
+	33, // 50: ebb.hadoop.yarn.ContainerLaunchContextProto.application_ACLs:type_name -> ebb.hadoop.yarn.ApplicationACLMapProto
+	12, // 51: ebb.hadoop.yarn.ContainerStatusProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	0,  // 52: ebb.hadoop.yarn.ContainerStatusProto.state:type_name -> ebb.hadoop.yarn.ContainerStateProto
+	14, // 53: ebb.hadoop.yarn.ContainerStatusProto.capability:type_name -> ebb.hadoop.yarn.ResourceProto
+	1,  // 54: ebb.hadoop.yarn.ContainerStatusProto.executionType:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
+	18, // 55: ebb.hadoop.yarn.StringLocalResourceMapProto.value:type_name -> ebb.hadoop.yarn.LocalResourceProto
+	56, // [56:56] is the sub-list for method output_type
+	56, // [56:56] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_yarn_records_proto_init() }
@@ -3215,7 +3329,7 @@ func file_yarn_records_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_yarn_records_proto_rawDesc), len(file_yarn_records_proto_rawDesc)),
 			NumEnums:      9,
-			NumMessages:   30,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -209,6 +209,11 @@ public final class Main {
     env.put("NM_VCORES", live.get(YarnConfiguration.NM_VCORES));
     env.put("NM_COUNT", Integer.toString(opts.nodeManagers));
     env.put("SECURE", Boolean.toString(secure != null));
+    env.put("LOG_AGGREGATION", live.get(YarnConfiguration.LOG_AGGREGATION_ENABLED));
+    // This JVM's java and class path: a test runs Hadoop's own command-line
+    // classes (LogsCLI for `yarn logs`) with them and HADOOP_CONF_DIR first.
+    env.put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    env.put("CLASSPATH", System.getProperty("java.class.path"));
     if (secure != null) {
       secure.env(env);
     }

@@ -16,6 +16,8 @@ final class Settings {
   static final int MIN_ALLOCATION_MB = 64;
   static final int NM_MEMORY_MB = 4096;
   static final int NM_VCORES = 4;
+  /** How often NodeManagers upload the rolled logs of running containers. */
+  static final int ROLL_MONITORING_SECS = 5;
 
   private Settings() {}
 
@@ -67,9 +69,21 @@ final class Settings {
       c.set("yarn.nodemanager.aux-services.mapreduce_shuffle.class", "org.apache.hadoop.mapred.ShuffleHandler");
       c.setInt("mapreduce.shuffle.port", 0);
     }
-    // Logs stay in the NodeManagers' log dirs where tests look for them.
-    c.setBoolean("yarn.log-aggregation-enable", false);
+    // Log aggregation into HDFS, rolling every few seconds, so that a test
+    // sees `yarn logs` show ebb's rolled logs while an application runs.
+    // Local logs stay for the tests that read the NodeManagers' log dirs:
+    // the NM deletes what it uploaded through its DeletionService, which
+    // waits yarn.nodemanager.delete.debug-delay-sec. Hadoop raises any
+    // roll interval under an hour to an hour unless debug-enabled is set.
+    // Not in the secure cluster: its tests need none, and its NMs would
+    // upload with the applications' delegation tokens, one more way for
+    // a token test to fail.
+    c.setBoolean("yarn.log-aggregation-enable", !opts.secure);
     c.set("yarn.nodemanager.remote-app-log-dir", runDir.resolve("app-logs").toString());
+    if (!opts.secure) {
+      c.setInt("yarn.nodemanager.log-aggregation.roll-monitoring-interval-seconds", ROLL_MONITORING_SECS);
+      c.setBoolean("yarn.nodemanager.log-aggregation.debug-enabled", true);
+    }
 
     // HDFS: one DataNode, so one replica; permissions stay on (the staging
     // directory's mode is part of what ebb tests).
