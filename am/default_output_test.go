@@ -69,7 +69,9 @@ func TestDefaultOutputsNeverCollide(t *testing.T) {
 			outputs[s.Output] = id
 		}
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("AM %d ended with %v", am, err)
+		}
 	}
 	if len(outputs) != 2*clients*each {
 		t.Errorf("%d distinct outputs, want %d", len(outputs), 2*clients*each)
