@@ -85,7 +85,7 @@ func recoverCommitted(t *testing.T, out string) (*AM, core.DAGStatus) {
 // nothing. Now it sees its own marker and leaves the output as it is.
 func TestRecoveryLeavesADoneCommitAlone(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	done := map[string]string{"part-00000": "r0", "part-00001": "r1", "_SUCCESS": commit.SuccessBody("s1")}
+	done := map[string]string{"part-00000": "r0", "part-00001": "r1", "_SUCCESS": "", commit.CommitMarker("s1"): ""}
 	writeTree(t, out, done)
 	a, s := recoverCommitted(t, out)
 	if s.State != core.DAGSucceeded {
@@ -106,12 +106,13 @@ func TestRecoveryFinishesAStartedCommit(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	aside := filepath.Join(dir, ".out.ebb-commit-s1")
 	writeTree(t, aside, map[string]string{"part-00000": "old0", "part-00009": "old9",
-		"_temporary/s1/part-00000": "r0", "_temporary/s1/part-00001": "r1", "_temporary/s1/_SUCCESS": commit.SuccessBody("s1")})
+		"_temporary/s1/part-00000": "r0", "_temporary/s1/part-00001": "r1", "_temporary/s1/_SUCCESS": "",
+		"_temporary/s1/" + commit.CommitMarker("s1"): ""})
 	_, s := recoverCommitted(t, out)
 	if s.State != core.DAGSucceeded {
 		t.Errorf("the DAG is %s (%s), want SUCCEEDED", s.State, s.Diagnostics)
 	}
-	want := map[string]string{"part-00000": "r0", "part-00001": "r1", "_SUCCESS": commit.SuccessBody("s1")}
+	want := map[string]string{"part-00000": "r0", "part-00001": "r1", "_SUCCESS": "", commit.CommitMarker("s1"): ""}
 	if got := files(t, out); !reflect.DeepEqual(got, want) {
 		t.Errorf("the output holds %v, want %v", got, want)
 	}

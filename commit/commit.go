@@ -3,8 +3,8 @@
 // files into a staging directory under the output
 // (<output>/_temporary/<staging id>/), and only when the whole DAG has
 // succeeded are they promoted: the staging directory becomes the output
-// in one directory rename, with a _SUCCESS marker that names the staging
-// id (promote.go says each step and how an interrupted promotion is
+// in one directory rename, with a _SUCCESS marker and one that names the
+// staging id (promote.go says each step and how an interrupted promotion is
 // finished or undone by the next AM attempt). A DAG that fails or is
 // killed has its staging directory removed and leaves the output as it
 // was.
@@ -62,8 +62,6 @@ type FS interface {
 	Remove(p string) error
 	// WriteFile writes a small file whole, replacing one that exists.
 	WriteFile(p string, data []byte) error
-	// ReadFile reads a small file whole.
-	ReadFile(p string) ([]byte, error)
 }
 
 // Resolver finds the file system of an output location (a local path or

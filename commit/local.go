@@ -46,8 +46,6 @@ func (LocalFS) WriteFile(p string, data []byte) error {
 	return os.WriteFile(filepath.FromSlash(p), data, 0o644)
 }
 
-func (LocalFS) ReadFile(p string) ([]byte, error) { return os.ReadFile(filepath.FromSlash(p)) }
-
 // LocalResolver resolves plain paths (and file:// URLs) to LocalFS and
 // refuses any other scheme, naming it.
 func LocalResolver(location string) (FS, string, error) {

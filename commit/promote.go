@@ -14,7 +14,8 @@ import (
 //
 //  1. The staged files are made ready inside the staging directory
 //     S = <output>/_temporary/<id>: attempt leftovers dropped, and the
-//     _SUCCESS marker written there, naming the staging id.
+//     markers written there: _SUCCESS, and _ebb-commit-<id> naming the
+//     staging id (both empty).
 //  2. The whole output directory is renamed aside, to a hidden sibling
 //     A = <parent>/.<name>.ebb-commit-<id>. This rename is the journal's
 //     "started": from here on the promotion is finished, never redone.
@@ -25,10 +26,10 @@ import (
 //  4. A, with the old results and any other staging leftovers, is removed.
 //
 // The states, as Phase names them: nothing aside and no marker of ours
-// (not started), A present and <output> absent (started), <output>/_SUCCESS
-// naming the id (done; A may remain if step 4 was cut short). _SUCCESS
-// naming the id is what makes a second Promote after a finished one a
-// no-op: it never mistakes the new results for old ones.
+// (not started), A present and <output> absent (started), the id's marker
+// in <output> (done; A may remain if step 4 was cut short). The marker is
+// what makes a second Promote after a finished one a no-op: it never
+// mistakes the new results for old ones.
 
 // Step names the steps of a promotion, for Committer.AfterStep.
 type Step string
@@ -69,10 +70,12 @@ func (p Phase) String() string {
 	return fmt.Sprintf("Phase(%d)", int(p))
 }
 
-// SuccessBody is what _SUCCESS holds after the promotion of staging id:
-// the id, so that a later call knows the results are this DAG's own.
-// Readers that only test _SUCCESS for existence (Hadoop's) are unaffected.
-func SuccessBody(id string) string { return "ebb staging " + id + "\n" }
+// CommitMarker names the empty file that a promotion of staging id leaves
+// in the output beside _SUCCESS, so that a later call knows the results
+// are this DAG's own. Empty, as _SUCCESS is (Hadoop's own), and named
+// with a leading underscore, so readers of the output (input formats that
+// skip such names, and `hdfs dfs -cat out/*`) see nothing more than before.
+func CommitMarker(id string) string { return "_ebb-commit-" + id }
 
 // aside is where the output directory waits while its promotion switches.
 // Hidden (a leading dot): Hadoop's and ebb's listers skip it, so a DAG
@@ -156,16 +159,9 @@ func (p *promotion) phase() (Phase, error) {
 	return Started, nil
 }
 
-// marked says whether output/_SUCCESS names this promotion.
+// marked says whether the output holds this promotion's marker.
 func (p *promotion) marked() (bool, error) {
-	b, err := p.fsys.ReadFile(path.Join(p.root, SuccessMarker))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("reading %s: %w", path.Join(p.root, SuccessMarker), err)
-	}
-	return string(b) == SuccessBody(p.id), nil
+	return p.exists(path.Join(p.root, CommitMarker(p.id)))
 }
 
 func (p *promotion) exists(q string) (bool, error) {
@@ -246,9 +242,11 @@ func (p *promotion) prepare(overwrite bool) error {
 	if err := dropAttemptLeftovers(p.fsys, p.staging, staged); err != nil {
 		return err
 	}
-	marker := path.Join(p.staging, SuccessMarker)
-	if err := p.fsys.WriteFile(marker, []byte(SuccessBody(p.id))); err != nil {
-		return fmt.Errorf("writing %s: %w", marker, err)
+	for _, name := range []string{CommitMarker(p.id), SuccessMarker} {
+		marker := path.Join(p.staging, name)
+		if err := p.fsys.WriteFile(marker, nil); err != nil {
+			return fmt.Errorf("writing %s: %w", marker, err)
+		}
 	}
 	return nil
 }

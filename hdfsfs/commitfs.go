@@ -57,5 +57,3 @@ func (h commitFS) WriteFile(p string, data []byte) error {
 	_, err := h.f.WriteFile(p, data, 0o644)
 	return err
 }
-
-func (h commitFS) ReadFile(p string) ([]byte, error) { return h.f.ReadFile(p) }

@@ -61,9 +61,8 @@ func (f memCommitFS) ReadDir(dir string) ([]commit.Entry, error) {
 	return out, nil
 }
 
-func (memCommitFS) MkdirAll(string) error           { return errNotForClients }
-func (memCommitFS) Rename(string, string) error     { return errNotForClients }
-func (memCommitFS) RemoveAll(string) error          { return errNotForClients }
-func (memCommitFS) Remove(string) error             { return errNotForClients }
-func (memCommitFS) WriteFile(string, []byte) error  { return errNotForClients }
-func (memCommitFS) ReadFile(string) ([]byte, error) { return nil, errNotForClients }
+func (memCommitFS) MkdirAll(string) error          { return errNotForClients }
+func (memCommitFS) Rename(string, string) error    { return errNotForClients }
+func (memCommitFS) RemoveAll(string) error         { return errNotForClients }
+func (memCommitFS) Remove(string) error            { return errNotForClients }
+func (memCommitFS) WriteFile(string, []byte) error { return errNotForClients }

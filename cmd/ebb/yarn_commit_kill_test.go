@@ -32,7 +32,7 @@ vertices:
 // place), and again after the promotion finished but before the DAG's end
 // record was written. Each time attempt 2 ends the application SUCCEEDED,
 // ebb submit exits 0, and the output holds exactly the 400 new results and
-// a _SUCCESS naming them: no old file, no half, nothing left beside it.
+// _SUCCESS (and the marker naming the commit): no old file, no half, nothing left beside it.
 func TestYarnAMKilledWhileCommitting(t *testing.T) {
 	for _, step := range []commit.Step{commit.StepAside, commit.StepCleaned} {
 		t.Run(string(step), func(t *testing.T) { yarnKillWhileCommitting(t, step) })
@@ -90,11 +90,20 @@ func yarnKillWhileCommitting(t *testing.T, step commit.Step) {
 		t.Fatalf("application %s %s (%s), want FINISHED SUCCEEDED", r.State, r.Final, r.Diagnostics)
 	}
 	got := y.hdfsTree(out)
-	marker, ok := got[commit.SuccessMarker]
-	if !ok || !strings.HasPrefix(marker, "ebb staging ") {
-		t.Errorf("_SUCCESS holds %q (present %v), want this DAG's marker", marker, ok)
+	if s, ok := got[commit.SuccessMarker]; !ok || s != "" {
+		t.Errorf("_SUCCESS: present %v, holding %q; want it there and empty", ok, s)
 	}
 	delete(got, commit.SuccessMarker)
+	markers := 0
+	for name := range got {
+		if strings.HasPrefix(name, "_ebb-commit-") {
+			markers++
+			delete(got, name)
+		}
+	}
+	if markers != 1 {
+		t.Errorf("%d commit markers in the output, want this DAG's one", markers)
+	}
 	want := map[string]string{}
 	for task := range 4 {
 		for i := 1; i <= 100; i++ {

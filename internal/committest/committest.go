@@ -93,6 +93,16 @@ func (tg Target) same(t *testing.T, root string, want map[string]string) {
 	}
 }
 
+// committed is files as a promotion of staging id leaves them: with
+// _SUCCESS and the id's marker, both empty.
+func committed(id string, files map[string]string) map[string]string {
+	out := map[string]string{commit.SuccessMarker: "", commit.CommitMarker(id): ""}
+	for k, v := range files {
+		out[k] = v
+	}
+	return out
+}
+
 func sorted(m map[string]string) []string {
 	var out []string
 	for k, v := range m {
@@ -164,7 +174,7 @@ func (tg Target) promoteFresh(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s1", false); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"part-00000": "a\n", "part-00001": "b\n", "_SUCCESS": commit.SuccessBody("s1")})
+	tg.same(t, root, committed("s1", map[string]string{"part-00000": "a\n", "part-00001": "b\n"}))
 }
 
 // The rerun of issue 12: two reducers wrote part-00000 and part-00001; the
@@ -178,7 +188,7 @@ func (tg Target) promoteOverwrite(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s2", true); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"part-00000": "new0", "_SUCCESS": commit.SuccessBody("s2")})
+	tg.same(t, root, committed("s2", map[string]string{"part-00000": "new0"}))
 }
 
 func (tg Target) promoteRefuses(t *testing.T) {
@@ -202,7 +212,7 @@ func (tg Target) promoteSinks(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s4", false); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"left/": "", "left/part-00000": "l", "right/": "", "right/part-00000": "r", "_SUCCESS": commit.SuccessBody("s4")})
+	tg.same(t, root, committed("s4", map[string]string{"left/": "", "left/part-00000": "l", "right/": "", "right/part-00000": "r"}))
 }
 
 func (tg Target) promoteNothing(t *testing.T) {
@@ -210,7 +220,7 @@ func (tg Target) promoteNothing(t *testing.T) {
 	if err := c.Promote(tg.Location(root), "s5", false); err != nil {
 		t.Fatal(err)
 	}
-	tg.same(t, root, map[string]string{"_SUCCESS": commit.SuccessBody("s5")})
+	tg.same(t, root, committed("s5", nil))
 }
 
 func (tg Target) abortKeeps(t *testing.T) {

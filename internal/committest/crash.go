@@ -56,13 +56,6 @@ func (c *crashFS) ReadDir(dir string) ([]commit.Entry, error) {
 	return c.fs.ReadDir(dir)
 }
 
-func (c *crashFS) ReadFile(p string) ([]byte, error) {
-	if c.dead {
-		return nil, errCrash
-	}
-	return c.fs.ReadFile(p)
-}
-
 func (c *crashFS) MkdirAll(dir string) error {
 	if !c.change("MkdirAll " + dir) {
 		return errCrash
@@ -149,7 +142,7 @@ func crashCases() []crashCase {
 // want is the complete new output of a case: its staged results without
 // attempt leftovers, directories listed, and the marker naming id.
 func (cc crashCase) want(id string) map[string]string {
-	out := map[string]string{commit.SuccessMarker: commit.SuccessBody(id)}
+	out := committed(id, nil)
 	for k, v := range cc.staged {
 		if strings.HasPrefix(k, commit.TempDir+"/") {
 			continue
