@@ -161,7 +161,7 @@ func (r *Recorder) writeBatch() bool {
 	r.pending, r.urgent = nil, false
 	all := append(r.all[:len(r.all):len(r.all)], data...)
 	r.mu.Unlock()
-	err := r.dir.Append(data, all)
+	all, err := r.dir.Append(data, all)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {

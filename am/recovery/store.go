@@ -37,6 +37,8 @@ type FS interface {
 type Dir struct {
 	fs  FS
 	dir string
+	// keepEnded is how many ended DAGs a base keeps (Retain; < 0: all).
+	keepEnded int
 	// next is the sequence number of the next segment; base the one of
 	// the newest base file, segments the number written since it.
 	next     int64
@@ -51,11 +53,21 @@ const (
 	compactAfter = 64
 )
 
+// Option tunes a Dir.
+type Option func(*Dir)
+
+// KeepEnded makes every base file keep the records of only the n DAGs
+// that ended last, besides those of every DAG still running (Retain).
+func KeepEnded(n int) Option { return func(d *Dir) { d.keepEnded = n } }
+
 // Open reads the log in dir and returns it with the bytes read so far,
 // the records, and what was skipped (nil when nothing). New segments go
 // after the newest file found.
-func Open(fs FS, dir string) (*Dir, []byte, []recoverylog.Record, *recoverylog.Torn, error) {
-	d := &Dir{fs: fs, dir: dir}
+func Open(fs FS, dir string, opts ...Option) (*Dir, []byte, []recoverylog.Record, *recoverylog.Torn, error) {
+	d := &Dir{fs: fs, dir: dir, keepEnded: -1}
+	for _, o := range opts {
+		o(d)
+	}
 	names, err := fs.List(dir)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -125,26 +137,50 @@ func tornBytes(t *recoverylog.Torn) int {
 }
 
 // Append stores data (whole records) as the next segment. all is the
-// whole log including data: when enough segments have piled up it is
-// written as one base file instead, and the files before it removed.
-func (d *Dir) Append(data, all []byte) error {
+// whole log including data: when enough segments have piled up, what of
+// it KeepEnded keeps is written as one base file instead, and the files
+// before it removed. It returns the log as it now stands (all, or the
+// base).
+func (d *Dir) Append(data, all []byte) ([]byte, error) {
 	if len(data) == 0 {
-		return nil
+		return all, nil
 	}
 	seq := d.next
 	if d.segments >= compactAfter {
-		if err := d.fs.Create(d.name(seq, baseSuffix), all); err != nil {
-			return err
+		base, err := d.retain(all)
+		if err != nil {
+			return all, err
+		}
+		if err := d.fs.Create(d.name(seq, baseSuffix), base); err != nil {
+			return all, err
 		}
 		d.next, d.segments = seq+1, 0
-		return d.removeBefore(seq)
+		return base, d.removeBefore(seq)
 	}
 	if err := d.fs.Create(d.name(seq, segSuffix), data); err != nil {
-		return err
+		return all, err
 	}
 	d.next++
 	d.segments++
-	return nil
+	return all, nil
+}
+
+// retain re-encodes what Retain keeps of all.
+func (d *Dir) retain(all []byte) ([]byte, error) {
+	if d.keepEnded < 0 {
+		return all, nil
+	}
+	recs, _, err := recoverylog.Decode(all)
+	if err != nil {
+		return nil, fmt.Errorf("recovery: compacting: %w", err)
+	}
+	var out []byte
+	for _, r := range Retain(recs, d.keepEnded) {
+		if out, err = recoverylog.Append(out, r); err != nil {
+			return nil, fmt.Errorf("recovery: compacting: %w", err)
+		}
+	}
+	return out, nil
 }
 
 func (d *Dir) name(seq int64, suffix string) string {

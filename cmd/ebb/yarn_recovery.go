@@ -55,7 +55,9 @@ func openRecoveryLog(fs *hdfsfs.FS, staging string, c *conf.Config, log *logrus.
 	if err := fs.MkdirPrivate(dir); err != nil {
 		return nil, nil, err
 	}
-	d, all, records, torn, err := recovery.Open(hdfsLog{fs}, dir)
+	// The log keeps the ended DAGs the AM keeps whole; older ones live in
+	// the history only.
+	d, all, records, torn, err := recovery.Open(hdfsLog{fs}, dir, recovery.KeepEnded(c.Int("ebb.am.dag.retained.count")))
 	if err != nil {
 		return nil, nil, err
 	}
