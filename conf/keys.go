@@ -114,7 +114,7 @@ var keys = []Key{
 	{Name: "ebb.lib.uri", Type: String, Default: "",
 		Doc: "hdfs:// URL of an ebb binary already installed on the cluster (as tez.lib.uris): `ebb submit` uploads none and the AM and workers run it; it must be the client's ebb version (empty = upload the client's binary once to /user/<user>/.ebb/lib/<sha256>/ebb and reuse it)"},
 
-	// Logs on YARN: am.log and worker.log in each container's log dir.
+	// Logs: am.log and worker.log in each container's log dir on YARN, under the local root locally.
 	// KB, as MapReduce's own yarn.app.mapreduce.am.container.log.limit.kb.
 	{Name: "ebb.log.roll.size.kb", Type: Int64, Default: "65536", Bounds: from(1),
 		Doc: "the AM's am.log and each worker's worker.log roll when they would grow beyond this (to am.log.0001, .0002, ...); their stderr keeps only warnings and errors"},

@@ -41,6 +41,10 @@ type Options struct {
 	Secret    string
 	// Root holds every worker's working and log directories.
 	Root string
+	// LogRollKB and LogRollCount roll each worker's worker.log, as on
+	// YARN (ebb.log.roll.size.kb, ebb.log.roll.count; 0 KB: never).
+	LogRollKB    int64
+	LogRollCount int
 	// Allocator chooses the node for a new worker (packing's second level).
 	Allocator packing.Allocator
 	Log       *logrus.Logger
@@ -165,7 +169,8 @@ func (w *World) start(now time.Time, id string) {
 	}
 	args := []string{"worker", "--am", w.o.AMAddress, "--worker-id", id, "--group", p.Group, "--node", p.Node,
 		"--memory-mb", strconv.FormatInt(p.MemoryMB, 10), "--vcores", strconv.Itoa(vcores),
-		"--work-dir", dir, "--log-dir", logDir, "--container-id", id}
+		"--work-dir", dir, "--log-dir", logDir, "--container-id", id,
+		"--log-roll-kb", strconv.FormatInt(w.o.LogRollKB, 10), "--log-roll-count", strconv.Itoa(w.o.LogRollCount)}
 	cmd := exec.Command(w.o.Executable, args...)
 	cmd.Env = append(os.Environ(), "EBB_SECRET="+w.o.Secret)
 	for k, v := range g.Env {

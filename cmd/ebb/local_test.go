@@ -18,6 +18,7 @@ import (
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/local"
+	"github.com/ebb-am/ebb/internal/rolllog"
 )
 
 // ebbBin is the ebb binary built once for these tests: workers are real
@@ -284,7 +285,7 @@ func startTestAM(t *testing.T, timeout time.Duration, sets ...string) *testAM {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", testing.Verbose())
+	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", rolllog.Roll{}, testing.Verbose())
 	a, world, err := startLocal(context.Background(), c, log, root)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/internal/rolllog"
 )
 
 // newLogger logs human text to stderr and, when dir is set, to dir/file
@@ -30,18 +33,22 @@ func newLogger(level, dir, file string) *logrus.Logger {
 // newQuietLogger writes info and above to dir/file and only warnings and
 // errors to stderr (so a progress bar stays readable), or everything to
 // both when verbose.
-func newQuietLogger(dir, file string, verbose bool) *logrus.Logger {
-	if verbose {
-		return newLogger("info", dir, file)
-	}
+func newQuietLogger(dir, file string, roll rolllog.Roll, verbose bool) *logrus.Logger {
 	log := logrus.New()
 	log.SetFormatter(&logrus.TextFormatter{FullTimestamp: true, TimestampFormat: "15:04:05.000"})
-	log.SetOutput(io.Discard)
+	var out io.Writer = io.Discard
 	if err := os.MkdirAll(dir, 0o755); err == nil {
-		if f, err := os.OpenFile(filepath.Join(dir, file), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
-			log.SetOutput(f)
+		// Not closed: writes are unbuffered and the process's exit
+		// closes it.
+		if w, err := rolllog.Open(filepath.Join(dir, file), roll); err == nil {
+			out = w
 		}
 	}
+	if verbose {
+		log.SetOutput(io.MultiWriter(os.Stderr, out))
+		return log
+	}
+	log.SetOutput(out)
 	log.AddHook(stderrHook{})
 	return log
 }
@@ -59,4 +66,9 @@ func (stderrHook) Fire(e *logrus.Entry) error {
 	}
 	_, err = os.Stderr.WriteString(line)
 	return err
+}
+
+// logRoll is how the AM's and the workers' logs roll (ebb.log.roll.*).
+func logRoll(c *conf.Config) rolllog.Roll {
+	return rolllog.Roll{MaxBytes: c.Int64("ebb.log.roll.size.kb") * 1024, Keep: c.Int("ebb.log.roll.count")}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/internal/rolllog"
 )
 
 // BenchmarkSessionMemory is issue 24's memory check, not a timed test: a
@@ -109,7 +110,7 @@ func startBenchAM(b *testing.B, sets []string) (*am.AM, string) {
 		b.Fatal(err)
 	}
 	root := b.TempDir()
-	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", false)
+	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", rolllog.Roll{}, false)
 	a, _, err := startLocal(context.Background(), c, log, root)
 	if err != nil {
 		b.Fatal(err)
