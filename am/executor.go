@@ -17,10 +17,11 @@ func (x executor) WantWorkers(now time.Time, a core.WantWorkers) {
 }
 
 // RunAttempt: an attempt that cannot reach its worker is reported killed,
-// so the Core re-queues it without counting a failure.
-func (x executor) RunAttempt(now time.Time, a core.RunAttempt) {
+// so the Core re-queues it without counting a failure. The report is an
+// event like any other, fed back after this Drain (and recorded).
+func (x executor) RunAttempt(_ time.Time, a core.RunAttempt) {
 	if !x.l.send(a.Worker, runMessage(a.Attempt)) {
-		x.l.core.AttemptUpdate(now, core.AttemptUpdate{AttemptID: a.Attempt.ID, Result: core.AttemptKilled, Diagnostics: "worker connection gone"})
+		x.l.feedBack(core.AttemptUpdated{Update: core.AttemptUpdate{AttemptID: a.Attempt.ID, Result: core.AttemptKilled, Diagnostics: "worker connection gone"}})
 	}
 }
 
@@ -45,15 +46,23 @@ func (x executor) MoveWorker(now time.Time, a core.MoveWorker) {
 	x.l.world.WorkerMoved(now, a.Worker, a.Group)
 }
 
+// DAGEnded: the hooks get the DAG's detail as it ends, when asked for
+// (the DAG is whole in the Core at this point; it may be compacted later).
 func (x executor) DAGEnded(_ time.Time, a core.DAGEnded) {
 	for _, w := range a.Workers {
 		x.l.send(w, dagDoneMessage(a.DAG.ID))
 	}
 	x.l.mu.Lock()
-	fs := append([]func(core.DAGStatus){}, x.l.ended...)
+	fs := append([]func(core.DAGStatus, *core.DAGView){}, x.l.ended...)
 	x.l.mu.Unlock()
+	var detail *core.DAGView
+	if x.l.endedDetail {
+		if v, ok := x.l.core.DAGView(a.DAG.ID); ok {
+			detail = &v
+		}
+	}
 	for _, f := range fs {
-		f(a.DAG)
+		f(a.DAG, detail)
 	}
 }
 

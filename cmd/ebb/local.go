@@ -117,7 +117,7 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
 		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
 		IdleNodeTime: c.Duration("ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
-		Root: root, Allocator: alloc, Log: log, Post: a.Loop().Post,
+		Root: root, Allocator: alloc, Log: log, Events: a.Loop(),
 	}, time.Now())
 	if err != nil {
 		return nil, nil, err

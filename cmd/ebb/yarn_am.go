@@ -280,7 +280,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
 			Tokens: workerTokens, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count")},
-		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
+		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Events: a.Loop(),
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
 	uiState.setWorld(w)
@@ -391,18 +391,15 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 		case now := <-t.C:
 			// Idle since the last DAG ended (or is running now): DAGs
 			// shorter than this check's period count too.
-			err := y.a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
-				for _, d := range c.DAGs() {
-					switch {
-					case !d.State.Done():
-						lastBusy = now
-					case d.Finish.After(lastBusy):
-						lastBusy = d.Finish
-					}
-				}
-			})
+			act, err := am.Query(ctx, y.a.Loop(), core.ActivityQuery{})
 			if err != nil {
 				continue // the loop ended or a signal came: the next select says which
+			}
+			switch {
+			case act.Busy:
+				lastBusy = now
+			case act.LastFinish.After(lastBusy):
+				lastBusy = act.LastFinish
 			}
 			if idleMax > 0 && now.Sub(lastBusy) >= idleMax {
 				return stop(yarn.Succeeded, fmt.Sprintf("session idle for %s (ebb.session.idle.timeout.secs)", now.Sub(lastBusy).Round(time.Second)))
