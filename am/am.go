@@ -54,6 +54,15 @@ type Options struct {
 	// DAGHistory, when set, receives each finished DAG's detail once
 	// (history.go), and the UI reads compacted DAGs back from it.
 	DAGHistory DAGHistory
+	// EventLog, when set, records the core's events and actions
+	// (ebb.am.event.log.enabled, package eventlog); Run closes it.
+	EventLog EventLog
+}
+
+// EventLog is where a recording loop writes (an *eventlog.Writer).
+type EventLog interface {
+	Recorder
+	Close() error
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -130,7 +139,11 @@ func New(o Options) (*AM, error) {
 	if a.endedKeep <= 0 {
 		a.endedKeep = core.DefaultRetainDAGs
 	}
-	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
+	lo := LoopOptions{Tick: o.Tick, Log: o.Log}
+	if o.EventLog != nil {
+		lo.Recorder = o.EventLog
+	}
+	a.loop = NewLoop(c, lo)
 	a.loop.OnDAGEnded(a.dagEnded)
 	a.uiOpts = uiOptions(o)
 	if o.DAGHistory != nil {
@@ -231,6 +244,11 @@ func (a *AM) Run(ctx context.Context) error {
 		cancel()
 		if lerr := <-loopDone; lerr != nil {
 			a.log.Warnf("the event loop ended with %v after the server failed", lerr)
+		}
+	}
+	if a.opts.EventLog != nil {
+		if cerr := a.opts.EventLog.Close(); cerr != nil {
+			a.log.Warnf("the event log: %v", cerr)
 		}
 	}
 	stopped := make(chan struct{})

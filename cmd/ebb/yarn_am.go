@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -221,15 +222,25 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, err
 	}
 	dagHist := &hdfsDAGHistory{fs: fs, dir: histDir + "/" + app.String()}
+	events, err := openEventLog(c, "", func() (io.WriteCloser, error) {
+		w, err := fs.Client().Create(fmt.Sprintf("%s/events-%d.log", staging, cid.Attempt.Attempt))
+		return hdfsEventFile{w}, err
+	})
+	if err != nil {
+		return nil, err
+	}
 	a, err := am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), UI: uiOpts,
 		Committer: commit.New(fs.Resolve).AfterStep(am.CommitStepLog(log, c.String("ebb.fault.commit.hold.after"), int(cid.Attempt.Attempt))),
 		History:   hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute, DAGHistory: dagHist,
-		Recovery: rec,
+		Recovery: rec, EventLog: events,
 	})
 	if err != nil {
+		if events != nil {
+			_ = events.Close() // nothing worth keeping was recorded
+		}
 		return nil, err
 	}
 	host := os.Getenv("NM_HOST")
