@@ -110,7 +110,7 @@ var keys = []Key{
 	{Name: "ebb.am.dag.summary.retained.count", Type: Int, Default: "10000", Bounds: from(1),
 		Doc: "finished DAGs the AM still lists (whole or as a summary); older ones are forgotten: status says there is no such DAG, and the UI serves them from the history"},
 	{Name: "ebb.am.event.log.enabled", Type: Bool, Default: "false",
-		Doc: "the AM records every input event of its core, with its time, and the actions the core answered, for `ebb replay`: in events.log beside the recovery log (the staging directory) on YARN, under the local root locally"},
+		Doc: "the AM records every input event of its core, with its time, and the actions the core answered, for `ebb replay`: in <ebb.history.dir>/<application>/events-<attempt>.log on YARN (beside the history, which outlives the staging directory), in events.log under the local root locally"},
 	{Name: "ebb.am.event.log.max.mb", Type: Int, Default: "256", Bounds: from(1),
 		Doc: "the event log's size cap: once a line would pass it, the log ends with a `# capped` line and records no more (a replay then stops there, the run's beginning intact)"},
 	{Name: "ebb.history.dir", Type: String, Default: "",

@@ -84,6 +84,25 @@ func openEventLog(c *conf.Config, idPrefix string, create func() (io.WriteCloser
 	return eventlog.NewWriter(out, h, c.Int64("ebb.am.event.log.max.mb")<<20)
 }
 
+// createEventLog creates an AM attempt's event log on HDFS beside the
+// application's history (<ebb.history.dir>/<app>/events-<attempt>.log),
+// not in the staging directory beside the recovery log: the staging
+// directory goes when the application ends, and the log is for after.
+func (h *hdfsDAGHistory) createEventLog(attempt int32) (io.WriteCloser, error) {
+	h.once.Do(func() { h.err = h.mkdirs() })
+	if h.err != nil {
+		return nil, h.err
+	}
+	w, err := h.fs.Client().Create(eventLogPath(h.dir, attempt))
+	if err != nil {
+		return nil, err
+	}
+	return hdfsEventFile{w}, nil
+}
+
+// eventLogPath is where an AM attempt's event log goes in dir.
+func eventLogPath(dir string, attempt int32) string { return fmt.Sprintf("%s/events-%d.log", dir, attempt) }
+
 // hdfsEventFile closes the event log on HDFS as other new files are
 // closed (waiting out a last block still replicating).
 type hdfsEventFile struct{ *hdfs.FileWriter }

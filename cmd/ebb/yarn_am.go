@@ -222,10 +222,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, err
 	}
 	dagHist := &hdfsDAGHistory{fs: fs, dir: histDir + "/" + app.String()}
-	events, err := openEventLog(c, "", func() (io.WriteCloser, error) {
-		w, err := fs.Client().Create(fmt.Sprintf("%s/events-%d.log", staging, cid.Attempt.Attempt))
-		return hdfsEventFile{w}, err
-	})
+	events, err := openEventLog(c, "", func() (io.WriteCloser, error) { return dagHist.createEventLog(cid.Attempt.Attempt) })
 	if err != nil {
 		return nil, err
 	}
