@@ -101,7 +101,9 @@ func (h *hdfsDAGHistory) createEventLog(attempt int32) (io.WriteCloser, error) {
 }
 
 // eventLogPath is where an AM attempt's event log goes in dir.
-func eventLogPath(dir string, attempt int32) string { return fmt.Sprintf("%s/events-%d.log", dir, attempt) }
+func eventLogPath(dir string, attempt int32) string {
+	return fmt.Sprintf("%s/events-%d.log", dir, attempt)
+}
 
 // hdfsEventFile closes the event log on HDFS as other new files are
 // closed (waiting out a last block still replicating).
