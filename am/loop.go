@@ -31,8 +31,7 @@ type Loop struct {
 	// log, for `ebb replay`).
 	rec Recorder
 	// fedBack are the events carrying out actions caused (an attempt that
-	// could not be delivered): applied after the drain that caused them,
-	// before the next queued event, never in the middle of a Drain.
+	// could not be delivered): each applied by a later round of Run.
 	fedBack []core.Event
 	// endedDetail: OnDAGEnded's hooks want each DAG's detail.
 	endedDetail bool
@@ -217,7 +216,15 @@ func (l *Loop) Run(ctx context.Context) error {
 	defer t.Stop()
 	defer close(l.done)
 	for {
+		var fedBack <-chan struct{} // ready when events were fed back
+		if len(l.fedBack) > 0 {
+			fedBack = ready
+		}
 		select {
+		case <-fedBack:
+			ev := l.fedBack[0]
+			l.fedBack = l.fedBack[1:]
+			l.apply(l.clock(), ev, nil)
 		case it := <-l.events:
 			l.handle(it)
 		case <-t.C:
@@ -236,6 +243,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// ready is a channel that is always ready (closed).
+var ready = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (l *Loop) handle(it item) {
 	if it.read != nil {

@@ -8,8 +8,8 @@ import (
 
 // apply feeds one event to the Core and carries out what it caused: the
 // world's part of the event first (what only the world knows, or must do
-// before the Core hears of it), then the Core, then the actions, then the
-// events those actions fed back.
+// before the Core hears of it), then the Core, then the actions. The
+// events those actions fed back wait for a later round of Run.
 func (l *Loop) apply(now time.Time, ev core.Event, adm *admission) core.Reply {
 	ev, refused := l.before(now, ev, adm)
 	if refused != nil {
@@ -19,11 +19,6 @@ func (l *Loop) apply(now time.Time, ev core.Event, adm *admission) core.Reply {
 	r := l.core.Apply(now, ev)
 	l.after(now, ev, adm, &r)
 	l.dispatch(now)
-	for len(l.fedBack) > 0 {
-		next := l.fedBack[0]
-		l.fedBack = l.fedBack[1:]
-		l.apply(now, next, nil)
-	}
 	return r
 }
 
@@ -77,7 +72,11 @@ func (l *Loop) record(now time.Time, ev core.Event) {
 	}
 }
 
-// feedBack queues an event an action caused, for after the current Drain.
+// feedBack queues an event an action caused, for a later round of Run:
+// never in the middle of a Drain, and taking its turn with the queued
+// events, so a cycle (an attempt sent to a worker whose connection is
+// gone, re-queued, sent again) lasts only until the worker's loss, queued
+// behind it, comes in.
 func (l *Loop) feedBack(ev core.Event) { l.fedBack = append(l.fedBack, ev) }
 
 // dispatch carries out the Core's actions (executor.go), and hands the

@@ -14,8 +14,9 @@ import (
 // The loop only appends to a buffer; a goroutine of the Writer's own
 // writes it out, so a slow file system (HDFS) never holds the loop. The
 // log is capped at max bytes: the line that would pass the cap is replaced
-// by a "# capped" line and nothing more is recorded, so a capped log is
-// still a whole, replayable beginning of the run.
+// by a "# capped" line (which may pass the cap by its own 80-odd bytes)
+// and nothing more is recorded, so a capped log is still a whole,
+// replayable beginning of the run.
 type Writer struct {
 	mu      lockorder.Mutex // taken alone
 	buf     []byte
