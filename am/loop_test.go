@@ -72,7 +72,9 @@ vertices:
 	}
 	l.Send(core.WorkerGone{Worker: "w", Reason: "gone"}) // ends the cycle
 	stop()
-	<-done
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 	run, upd := rec.index("A core.RunAttempt"), rec.index("E core.AttemptUpdated")
 	if run < 0 || upd < run {
 		t.Fatalf("RunAttempt at %d, the fed-back event at %d, want it after:\n%s", run, upd, strings.Join(rec.lines, "\n"))

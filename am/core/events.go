@@ -46,6 +46,11 @@ type WorkerGone struct {
 // NodesReported: the cluster's nodes (replaces the earlier list).
 type NodesReported struct{ Nodes []ClusterNode }
 
+// NodesBilled: when each node's paid billing period ends, from a world
+// that knows (the sim's cloud), for billing-aware scale-in. It replaces
+// the earlier report; a node missing from it is taken as unknown.
+type NodesBilled struct{ PaidUntil map[string]time.Time }
+
 // GroupRefused: no container the world can give holds the group's
 // workers; its DAGs fail with Reason.
 type GroupRefused struct{ Group, Reason string }
@@ -87,6 +92,7 @@ func (AttemptUpdated) event()   {}
 func (WorkerGone) event()       {}
 func (NodesReported) event()    {}
 func (GroupRefused) event()     {}
+func (NodesBilled) event()      {}
 func (DAGArrived) event()       {}
 func (DAGKillRequested) event() {}
 func (DAGOutputSettled) event() {}
@@ -114,6 +120,8 @@ func (c *Core) Apply(now time.Time, ev Event) Reply {
 		c.WorkerLost(now, e.Worker, e.Reason)
 	case NodesReported:
 		c.SetClusterNodes(now, e.Nodes)
+	case NodesBilled:
+		c.paid = e.PaidUntil
 	case GroupRefused:
 		c.FailGroup(now, e.Group, e.Reason)
 	case DAGArrived:

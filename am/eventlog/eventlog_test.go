@@ -30,6 +30,7 @@ func TestEveryEventRoundTrips(t *testing.T) {
 		core.WorkerGone{Worker: "w", Reason: "r", Exited: true},
 		core.NodesReported{Nodes: []core.ClusterNode{{ID: "n", CapacityMB: 8192}}},
 		core.GroupRefused{Group: "g", Reason: "r"},
+		core.NodesBilled{PaidUntil: map[string]time.Time{"n": t0}},
 		core.DAGArrived{Submission: sub},
 		core.DAGKillRequested{ID: "d", Reason: "r"},
 		core.DAGOutputSettled{ID: "d", State: core.DAGFailed, Diagnostics: "x"},

@@ -57,6 +57,7 @@ var events = map[string]func([]byte) (core.Event, error){
 	"WorkerGone":       decode[core.WorkerGone],
 	"NodesReported":    decode[core.NodesReported],
 	"GroupRefused":     decode[core.GroupRefused],
+	"NodesBilled":      decode[core.NodesBilled],
 	"DAGArrived":       decode[core.DAGArrived],
 	"DAGKillRequested": decode[core.DAGKillRequested],
 	"DAGOutputSettled": decode[core.DAGOutputSettled],

@@ -104,9 +104,8 @@ type World struct {
 	shutOnce sync.Once
 	stats    Stats
 	// progress is what allocate reports to the RM (its UI shows it),
-	// refreshed from the Core about once per heartbeat.
-	progress     float32
-	progressSeen time.Time
+	// refreshed from the loop's summary on every tick.
+	progress float32
 	// tokens replace Options.Worker.Tokens once the AM has fresh ones
 	// (SetWorkerTokens); launches read them from any goroutine.
 	tokensMu sync.Mutex
