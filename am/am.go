@@ -54,6 +54,15 @@ type Options struct {
 	// DAGHistory, when set, receives each finished DAG's detail once
 	// (history.go), and the UI reads compacted DAGs back from it.
 	DAGHistory DAGHistory
+	// EventLog, when set, records the core's events and actions
+	// (ebb.am.event.log.enabled, package eventlog); Run closes it.
+	EventLog EventLog
+}
+
+// EventLog is where a recording loop writes (an *eventlog.Writer).
+type EventLog interface {
+	Recorder
+	Close() error
 }
 
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
@@ -130,10 +139,15 @@ func New(o Options) (*AM, error) {
 	if a.endedKeep <= 0 {
 		a.endedKeep = core.DefaultRetainDAGs
 	}
-	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
+	lo := LoopOptions{Tick: o.Tick, Log: o.Log}
+	if o.EventLog != nil {
+		lo.Recorder = o.EventLog
+	}
+	a.loop = NewLoop(c, lo)
 	a.loop.OnDAGEnded(a.dagEnded)
 	a.uiOpts = uiOptions(o)
 	if o.DAGHistory != nil {
+		a.loop.endedDetail = true
 		a.records = newDAGRecords()
 		a.uiOpts.DAGHistory = a.readDAGRecord
 	}
@@ -173,8 +187,9 @@ func (a *AM) StatusAddr() string {
 
 // SetAllocation tells the Core the cluster's container sizes, for groups
 // whose DAG leaves the worker size to ebb; call before Run (the YARN world
-// learns them when it registers).
-func (a *AM) SetAllocation(l core.AllocationLimits) { a.loop.core.SetAllocation(l) }
+// learns them when it registers). It is an event like the others, so a
+// recorded run replays with the same sizes.
+func (a *AM) SetAllocation(l core.AllocationLimits) { a.loop.Prime(core.AllocationSet{Limits: l}) }
 
 // Loop gives worlds the loop to post to.
 func (a *AM) Loop() *Loop { return a.loop }
@@ -231,6 +246,11 @@ func (a *AM) Run(ctx context.Context) error {
 			a.log.Warnf("the event loop ended with %v after the server failed", lerr)
 		}
 	}
+	if a.opts.EventLog != nil {
+		if cerr := a.opts.EventLog.Close(); cerr != nil {
+			a.log.Warnf("the event log: %v", cerr)
+		}
+	}
 	stopped := make(chan struct{})
 	go func() { a.srv.GracefulStop(); close(stopped) }()
 	select {
@@ -257,14 +277,7 @@ func (a *AM) Run(ctx context.Context) error {
 // output is settled (promoted or aborted) off the loop before its waiters
 // are told, so that a client that hears SUCCEEDED finds the results in
 // place, and one that hears FAILED or KILLED finds the old output as it was.
-func (a *AM) dagEnded(s core.DAGStatus) {
-	var detail *core.DAGView
-	if a.records != nil {
-		// On the loop: the DAG is whole in the core as it ends.
-		if v, ok := a.loop.core.DAGView(s.ID); ok {
-			detail = &v
-		}
-	}
+func (a *AM) dagEnded(s core.DAGStatus, detail *core.DAGView) {
 	a.mu.Lock()
 	plan, ok := a.outputPlans[s.ID]
 	a.mu.Unlock()
@@ -299,11 +312,7 @@ func (a *AM) tellEnded(s core.DAGStatus, detail *core.DAGView) {
 		a.records.add(*detail)
 	}
 	// The core keeps the settled status for when ended has forgotten it.
-	a.loop.Post(func(c *core.Core, now time.Time) {
-		if err := c.DAGSettled(now, s.ID, s.State, s.Diagnostics); err != nil {
-			a.log.Warnf("settling DAG %s: %v", s.ID, err)
-		}
-	})
+	a.loop.Send(core.DAGOutputSettled{ID: s.ID, State: s.State, Diagnostics: s.Diagnostics})
 	a.mu.Lock()
 	a.noteEnded(s)
 	ws := a.waiters[s.ID]
@@ -342,13 +351,13 @@ func (a *AM) WaitDAG(ctx context.Context, id string) (core.DAGStatus, error) {
 	a.mu.Unlock()
 	// A DAG that ended so long ago that ended forgot it (or one that
 	// never was) is answered by the core now.
-	var st core.DAGStatus
-	var known bool
-	if err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { st, known = c.DAG(id) }); err != nil {
+	ans, err := Query(ctx, a.loop, core.DAGQuery{ID: id})
+	if err != nil {
 		a.dropWaiter(id, ch)
 		return core.DAGStatus{}, err
 	}
-	if !known {
+	st := ans.Status
+	if !ans.Known {
 		a.dropWaiter(id, ch)
 		return core.DAGStatus{}, fmt.Errorf("no DAG %q", id)
 	}
@@ -371,10 +380,8 @@ func (a *AM) WaitDAG(ctx context.Context, id string) (core.DAGStatus, error) {
 
 // Status returns a DAG's status now, as clients see it (see view).
 func (a *AM) Status(ctx context.Context, id string) (core.DAGStatus, bool, error) {
-	var s core.DAGStatus
-	var ok bool
-	err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { s, ok = c.DAG(id) })
-	return a.view(s), ok, err
+	ans, err := Query(ctx, a.loop, core.DAGQuery{ID: id})
+	return a.view(ans.Status), ans.Known, err
 }
 
 func (a *AM) dropWaiter(id string, ch chan core.DAGStatus) {

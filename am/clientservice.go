@@ -33,31 +33,30 @@ func (s *clientService) SubmitDAG(ctx context.Context, r *ebbpb.SubmitDAGRequest
 }
 
 func (s *clientService) DAGStatus(ctx context.Context, r *ebbpb.DAGStatusRequest) (*ebbpb.DAGStatusResponse, error) {
-	var st core.DAGStatus
-	var ok bool
-	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) { st, ok = c.DAG(r.DagId) }); err != nil {
+	ans, err := Query(ctx, s.am.loop, core.DAGQuery{ID: r.DagId})
+	if err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	if !ok {
+	if !ans.Known {
 		return nil, status.Errorf(codes.NotFound, "no DAG %q", r.DagId)
 	}
-	return &ebbpb.DAGStatusResponse{Dag: dagStatusPB(s.am.view(st))}, nil
+	return &ebbpb.DAGStatusResponse{Dag: dagStatusPB(s.am.view(ans.Status))}, nil
 }
 
 func (s *clientService) KillDAG(ctx context.Context, r *ebbpb.KillDAGRequest) (*ebbpb.KillDAGResponse, error) {
-	var kerr error
-	if err := s.am.loop.Do(ctx, func(c *core.Core, now time.Time) { kerr = c.KillDAG(now, r.DagId, r.Reason) }); err != nil {
+	rep, err := s.am.loop.Ask(ctx, core.DAGKillRequested{ID: r.DagId, Reason: r.Reason})
+	if err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	if kerr != nil {
-		return nil, status.Error(codes.NotFound, kerr.Error())
+	if rep.Err != nil {
+		return nil, status.Error(codes.NotFound, rep.Err.Error())
 	}
 	return &ebbpb.KillDAGResponse{}, nil
 }
 
 func (s *clientService) ListDAGs(ctx context.Context, r *ebbpb.ListDAGsRequest) (*ebbpb.ListDAGsResponse, error) {
-	var all []core.DAGStatus
-	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) { all = c.DAGs() }); err != nil {
+	all, err := Query(ctx, s.am.loop, core.DAGsQuery{})
+	if err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
 	for i, d := range all {
@@ -75,12 +74,11 @@ func (s *clientService) ListDAGs(ctx context.Context, r *ebbpb.ListDAGsRequest) 
 }
 
 func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatusRequest) (*ebbpb.ClusterStatusResponse, error) {
-	var groups []core.GroupStatus
-	var nodes []core.NodeStatus
-	var trs []core.Transition
-	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) { groups, nodes, trs = c.Groups(), c.Nodes(), c.Transitions() }); err != nil {
+	cl, err := Query(ctx, s.am.loop, core.ClusterQuery{})
+	if err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
+	groups, nodes, trs := cl.Groups, cl.Nodes, cl.Transitions
 	resp := &ebbpb.ClusterStatusResponse{}
 	for _, g := range groups {
 		resp.Groups = append(resp.Groups, &ebbpb.GroupStatus{Name: g.Name, State: g.State, UsagePercent: g.UsagePercent,
@@ -97,14 +95,12 @@ func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatu
 }
 
 func (s *clientService) SetAutoscale(ctx context.Context, r *ebbpb.SetAutoscaleRequest) (*ebbpb.SetAutoscaleResponse, error) {
-	var serr error
-	if err := s.am.loop.Do(ctx, func(c *core.Core, _ time.Time) {
-		serr = c.SetThresholds(r.Group, int(r.OutPercent), int(r.InPercent), int(r.MinHosts))
-	}); err != nil {
+	rep, err := s.am.loop.Ask(ctx, core.AutoscaleSet{Group: r.Group, OutPercent: int(r.OutPercent), InPercent: int(r.InPercent), MinHosts: int(r.MinHosts)})
+	if err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	if serr != nil {
-		return nil, status.Error(codes.InvalidArgument, serr.Error())
+	if rep.Err != nil {
+		return nil, status.Error(codes.InvalidArgument, rep.Err.Error())
 	}
 	s.am.log.Infof("autoscaling retuned by a client: group %q out %d%% in %d%% min hosts %d", r.Group, r.OutPercent, r.InPercent, r.MinHosts)
 	return &ebbpb.SetAutoscaleResponse{}, nil
@@ -187,38 +183,41 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
-	var id string
-	var serr error
 	var ticket uint64
-	err = a.loop.Do(ctx, func(c *core.Core, now time.Time) {
-		sub := core.Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
-		if sub.Output == "" && a.outputRoot != "" {
-			// Decided by the AM so every DAG has somewhere to commit.
-			sub.Output = defaultOutput(a.outputRoot, spec.Name, c.NextDAGID(), plan.stagingID)
-		}
-		if sub.Output != "" {
-			// Checked again here, where submissions are one at a time:
-			// another DAG may have claimed the output since the check.
-			if other, busy := a.outputUser(sub.Output); busy {
-				serr = &OutputInUseError{Output: sub.Output, DAG: other}
-				return
+	adm := &admission{
+		admit: func(_ time.Time, nextID string, sub *core.Submission) error {
+			if sub.Output == "" && a.outputRoot != "" {
+				// Decided by the AM so every DAG has somewhere to commit.
+				sub.Output = defaultOutput(a.outputRoot, spec.Name, nextID, plan.stagingID)
 			}
-			plan.output = sub.Output
-			sub.Staging = commit.Staging(sub.Output, plan.stagingID)
-		}
-		id, serr = c.SubmitDAG(now, sub)
-		if serr == nil && sub.Output != "" {
-			a.claimOutput(id, plan)
-		}
-		if serr == nil {
-			// In the loop, so the record precedes every record of the
+			if sub.Output != "" {
+				// Checked again here, where submissions are one at a time:
+				// another DAG may have claimed the output since the check.
+				if other, busy := a.outputUser(sub.Output); busy {
+					return &OutputInUseError{Output: sub.Output, DAG: other}
+				}
+				plan.output = sub.Output
+				sub.Staging = commit.Staging(sub.Output, plan.stagingID)
+			}
+			return nil
+		},
+		accepted: func(now time.Time, id string, sub core.Submission) error {
+			if sub.Output != "" {
+				a.claimOutput(id, plan)
+			}
+			// On the loop, so the record precedes every record of the
 			// DAG's tasks.
-			ticket, serr = a.recordAccepted(id, r, sub, plan, now)
-		}
-	})
+			var err error
+			ticket, err = a.recordAccepted(id, r, sub, plan, now)
+			return err
+		},
+	}
+	sub := core.Submission{Spec: spec, Splits: splits, Output: out, Client: r.Client}
+	rep, err := a.loop.ask(ctx, item{ev: core.DAGArrived{Submission: sub}, adm: adm})
 	if err != nil {
 		return "", err
 	}
+	id, serr := rep.DAGID, rep.Err
 	var se *core.SubmitError
 	var ue *OutputInUseError
 	if errors.As(serr, &se) || errors.As(serr, &ue) {

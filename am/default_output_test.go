@@ -56,10 +56,11 @@ func TestDefaultOutputsNeverCollide(t *testing.T) {
 			t.Errorf("AM %d refused a submission: %v", am, err)
 		}
 		for id := range ids {
-			var s core.DAGStatus
-			if err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { s, _ = c.DAG(id) }); err != nil {
+			ans, err := Query(ctx, a.loop, core.DAGQuery{ID: id})
+			if err != nil {
 				t.Fatal(err)
 			}
+			s := ans.Status
 			if !strings.HasPrefix(s.Output, root+"/") {
 				t.Errorf("DAG %s writes to %q, want a directory under %s", id, s.Output, root)
 			}

@@ -12,25 +12,38 @@ type executor struct{ l *Loop }
 
 var _ core.Executor = executor{}
 
+// record hands an action to the event log (when one is kept) as it is
+// carried out.
+func (x executor) record(now time.Time, a core.Action) {
+	if x.l.rec != nil {
+		x.l.rec.Action(now, a)
+	}
+}
+
 func (x executor) WantWorkers(now time.Time, a core.WantWorkers) {
+	x.record(now, a)
 	x.l.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
 }
 
 // RunAttempt: an attempt that cannot reach its worker is reported killed,
-// so the Core re-queues it without counting a failure.
+// so the Core re-queues it without counting a failure. The report is an
+// event like any other, fed back after this Drain (and recorded).
 func (x executor) RunAttempt(now time.Time, a core.RunAttempt) {
+	x.record(now, a)
 	if !x.l.send(a.Worker, runMessage(a.Attempt)) {
-		x.l.core.AttemptUpdate(now, core.AttemptUpdate{AttemptID: a.Attempt.ID, Result: core.AttemptKilled, Diagnostics: "worker connection gone"})
+		x.l.feedBack(core.AttemptUpdated{Update: core.AttemptUpdate{AttemptID: a.Attempt.ID, Result: core.AttemptKilled, Diagnostics: "worker connection gone"}})
 	}
 }
 
-func (x executor) KillAttempt(_ time.Time, a core.KillAttempt) {
+func (x executor) KillAttempt(now time.Time, a core.KillAttempt) {
+	x.record(now, a)
 	x.l.send(a.Worker, killMessage(a.AttemptID, a.Reason))
 }
 
 // StopWorker: a stop that is not graceful is for a worker the Core lost
 // to silence; a world that can (WorkerKiller) makes sure its process ends.
 func (x executor) StopWorker(now time.Time, a core.StopWorker) {
+	x.record(now, a)
 	x.l.log.Infof("stopping worker %s: %s", a.Worker, a.Reason)
 	x.l.send(a.Worker, stopMessage(a.Graceful, a.Reason))
 	x.l.closeConn(a.Worker)
@@ -41,23 +54,34 @@ func (x executor) StopWorker(now time.Time, a core.StopWorker) {
 }
 
 func (x executor) MoveWorker(now time.Time, a core.MoveWorker) {
+	x.record(now, a)
 	x.l.send(a.Worker, reinitMessage(a.Group))
 	x.l.world.WorkerMoved(now, a.Worker, a.Group)
 }
 
-func (x executor) DAGEnded(_ time.Time, a core.DAGEnded) {
+// DAGEnded: the hooks get the DAG's detail as it ends, when asked for
+// (the DAG is whole in the Core at this point; it may be compacted later).
+func (x executor) DAGEnded(now time.Time, a core.DAGEnded) {
+	x.record(now, a)
 	for _, w := range a.Workers {
 		x.l.send(w, dagDoneMessage(a.DAG.ID))
 	}
 	x.l.mu.Lock()
-	fs := append([]func(core.DAGStatus){}, x.l.ended...)
+	fs := append([]func(core.DAGStatus, *core.DAGView){}, x.l.ended...)
 	x.l.mu.Unlock()
+	var detail *core.DAGView
+	if x.l.endedDetail {
+		if v, ok := x.l.core.DAGView(a.DAG.ID); ok {
+			detail = &v
+		}
+	}
 	for _, f := range fs {
-		f(a.DAG)
+		f(a.DAG, detail)
 	}
 }
 
-func (x executor) Log(_ time.Time, a core.Log) {
+func (x executor) Log(now time.Time, a core.Log) {
+	x.record(now, a)
 	if a.Warn {
 		x.l.log.Warn(a.Msg)
 	} else {
@@ -68,6 +92,7 @@ func (x executor) Log(_ time.Time, a core.Log) {
 // AttemptInputs hands a slow-started attempt the inputs that appeared
 // since it started. If its worker cannot be reached the attempt is lost
 // with it, which the Core learns from the worker's loss.
-func (x executor) AttemptInputs(_ time.Time, a core.AttemptInputs) {
+func (x executor) AttemptInputs(now time.Time, a core.AttemptInputs) {
+	x.record(now, a)
 	x.l.send(a.Worker, inputsMessage(a))
 }

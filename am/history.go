@@ -22,10 +22,10 @@ type historyWriter struct {
 // writeHistory hands the final snapshot to Options.History, on the loop
 // goroutine as it stops. A history that cannot be written costs the
 // operator the pages, not the application.
-func (a *AM) writeHistory(c *core.Core, now time.Time) {
+func (a *AM) writeHistory(now time.Time, v ui.View) {
 	app := a.uiOpts.App
 	app.Finished = now
-	a.saveHistory(ui.Capture(app, c), true)
+	a.saveHistory(ui.Capture(app, v), true)
 }
 
 // checkpointHistory writes the history every interval until ctx ends:
@@ -40,7 +40,7 @@ func (a *AM) checkpointHistory(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		}
 		var s ui.Snapshot
-		if err := a.loop.Do(ctx, func(c *core.Core, now time.Time) { s = ui.Capture(a.uiOpts.App, c) }); err != nil {
+		if err := a.loop.View(ctx, func(v ui.View) { s = ui.Capture(a.uiOpts.App, v) }); err != nil {
 			return
 		}
 		a.saveHistory(s, false)

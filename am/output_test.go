@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/commit"
 )
 
@@ -142,7 +143,7 @@ func TestRefusedOutputAsksForNoWorker(t *testing.T) {
 		t.Fatalf("Submit = %v, want an error naming %s and --overwrite", err, out)
 	}
 	var dags []core.DAGStatus
-	if err := a.loop.Do(ctx, func(c *core.Core, _ time.Time) { dags = c.DAGs() }); err != nil {
+	if err := a.loop.View(ctx, func(v ui.View) { dags = v.DAGs() }); err != nil {
 		t.Fatal(err)
 	}
 	w.mu.Lock()
@@ -156,7 +157,7 @@ func TestRefusedOutputAsksForNoWorker(t *testing.T) {
 	if _, err := a.Submit(ctx, SubmitRequest{SpecName: "wc.yaml", Spec: []byte(oneSink), Output: out + "-2"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.loop.Do(ctx, func(*core.Core, time.Time) {}); err != nil {
+	if err := a.loop.View(ctx, func(ui.View) {}); err != nil {
 		t.Fatal(err)
 	}
 	w.mu.Lock()
@@ -203,7 +204,7 @@ func TestTwoDAGsNeverShareAnOutput(t *testing.T) {
 		t.Fatalf("second DAG into %s: %v, want an *OutputInUseError naming %s", out, err, first)
 	}
 	// Once the first has ended (and its output settled) the output is free.
-	if err := a.loop.Do(ctx, func(c *core.Core, now time.Time) { _ = c.KillDAG(now, first, "test") }); err != nil {
+	if _, err := a.loop.Ask(ctx, core.DAGKillRequested{ID: first, Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.WaitDAG(ctx, first); err != nil {
@@ -231,7 +232,7 @@ func TestKilledDAGLeavesTheOldOutput(t *testing.T) {
 	a.mu.Unlock()
 	staging := commit.Staging(out, plan.stagingID)
 	writeFiles(t, staging, map[string]string{"part-00000": "new\t1\n", "_temporary/att_1/part-00001": "half"})
-	if err := a.loop.Do(ctx, func(c *core.Core, now time.Time) { _ = c.KillDAG(now, id, "test") }); err != nil {
+	if _, err := a.loop.Ask(ctx, core.DAGKillRequested{ID: id, Reason: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := a.WaitDAG(ctx, id)
@@ -256,7 +257,7 @@ func TestSucceededDAGIsPromotedBeforeClientsHear(t *testing.T) {
 		t.Fatal(err)
 	}
 	ended := core.DAGStatus{ID: id, Name: "out", State: core.DAGSucceeded, Output: "/data/out"}
-	a.dagEnded(ended) // as the loop does when the core ends the DAG
+	a.dagEnded(ended, nil) // as the loop does when the core ends the DAG
 	if v := a.view(ended); v.State != core.DAGRunning || !strings.Contains(v.Diagnostics, "committing") {
 		t.Errorf("while promoting, clients see %s %q; want RUNNING, committing", v.State, v.Diagnostics)
 	}
@@ -282,7 +283,7 @@ func TestFailedPromotionFailsTheDAG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.dagEnded(core.DAGStatus{ID: id, State: core.DAGSucceeded, Output: "/data/out"})
+	a.dagEnded(core.DAGStatus{ID: id, State: core.DAGSucceeded, Output: "/data/out"}, nil)
 	s, err := a.WaitDAG(ctx, id)
 	if err != nil || s.State != core.DAGFailed || !strings.Contains(s.Diagnostics, "safe mode") {
 		t.Fatalf("WaitDAG = %v %q %v, want FAILED naming the cause", s.State, s.Diagnostics, err)

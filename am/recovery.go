@@ -56,7 +56,7 @@ func (a *AM) syncAccepted(ctx context.Context, id string, ticket uint64) error {
 		reason := fmt.Sprintf("its recovery record could not be written: %v", err)
 		kctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if kerr := a.loop.Do(kctx, func(c *core.Core, now time.Time) { _ = c.KillDAG(now, id, reason) }); kerr != nil {
+		if _, kerr := a.loop.Ask(kctx, core.DAGKillRequested{ID: id, Reason: reason}); kerr != nil {
 			a.log.Warnf("killing DAG %s: %v", id, kerr)
 		}
 		return fmt.Errorf("DAG %s refused: %s", id, reason)
@@ -106,16 +106,16 @@ func (a *AM) Recover(records []recoverylog.Record, o core.RecoverOptions) error 
 	}
 	// The actions this causes (logs, DAGs failed when recovery is off)
 	// are carried out by the loop's first round.
-	if err := a.loop.core.Recover(time.Now(), dags, o); err != nil {
-		return err
+	if r := a.loop.Prime(core.DAGsRecovered{DAGs: dags, Options: o}); r.Err != nil {
+		return r.Err
 	}
 	// The DAGs that ended before are settled: clients see them as they
 	// ended.
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, d := range dags {
-		if s, ok := a.loop.core.DAG(d.ID); ok && d.Ended {
-			a.noteEnded(s)
+		if ans := PrimeQuery(a.loop, core.DAGQuery{ID: d.ID}); ans.Known && d.Ended {
+			a.noteEnded(ans.Status)
 		}
 	}
 	return nil

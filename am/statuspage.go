@@ -7,7 +7,6 @@ import (
 	"os/user"
 	"time"
 
-	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/ui"
 )
 
@@ -16,7 +15,7 @@ import (
 type liveSource struct{ loop *Loop }
 
 func (s liveSource) Read(ctx context.Context, f func(v ui.View)) error {
-	return s.loop.Do(ctx, func(c *core.Core, _ time.Time) { f(c) })
+	return s.loop.View(ctx, f)
 }
 
 // statusHandler serves the AM's tracking URL: the UI, its JSON API and the

@@ -43,7 +43,7 @@ type nopWorld struct{}
 
 func (nopWorld) WantWorkers(time.Time, core.GroupInfo, int, []string, []string) {}
 func (nopWorld) NodeMB(string) int64                                            { return 0 }
-func (nopWorld) Tick(time.Time)                                                 {}
+func (nopWorld) Tick(time.Time, core.Summary)                                   {}
 func (nopWorld) WorkerStopped(time.Time, string)                                {}
 func (nopWorld) WorkerMoved(time.Time, string, core.GroupInfo)                  {}
 func (nopWorld) Close() error                                                   { return nil }

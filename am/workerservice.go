@@ -34,26 +34,17 @@ func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
 		return status.Error(codes.AlreadyExists, err.Error())
 	}
 	defer s.loop.dropConn(c)
-	var regErr error
-	err = s.loop.Do(stream.Context(), func(c *core.Core, now time.Time) {
-		info := core.WorkerInfo{ID: reg.WorkerId, Group: reg.Group, Node: reg.Node, MemoryMB: reg.MemoryMb,
-			VCores: int(reg.Vcores), Address: reg.DataAddress, ContainerID: reg.ContainerId,
-			Reconnected: reg.Reconnect, Outputs: reg.Outputs}
-		if s.loop.world != nil {
-			info.NodeMB = s.loop.world.NodeMB(reg.Node)
-		}
-		for _, h := range reg.Attempts {
-			info.Attempts = append(info.Attempts, core.AdoptedAttempt{ID: h.AttemptId, DAG: h.DagId, Vertex: h.Vertex, Task: int(h.TaskIndex)})
-		}
-		if regErr = c.WorkerRegistered(now, info); regErr != nil || !reg.Reconnect {
-			return
-		}
-		if j, ok := s.loop.world.(WorkerJoiner); ok {
-			j.WorkerJoined(now, reg.WorkerId, reg.Group)
-		}
-	})
+	// The loop fills in the node's memory as its world knows it, and
+	// tells the world of a worker of an earlier attempt that joined.
+	info := core.WorkerInfo{ID: reg.WorkerId, Group: reg.Group, Node: reg.Node, MemoryMB: reg.MemoryMb,
+		VCores: int(reg.Vcores), Address: reg.DataAddress, ContainerID: reg.ContainerId,
+		Reconnected: reg.Reconnect, Outputs: reg.Outputs}
+	for _, h := range reg.Attempts {
+		info.Attempts = append(info.Attempts, core.AdoptedAttempt{ID: h.AttemptId, DAG: h.DagId, Vertex: h.Vertex, Task: int(h.TaskIndex)})
+	}
+	rep, err := s.loop.Ask(stream.Context(), core.WorkerRegistered{Info: info})
 	if err == nil {
-		err = regErr
+		err = rep.Err
 	}
 	if err != nil {
 		return status.Error(codes.FailedPrecondition, err.Error())
@@ -92,13 +83,9 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 		switch x := m.Msg.(type) {
 		case *ebbpb.WorkerMessage_Heartbeat:
 			running := x.Heartbeat.GetRunningAttempts()
-			s.loop.Post(func(c *core.Core, now time.Time) { c.WorkerHeartbeat(now, id, running...) })
+			s.loop.Send(core.WorkerBeat{Worker: id, Running: running})
 		case *ebbpb.WorkerMessage_Attempt:
-			u := attemptUpdate(x.Attempt)
-			s.loop.Post(func(c *core.Core, now time.Time) {
-				c.WorkerHeartbeat(now, id)
-				c.AttemptUpdate(now, u)
-			})
+			s.loop.Send(core.AttemptUpdated{Worker: id, Update: attemptUpdate(x.Attempt)})
 		default:
 			return errors.New("unexpected message after Register")
 		}
@@ -106,5 +93,5 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 }
 
 func (s *workerService) lost(id, reason string) {
-	s.loop.Post(func(c *core.Core, now time.Time) { c.WorkerLost(now, id, reason) })
+	s.loop.Send(core.WorkerGone{Worker: id, Reason: reason})
 }

@@ -9,16 +9,17 @@ import (
 // World is the port through which the Loop carries out the Core's cluster
 // actions: the local embedded cluster (am/local) or YARN (am/yarn). Its
 // methods are called from the loop's goroutine only; a world reports back
-// (a worker process exited, a container completed) by posting to the loop
-// with Poster. (The simulator has its own executor over am/core.)
+// (a worker process exited, a container completed) by sending events to
+// the loop (Sender). (The simulator has its own executor over am/core.)
 type World interface {
 	// WantWorkers: group g wants total workers (running + requested).
 	// Avoid lists draining nodes, where no new worker may go.
 	WantWorkers(now time.Time, g core.GroupInfo, total int, prefer, avoid []string)
 	// NodeMB is the memory of a node the world knows, for packing (0 = unknown).
 	NodeMB(node string) int64
-	// Tick lets the world act on time (provisioning, idle nodes).
-	Tick(now time.Time)
+	// Tick lets the world act on time (provisioning, idle nodes), with
+	// what it may need of the Core's state (the YARN world's progress).
+	Tick(now time.Time, s core.Summary)
 	// WorkerStopped: the AM has told a worker to exit; the world may give
 	// its container back once the process is gone.
 	WorkerStopped(now time.Time, worker string)
@@ -29,8 +30,22 @@ type World interface {
 	Close() error
 }
 
-// Poster runs f on the loop's goroutine with the Core and the loop's now.
-type Poster func(f func(c *core.Core, now time.Time))
+// Sender queues an event for the Core (Loop.Send). A world calls it from
+// its own goroutines; from the loop's (inside a World method) it would
+// wait on a full queue that only that goroutine drains, so a world that
+// must report something there sends from another goroutine.
+type Sender interface {
+	Send(ev core.Event)
+}
+
+var _ Sender = (*Loop)(nil)
+
+// ExitWatcher is a World that must hear that one of its workers' process
+// or container ended (core.WorkerGone with Exited) before the Core does:
+// the local world frees the process's memory for the workers waiting.
+type ExitWatcher interface {
+	WorkerExited(now time.Time, worker string)
+}
 
 // WorkerKiller is a World that can end a worker which no longer answers:
 // the Core lost it to silence (a StopWorker that is not graceful) though

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/scheduler"
 )
 
@@ -55,4 +56,17 @@ func (w *world) queued() bool {
 		}
 	}
 	return false
+}
+
+// bill tells the core when each node holding workers has its paid period
+// end at now, as the virtual cloud bills it: data the core's
+// billing-aware scale-in reads in the tick that follows.
+func (e *engine) bill(now time.Time) {
+	paid := map[string]time.Time{}
+	for _, n := range e.core.Nodes() {
+		if t, err := e.cloud.PaidUntil(n.ID, now); err == nil {
+			paid[n.ID] = t
+		}
+	}
+	e.core.Apply(now, core.NodesBilled{PaidUntil: paid})
 }

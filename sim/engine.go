@@ -85,12 +85,6 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	opts.TaskTimeout = 1000 * time.Hour
 	opts.MaxConcurrentDAGs = 1 << 20
 	var e *engine
-	// The autoscaler's billing-aware scale-in asks when a node's paid
-	// period ends; the virtual cloud knows.
-	opts.PaidUntil = func(node string) time.Time {
-		t, _ := e.cloud.PaidUntil(node, e.clk.now)
-		return t
-	}
 	if billingAware(p, cfg) && opts.Scaling == mr3Scaling {
 		opts.Autoscale.BillingPeriod = cfg.Cloud.BillingPeriod
 	}
@@ -133,6 +127,7 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	lastDone, lastProgress := 0, start
 	var tick func(now time.Time)
 	tick = func(now time.Time) {
+		e.bill(now)
 		e.core.Tick(now)
 		e.world.Tick(now)
 		e.dispatch(now)

@@ -19,13 +19,13 @@ func (c *Core) noteNodeSeen(node string) {
 	}
 }
 
-// nodePaidUntil is the end of the node's current paid period at now: the
-// world's answer when it has one (the sim's cloud), else the period
-// counted from first sight. Zero means unknown (no billing period, or a
-// node this AM never saw).
+// nodePaidUntil is the end of the node's current paid period at now: as
+// the world last reported it when it does (NodesBilled: the sim's cloud,
+// before each tick), else the period counted from first sight. Zero means
+// unknown (no billing period, or a node this AM never saw).
 func (c *Core) nodePaidUntil(node string) time.Time {
-	if c.paidUntil != nil {
-		return c.paidUntil(node)
+	if c.paid != nil {
+		return c.paid[node]
 	}
 	period := c.opts.Autoscale.BillingPeriod
 	seen, ok := c.firstSeen[node]

@@ -73,13 +73,9 @@ type CoreOptions struct {
 	// RemoveEmptyKind (mr3.container.scheduler.remove.empty.kind).
 	RemoveEmptyKind bool
 	// BillingStartOffset (ebb.billing.start.offset.secs): with a billing
-	// period and no PaidUntil (YARN, local), a node's paid periods start
+	// period and no NodesBilled (YARN, local), a node's paid periods start
 	// this long before the AM first saw it (billing.go).
 	BillingStartOffset time.Duration
-	// PaidUntil, when set, tells the autoscaler when a node's paid billing
-	// period ends (ebb.billing.period.secs), so scale-in prefers nodes near
-	// the end of theirs. The world answers; the Core does no IO.
-	PaidUntil func(node string) time.Time
 	// Allocation is the cluster's container sizes, for the groups whose
 	// DAG leaves the worker size to ebb (scheduler.SizeWorker). A world
 	// that learns them later (YARN, at registration) calls SetAllocation.
@@ -184,7 +180,9 @@ type Core struct {
 	summaries summaries
 
 	transitions []Transition
-	paidUntil   func(node string) time.Time
+	// paid: when each node's paid billing period ends, as a world that
+	// knows reports it (NodesBilled; the sim's cloud); nil when none does.
+	paid map[string]time.Time
 	// firstSeen: when each node first held a worker of this AM, kept
 	// after its last worker leaves (billing.go).
 	firstSeen map[string]time.Time
@@ -224,7 +222,6 @@ func NewCore(opts CoreOptions) (*Core, error) {
 	}
 	return &Core{
 		opts:          opts,
-		paidUntil:     opts.PaidUntil,
 		firstSeen:     map[string]time.Time{},
 		dags:          map[string]*dagRun{},
 		groups:        map[string]*group{},

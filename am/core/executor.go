@@ -8,9 +8,11 @@ import "time"
 // method (Action.carryOut), so a world that forgets an action, or a new
 // action no world handles yet, is a compile error rather than a silent drop.
 //
-// The methods may feed events back into the Core (an attempt that could not
-// be delivered is reported killed, a virtual worker registers): Drain picks
-// up the actions those events cause in the same call.
+// The simulator's methods feed events back into the Core (a virtual worker
+// registers, a virtual task ends): Drain picks up the actions those events
+// cause in the same call, for at most maxDrainRounds rounds. The AM's loop
+// feeds nothing back mid-Drain: its executor queues what it learns (an
+// attempt that could not be delivered) as an event for a later round.
 type Executor interface {
 	WantWorkers(now time.Time, a WantWorkers)
 	RunAttempt(now time.Time, a RunAttempt)

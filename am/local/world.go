@@ -48,7 +48,8 @@ type Options struct {
 	// Allocator chooses the node for a new worker (packing's second level).
 	Allocator packing.Allocator
 	Log       *logrus.Logger
-	Post      am.Poster
+	// Events is where the world's reports go (the AM's loop).
+	Events am.Sender
 }
 
 // World is the local cluster: the cluster model, whose StartWorker events
@@ -121,11 +122,11 @@ func (w *World) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []stri
 		reason := fmt.Sprintf("local world: %v (raise ebb.local.node.memory.mb)", err)
 		w.o.Log.Error(reason)
 		var tb *cluster.TooBigError
-		if errors.As(err, &tb) && w.o.Post != nil {
+		if errors.As(err, &tb) && w.o.Events != nil {
 			// No node will ever hold these workers: the group's DAGs fail
 			// rather than wait for ever. Posted from another goroutine, as
 			// this runs on the loop's.
-			go w.o.Post(func(c *core.Core, now time.Time) { c.FailGroup(now, g.Name, reason) })
+			go w.o.Events.Send(core.GroupRefused{Group: g.Name, Reason: reason})
 		}
 	}
 	w.apply(now, evs)
@@ -204,15 +205,16 @@ func (w *World) start(now time.Time, id string) {
 		if err != nil {
 			reason = fmt.Sprintf("exited: %v", err)
 		}
-		w.o.Post(func(c *core.Core, now time.Time) {
-			w.exited(now, id)
-			c.WorkerLost(now, id, reason)
-		})
+		// The loop hands the exit to WorkerExited before the Core hears.
+		w.o.Events.Send(core.WorkerGone{Worker: id, Reason: reason, Exited: true})
 	}()
 }
 
-// exited: a worker process is gone; its memory goes to waiting workers.
-func (w *World) exited(now time.Time, id string) {
+var _ am.ExitWatcher = (*World)(nil)
+
+// WorkerExited: a worker process is gone; its memory goes to waiting
+// workers.
+func (w *World) WorkerExited(now time.Time, id string) {
 	delete(w.procs, id)
 	if p, ok := w.m.Worker(id); ok && !p.Stopped {
 		// A worker died on its own: the Core will ask again if it still
@@ -258,7 +260,7 @@ func (w *World) Started() (processes, moved int) { return w.starts.processes, w.
 
 // Tick brings provisioned nodes up, removes nodes empty for too long, and
 // places waiting workers.
-func (w *World) Tick(now time.Time) {
+func (w *World) Tick(now time.Time, _ core.Summary) {
 	evs, err := w.m.Tick(now)
 	if err != nil {
 		w.o.Log.Warnf("local world: %v", err)

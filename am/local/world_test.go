@@ -52,12 +52,17 @@ type harness struct {
 	t     *testing.T
 	w     *World
 	core  *core.Core
-	posts chan func(c *core.Core, now time.Time)
+	posts chanSender
 }
+
+// chanSender queues the world's events for the test.
+type chanSender chan core.Event
+
+func (c chanSender) Send(ev core.Event) { c <- ev }
 
 func newHarness(t *testing.T, o Options) *harness {
 	t.Helper()
-	h := &harness{t: t, posts: make(chan func(*core.Core, time.Time), 64)}
+	h := &harness{t: t, posts: make(chanSender, 64)}
 	c, err := core.NewCore(core.CoreOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +74,7 @@ func newHarness(t *testing.T, o Options) *harness {
 		o.Executable = os.Args[0]
 	}
 	o.Root, o.Log, o.AMAddress, o.Secret = t.TempDir(), log, "127.0.0.1:1", "s"
-	o.Post = func(f func(*core.Core, time.Time)) { h.posts <- f }
+	o.Events = h.posts
 	w, err := New(o, t0)
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +92,12 @@ func newHarness(t *testing.T, o Options) *harness {
 func (h *harness) exit(now time.Time) {
 	h.t.Helper()
 	select {
-	case f := <-h.posts:
-		f(h.core, now)
+	case ev := <-h.posts:
+		// As the loop does: the world hears of the exit, then the Core.
+		if g, ok := ev.(core.WorkerGone); ok && g.Exited {
+			h.w.WorkerExited(now, g.Worker)
+		}
+		h.core.Apply(now, ev)
 	case <-time.After(10 * time.Second):
 		h.t.Fatal("no worker exit reported within 10 s")
 	}
@@ -166,9 +175,9 @@ func TestProvisioningDelay(t *testing.T) {
 	if at, ok := h.w.Wake(); !ok || !at.Equal(sec(35)) {
 		t.Errorf("Wake = %s, %v; want 35 s", at.Sub(t0), ok)
 	}
-	h.w.Tick(sec(34))
+	h.w.Tick(sec(34), core.Summary{})
 	h.expect("at 34 s", "local-node-01:up:worker-0001,worker-0002", "local-node-02:coming:worker-0003,worker-0004")
-	h.w.Tick(sec(35))
+	h.w.Tick(sec(35), core.Summary{})
 	h.expect("at 35 s", "local-node-01:up:worker-0001,worker-0002", "local-node-02:up:worker-0003,worker-0004")
 	if p, _ := h.w.Started(); p != 4 {
 		t.Errorf("%d processes started, want 4", p)
@@ -184,17 +193,17 @@ func TestIdleNodeRemoved(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 2, MaxNodes: 3, NodeMB: 8192, IdleNodeTime: 10 * time.Second})
 	h.w.WantWorkers(t0, group("g", 4096, "sleep"), 1, nil, nil)
 	// local-node-02 is empty from 0 s: it goes at 10 s; 01 keeps its worker.
-	h.w.Tick(sec(9))
+	h.w.Tick(sec(9), core.Summary{})
 	h.expect("at 9 s", "local-node-01:up:worker-0001", "local-node-02:up:")
-	h.w.Tick(sec(10))
+	h.w.Tick(sec(10), core.Summary{})
 	h.expect("at 10 s", "local-node-01:up:worker-0001")
 	// The worker is stopped and exits at 20 s: 01 goes at 30 s.
 	h.w.WorkerStopped(sec(15), "worker-0001")
 	h.kill("worker-0001")
 	h.exit(sec(20))
-	h.w.Tick(sec(29))
+	h.w.Tick(sec(29), core.Summary{})
 	h.expect("at 29 s", "local-node-01:up:")
-	h.w.Tick(sec(30))
+	h.w.Tick(sec(30), core.Summary{})
 	h.expect("at 30 s")
 	// A new worker needs a new node, named after the last.
 	h.w.WantWorkers(sec(31), group("g", 4096, "sleep"), 1, nil, nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/user"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,7 +70,7 @@ func TestRealRMStrictNodeRequests(t *testing.T) {
 	log := logrus.New()
 	log.SetOutput(io.Discard)
 	w := New(Options{RM: RMPort{C: amrm}, NM: nm, Host: "localhost", Nodes: nodes, IncludePort: true, Log: log,
-		Post: func(func(*core.Core, time.Time)) {}})
+		Events: countSender{new(atomic.Int32)}})
 	reg, err := w.Register(ctx)
 	if err != nil {
 		t.Fatal(err)

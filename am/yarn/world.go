@@ -74,7 +74,8 @@ type Options struct {
 	// IncludePort: yarn.scheduler.include-port-in-node-name.
 	IncludePort bool
 	Log         *logrus.Logger
-	Post        am.Poster
+	// Events is where the world's reports go (the AM's loop).
+	Events am.Sender
 	// OnShutdown is called once when the RM orders the AM to stop
 	// (AM_SHUTDOWN) or no longer knows this attempt.
 	OnShutdown func(reason string)
@@ -82,7 +83,7 @@ type Options struct {
 
 // World is the YARN world. The Core's calls (WantWorkers, ...) come on the
 // loop goroutine; the heartbeat runs on its own goroutine; both meet in
-// the Book under mu. Events for the Core go through Post.
+// the Book under mu. Events for the Core go through Options.Events.
 type World struct {
 	o    Options
 	mu   sync.Mutex
@@ -103,9 +104,8 @@ type World struct {
 	shutOnce sync.Once
 	stats    Stats
 	// progress is what allocate reports to the RM (its UI shows it),
-	// refreshed from the Core about once per heartbeat.
-	progress     float32
-	progressSeen time.Time
+	// refreshed from the loop's summary on every tick.
+	progress float32
 	// tokens replace Options.Worker.Tokens once the AM has fresh ones
 	// (SetWorkerTokens); launches read them from any goroutine.
 	tokensMu sync.Mutex
@@ -211,7 +211,7 @@ func (w *World) Stats() Stats {
 
 // Start runs the heartbeat until Close.
 func (w *World) Start() {
-	if w.o.Post != nil {
+	if w.o.Events != nil {
 		// The Core packs against the whole cluster, not just the nodes
 		// its workers are on (ebb.packing.min.nodes, a group's first asks).
 		var nodes []core.ClusterNode
@@ -220,7 +220,7 @@ func (w *World) Start() {
 				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB})
 			}
 		}
-		w.o.Post(func(c *core.Core, now time.Time) { c.SetClusterNodes(now, nodes) })
+		w.o.Events.Send(core.NodesReported{Nodes: nodes})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
@@ -350,7 +350,7 @@ func (w *World) beat(ctx context.Context) error {
 // lost tells the Core that the worker of a completed container is gone.
 func (w *World) lost(c Completed) {
 	id, reason := c.ID.String(), lostReason(c)
-	w.o.Post(func(c *core.Core, now time.Time) { c.WorkerLost(now, id, reason) })
+	w.o.Events.Send(core.WorkerGone{Worker: id, Reason: reason, Exited: true})
 }
 
 func lostReason(c Completed) string {
@@ -393,21 +393,16 @@ func (w *World) NodeMB(node string) int64 {
 	return w.nodes[node].MemoryMB
 }
 
-// Tick refreshes the progress the heartbeat reports, about once per
-// heartbeat (the heartbeat itself keeps its own time).
-func (w *World) Tick(now time.Time) {
-	if now.Sub(w.progressSeen) < w.o.Heartbeat {
-		return
+// Tick refreshes the progress the heartbeat reports from the loop's
+// summary (the heartbeat itself keeps its own time).
+func (w *World) Tick(_ time.Time, s core.Summary) {
+	p := float32(1) // a session waiting for work has nothing left to do
+	if s.TotalTasks > 0 {
+		p = float32(s.DoneTasks) / float32(s.TotalTasks)
 	}
-	w.progressSeen = now
-	// Posting from the loop's own goroutine could block on a full event
-	// queue that only this goroutine drains: post from another one.
-	go w.o.Post(func(c *core.Core, _ time.Time) {
-		p := Progress(c.DAGs())
-		w.mu.Lock()
-		w.progress = p
-		w.mu.Unlock()
-	})
+	w.mu.Lock()
+	w.progress = p
+	w.mu.Unlock()
 }
 
 // Progress is the share of tasks done over the DAGs still running, 1 when
@@ -567,5 +562,5 @@ func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	w.o.Log.Error("yarn: " + reason)
 	// WantWorkers runs on the loop's goroutine: post from another one (a
 	// full event queue would otherwise block the goroutine that drains it).
-	go w.o.Post(func(c *core.Core, now time.Time) { c.FailGroup(now, g.Name, reason) })
+	go w.o.Events.Send(core.GroupRefused{Group: g.Name, Reason: reason})
 }

@@ -117,7 +117,7 @@ func newHarness(t *testing.T) *harness {
 			AMAddress: "amhost:4000", Secret: "s3cret", Env: map[string]string{"HADOOP_USER_NAME": "alice"}},
 		Nodes:       []NodeReport{{Node: "n1:1", MemoryMB: 4096}, {Node: "n2:1", MemoryMB: 8192}},
 		IncludePort: true, Log: log,
-		Post:       func(func(*core.Core, time.Time)) { h.posts.Add(1) },
+		Events:     countSender{&h.posts},
 		OnShutdown: func(r string) { h.shutdown = append(h.shutdown, r) },
 	})
 	if _, err := h.w.Register(context.Background()); err != nil {
@@ -475,3 +475,8 @@ func TestWorkerLaunchRollsLogs(t *testing.T) {
 		t.Errorf("worker command lacks the roll flags: %s", cmd)
 	}
 }
+
+// countSender counts the events a world sends.
+type countSender struct{ n *atomic.Int32 }
+
+func (c countSender) Send(core.Event) { c.n.Add(1) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 )
 
 // The local world with autoscaling: a burst of memory-heavy map tasks
@@ -83,10 +84,10 @@ edges:
 		case st = <-ended:
 			done = true
 		case <-time.After(100 * time.Millisecond):
-			err := a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
+			err := a.Loop().View(ctx, func(v ui.View) {
 				n := len(world.Nodes())
 				maxNodes = max(maxNodes, n)
-				s, _ := c.DAG(id)
+				s := dagIn(v, id)
 				if n < maxNodes && len(s.Vertices) == 3 && s.Vertices[1].Succeeded == 1 && s.Vertices[2].Succeeded == 0 {
 					removedDuringTail = true
 				}
@@ -102,8 +103,8 @@ edges:
 		t.Fatalf("DAG %s: %s", st.State, st.Diagnostics)
 	}
 	var states []string
-	err = a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
-		for _, tr := range c.Transitions() {
+	err = a.Loop().View(ctx, func(v ui.View) {
+		for _, tr := range v.Transitions() {
 			states = append(states, tr.From+"→"+tr.To)
 			t.Logf("%s %s: %s → %s: %s", tr.At.Format("15:04:05.000"), tr.Group, tr.From, tr.To, tr.Reason)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 )
 
 // treeOf reads every file under root: relative path -> content.
@@ -179,12 +180,12 @@ vertices:
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ta.AM, "task 0 committed and task 1 running", time.Minute, func(c *core.Core) bool {
-		s, _ := c.DAG(id)
+	waitFor(t, ta.AM, "task 0 committed and task 1 running", time.Minute, func(v ui.View) bool {
+		s := dagIn(v, id)
 		staged, _ := filepath.Glob(filepath.Join(out, "_temporary", "*", "part-00000"))
 		return len(s.Vertices) == 1 && s.Vertices[0].Succeeded == 1 && s.Vertices[0].Running == 1 && len(staged) == 1
 	})
-	if err := ta.Loop().Do(ta.ctx, func(c *core.Core, now time.Time) { _ = c.KillDAG(now, id, "killed by the test") }); err != nil {
+	if _, err := ta.Loop().Ask(ta.ctx, core.DAGKillRequested{ID: id, Reason: "killed by the test"}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := ta.WaitDAG(ta.ctx, id)

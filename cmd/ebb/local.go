@@ -91,17 +91,27 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 	if err != nil {
 		return nil, nil, err
 	}
-	// A local virtual node is the largest container; nothing rounds asks up.
-	core.Allocation = scheduler.AllocationLimits{MaxMB: c.Int64("ebb.local.node.memory.mb")}
 	history, dagHistory := localHistory(c, root, log)
-	a, err := am.New(am.Options{
-		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
-		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: history, DAGHistory: dagHistory,
+	events, err := openEventLog(c, "local_", func() (io.WriteCloser, error) {
+		return os.OpenFile(filepath.Join(root, "events.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	a, err := am.New(am.Options{
+		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
+		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
+		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: history, DAGHistory: dagHistory,
+		EventLog: events,
+	})
+	if err != nil {
+		if events != nil {
+			_ = events.Close() // nothing worth keeping was recorded
+		}
+		return nil, nil, err
+	}
+	// A local virtual node is the largest container; nothing rounds asks up.
+	a.SetAllocation(scheduler.AllocationLimits{MaxMB: c.Int64("ebb.local.node.memory.mb")})
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, nil, err
@@ -117,7 +127,7 @@ func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root st
 		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
 		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
 		IdleNodeTime: c.Duration("ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
-		Root: root, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count"), Allocator: alloc, Log: log, Post: a.Loop().Post,
+		Root: root, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count"), Allocator: alloc, Log: log, Events: a.Loop(),
 	}, time.Now())
 	if err != nil {
 		return nil, nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/local"
+	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/internal/rolllog"
 )
 
@@ -186,13 +187,19 @@ edges:
 	}
 }
 
+// dagIn is a DAG's status as the view sees it (zero when unknown).
+func dagIn(v ui.View, id string) core.DAGStatus {
+	d, _ := v.DAGView(id)
+	return d.DAGStatus
+}
+
 // waitFor polls cond on the AM loop until it holds or the deadline passes.
-func waitFor(t *testing.T, a *am.AM, what string, d time.Duration, cond func(c *core.Core) bool) {
+func waitFor(t *testing.T, a *am.AM, what string, d time.Duration, cond func(v ui.View) bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		ok := false
-		if err := a.Loop().Do(context.Background(), func(c *core.Core, _ time.Time) { ok = cond(c) }); err != nil {
+		if err := a.Loop().View(context.Background(), func(v ui.View) { ok = cond(v) }); err != nil {
 			t.Fatalf("waiting for %s: %v", what, err)
 		}
 		if ok {
@@ -228,13 +235,13 @@ edges:
 		t.Fatal(err)
 	}
 	// Wait until the reducers run, so the map outputs are needed.
-	waitFor(t, a, "reduce attempts running", time.Minute, func(c *core.Core) bool {
-		s, _ := c.DAG(id)
+	waitFor(t, a, "reduce attempts running", time.Minute, func(v ui.View) bool {
+		s := dagIn(v, id)
 		return len(s.Vertices) == 2 && s.Vertices[1].Running > 0
 	})
 	var victim string
 	var pid int
-	err = a.Loop().Do(ctx, func(*core.Core, time.Time) {
+	err = a.Loop().View(ctx, func(ui.View) {
 		for _, n := range world.Nodes() {
 			for _, w := range n.Workers {
 				if p, ok := world.PID(w); ok && victim == "" {

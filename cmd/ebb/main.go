@@ -62,6 +62,7 @@ Run a DAG on the embedded local cluster (no Hadoop needed):
 		newKillCmd(),
 		newCleanCmd(),
 		newSimCmd(),
+		newReplayCmd(),
 		newHistoryCmd(),
 		newUICmd(),
 		newVersionCmd(),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 )
 
 // nodesUsed runs word count with 8 map tasks on the local world (4 empty
@@ -51,7 +52,7 @@ edges:
 			sameCounts(t, readCounts(t, out), countWords(t, input))
 			return most
 		case <-time.After(50 * time.Millisecond):
-			err := a.Loop().Do(ctx, func(*core.Core, time.Time) {
+			err := a.Loop().View(ctx, func(ui.View) {
 				used := 0
 				for _, n := range world.Nodes() {
 					if len(n.Workers) > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 )
 
 // runAlternating runs 10 one-task DAGs that alternate between two groups
@@ -49,7 +50,7 @@ vertices: [{name: v, command: "sleep 0.5", parallelism: 2, memoryMB: 512}]
 			t.Fatalf("%s: %s %s", id, st.State, st.Diagnostics)
 		}
 	}
-	if err := a.Loop().Do(ctx, func(*core.Core, time.Time) { processes, moved = world.Started() }); err != nil {
+	if err := a.Loop().View(ctx, func(ui.View) { processes, moved = world.Started() }); err != nil {
 		t.Fatal(err)
 	}
 	return processes, moved

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/ui"
 )
 
 // Slow start in the local world, with real workers: the reduces start
@@ -39,8 +40,8 @@ edges:
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ta.AM, "both reduces running beside the held map", time.Minute, func(c *core.Core) bool {
-		s, _ := c.DAG(id)
+	waitFor(t, ta.AM, "both reduces running beside the held map", time.Minute, func(v ui.View) bool {
+		s := dagIn(v, id)
 		return len(s.Vertices) == 2 && s.Vertices[0].Succeeded == 3 && s.Vertices[1].Running == 2
 	})
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {

@@ -231,10 +231,11 @@ edges: [{from: burst, to: sink, type: scatter-gather}]
 	if err := chromedp.Run(ctx, chromedp.Navigate(base+"workers"), chromedp.WaitVisible(`#nodes tr`), shot("workers.png")); err != nil {
 		t.Fatal(err)
 	}
-	var st core.DAGStatus
-	if err := ta.Loop().Do(ta.ctx, func(c *core.Core, _ time.Time) { st, _ = c.DAG(id) }); err != nil {
+	ans, err := am.Query(ta.ctx, ta.Loop(), core.DAGQuery{ID: id})
+	if err != nil {
 		t.Fatal(err)
 	}
+	st := ans.Status
 	if st.State != core.DAGSucceeded {
 		t.Errorf("DAG %s: %s", st.State, st.Diagnostics)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -221,15 +222,22 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		return nil, err
 	}
 	dagHist := &hdfsDAGHistory{fs: fs, dir: histDir + "/" + app.String()}
+	events, err := openEventLog(c, "", func() (io.WriteCloser, error) { return dagHist.createEventLog(cid.Attempt.Attempt) })
+	if err != nil {
+		return nil, err
+	}
 	a, err := am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: secret, Log: log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: hdfsfs.Lister{FS: fs}, OutputRoot: fs.URL("/user/" + user + "/ebb-output"), UI: uiOpts,
 		Committer: commit.New(fs.Resolve).AfterStep(am.CommitStepLog(log, c.String("ebb.fault.commit.hold.after"), int(cid.Attempt.Attempt))),
 		History:   hdfsHistory(c, fs, user, app.String(), log), HistoryEvery: time.Minute, DAGHistory: dagHist,
-		Recovery: rec,
+		Recovery: rec, EventLog: events,
 	})
 	if err != nil {
+		if events != nil {
+			_ = events.Close() // nothing worth keeping was recorded
+		}
 		return nil, err
 	}
 	host := os.Getenv("NM_HOST")
@@ -280,7 +288,7 @@ func startYarnAM(ctx context.Context, o yarnAMOptions, log *logrus.Logger, start
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: secret, Env: map[string]string{"HADOOP_USER_NAME": user}, AMFile: fs.URL(amFile),
 			Tokens: workerTokens, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count")},
-		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Post: a.Loop().Post,
+		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: log, Events: a.Loop(),
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
 	uiState.setWorld(w)
@@ -391,18 +399,15 @@ func (y *yarnAM) run(ctx context.Context, o yarnAMOptions) (yarn.FinalStatus, st
 		case now := <-t.C:
 			// Idle since the last DAG ended (or is running now): DAGs
 			// shorter than this check's period count too.
-			err := y.a.Loop().Do(ctx, func(c *core.Core, _ time.Time) {
-				for _, d := range c.DAGs() {
-					switch {
-					case !d.State.Done():
-						lastBusy = now
-					case d.Finish.After(lastBusy):
-						lastBusy = d.Finish
-					}
-				}
-			})
+			act, err := am.Query(ctx, y.a.Loop(), core.ActivityQuery{})
 			if err != nil {
 				continue // the loop ended or a signal came: the next select says which
+			}
+			switch {
+			case act.Busy:
+				lastBusy = now
+			case act.LastFinish.After(lastBusy):
+				lastBusy = act.LastFinish
 			}
 			if idleMax > 0 && now.Sub(lastBusy) >= idleMax {
 				return stop(yarn.Succeeded, fmt.Sprintf("session idle for %s (ebb.session.idle.timeout.secs)", now.Sub(lastBusy).Round(time.Second)))

@@ -1,0 +1,141 @@
+package core
+
+import "time"
+
+// Event is an input to the Core: a plain value, so the loop can queue it,
+// record it (the event log) and a replay can feed the same values to
+// another Core. The set is closed (the unexported method): every event is
+// one of the types below, and Apply is the one way in.
+type Event interface{ event() }
+
+// Reply is what an event answers: the id of a submitted DAG, or why the
+// Core refused the event. Most events answer nothing.
+type Reply struct {
+	DAGID string
+	Err   error
+}
+
+// Tick: time passes (timeouts, idle workers, admission, scheduling).
+type Tick struct{}
+
+// WorkerRegistered: a worker connected (Info.NodeMB as the world knows
+// the node, filled in by the loop).
+type WorkerRegistered struct{ Info WorkerInfo }
+
+// WorkerBeat: a worker's heartbeat, with the attempts it runs.
+type WorkerBeat struct {
+	Worker  string
+	Running []string
+}
+
+// AttemptUpdated: an attempt's progress or end. Worker, when set, is the
+// worker that reported it (a message is a heartbeat too); "" for an
+// outcome the AM itself decided (an attempt that could not be delivered).
+type AttemptUpdated struct {
+	Worker string
+	Update AttemptUpdate
+}
+
+// WorkerGone: a worker is lost. Exited says its process or container is
+// known to have ended (the world saw it), not merely its connection.
+type WorkerGone struct {
+	Worker, Reason string
+	Exited         bool
+}
+
+// NodesReported: the cluster's nodes (replaces the earlier list).
+type NodesReported struct{ Nodes []ClusterNode }
+
+// NodesBilled: when each node's paid billing period ends, from a world
+// that knows (the sim's cloud), for billing-aware scale-in. It replaces
+// the earlier report; a node missing from it is taken as unknown.
+type NodesBilled struct{ PaidUntil map[string]time.Time }
+
+// GroupRefused: no container the world can give holds the group's
+// workers; its DAGs fail with Reason.
+type GroupRefused struct{ Group, Reason string }
+
+// DAGArrived: a validated, resolved DAG (answers its id).
+type DAGArrived struct{ Submission Submission }
+
+// DAGKillRequested: a client or the AM kills a DAG.
+type DAGKillRequested struct{ ID, Reason string }
+
+// DAGOutputSettled: a finished DAG's output was promoted or aborted; its
+// final state and diagnostics.
+type DAGOutputSettled struct {
+	ID          string
+	State       DAGState
+	Diagnostics string
+}
+
+// AutoscaleSet retunes the autoscalers of one group ("" = all).
+type AutoscaleSet struct {
+	Group                           string
+	OutPercent, InPercent, MinHosts int
+}
+
+// AllocationSet: the cluster's container sizes (YARN tells them at
+// registration).
+type AllocationSet struct{ Limits AllocationLimits }
+
+// DAGsRecovered: the DAGs of an earlier AM attempt, from its recovery log.
+type DAGsRecovered struct {
+	DAGs    []RecoveredDAG
+	Options RecoverOptions
+}
+
+func (Tick) event()             {}
+func (WorkerRegistered) event() {}
+func (WorkerBeat) event()       {}
+func (AttemptUpdated) event()   {}
+func (WorkerGone) event()       {}
+func (NodesReported) event()    {}
+func (GroupRefused) event()     {}
+func (NodesBilled) event()      {}
+func (DAGArrived) event()       {}
+func (DAGKillRequested) event() {}
+func (DAGOutputSettled) event() {}
+func (AutoscaleSet) event()     {}
+func (AllocationSet) event()    {}
+func (DAGsRecovered) event()    {}
+
+// Apply feeds one event to the Core at now. The actions it causes wait
+// for Drain.
+func (c *Core) Apply(now time.Time, ev Event) Reply {
+	var r Reply
+	switch e := ev.(type) {
+	case Tick:
+		c.Tick(now)
+	case WorkerRegistered:
+		r.Err = c.WorkerRegistered(now, e.Info)
+	case WorkerBeat:
+		c.WorkerHeartbeat(now, e.Worker, e.Running...)
+	case AttemptUpdated:
+		if e.Worker != "" {
+			c.WorkerHeartbeat(now, e.Worker)
+		}
+		c.AttemptUpdate(now, e.Update)
+	case WorkerGone:
+		c.WorkerLost(now, e.Worker, e.Reason)
+	case NodesReported:
+		c.SetClusterNodes(now, e.Nodes)
+	case NodesBilled:
+		c.paid = e.PaidUntil
+	case GroupRefused:
+		c.FailGroup(now, e.Group, e.Reason)
+	case DAGArrived:
+		r.DAGID, r.Err = c.SubmitDAG(now, e.Submission)
+	case DAGKillRequested:
+		r.Err = c.KillDAG(now, e.ID, e.Reason)
+	case DAGOutputSettled:
+		r.Err = c.DAGSettled(now, e.ID, e.State, e.Diagnostics)
+	case AutoscaleSet:
+		r.Err = c.SetThresholds(e.Group, e.OutPercent, e.InPercent, e.MinHosts)
+	case AllocationSet:
+		c.SetAllocation(e.Limits)
+	case DAGsRecovered:
+		r.Err = c.Recover(now, e.DAGs, e.Options)
+	}
+	return r
+}
