@@ -45,6 +45,10 @@ type Policy struct {
 	// SlotsPerNode > 0: every task is given 1/K of a node's memory, so a
 	// node runs K tasks at once whatever they use (fair-slots-K).
 	SlotsPerNode int
+	// PaperHardware: over-commitment costs as on the RAS paper's nodes
+	// (contention_paper.go): paging beyond a node's memory, seeks between
+	// concurrent disk streams. Only the RAS experiment's policies.
+	PaperHardware bool
 	// BillingAware: "true", "false", or "auto" (on for ebb when the cloud
 	// bills per period): the autoscaler's scale-in and the return of empty
 	// nodes follow the paid periods (billing.go).
