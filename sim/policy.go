@@ -42,8 +42,10 @@ type Policy struct {
 	// NodeWorkers: one worker per node, as big as the node, so what limits
 	// concurrency is the scheduler (profiles or slots), not worker sizes.
 	NodeWorkers bool
-	// SlotsPerNode > 0: every task is given 1/K of a node's memory, so a
-	// node runs K tasks at once whatever they use (fair-slots-K).
+	// SlotsPerNode > 0: K map slots (and hadoopReduceSlots reduce slots)
+	// per node (fair-slots-K): every task is reserved 1/(K + reduce slots)
+	// of a node's memory, so that memory never limits the slots, and the
+	// task order keeps each type to its slots.
 	SlotsPerNode int
 	// PaperHardware: over-commitment costs as on the RAS paper's nodes
 	// (contention_paper.go): paging beyond a node's memory, seeks between
@@ -134,14 +136,13 @@ func ParsePolicy(name string) (Policy, error) {
 		if err != nil || k <= 0 {
 			return Policy{}, fmt.Errorf("policy %q: want fair-slots-K with K a positive number of slots per node", name)
 		}
-		// Hadoop's Fair Scheduler with K static slots per node.
-		o, err := scheduler.NewTaskOrder("fair")
-		if err != nil {
-			return Policy{}, err
-		}
-		base.Core.Tasks = o
+		// Hadoop's Fair Scheduler of the RAS paper's era: K map slots and
+		// two reduce slots per node, fair shares per task type
+		// (fairslots.go), on the paper's hardware.
+		base.Core.Tasks = fairSlots{maps: k, reduces: hadoopReduceSlots}
 		base.Core.SlowStart = mapReduceSlowStart
 		base.FixedCluster, base.NodeWorkers, base.SlotsPerNode = true, true, k
+		base.PaperHardware = true
 		return base, nil
 	case name == "k8s-ca":
 		// Workers (pods) on demand, leaving when idle; nodes scaled by the
