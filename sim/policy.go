@@ -22,6 +22,11 @@ func defaultAutoscale() scheduler.AutoscaleConfig { return scheduler.DefaultAuto
 // paper's), whose reduces start once 5% of their job's maps are done.
 const mapReduceSlowStart = 0.05
 
+// rasSlowStart is any fraction small enough that one map's output lets a
+// reduce start (am/core producersNeeded: at least one): ras places
+// reduces first, as the paper does.
+const rasSlowStart = 1e-6
+
 // Policy is a configuration of the one AM core plus how the cloud treats
 // nodes. None is a separate engine.
 type Policy struct {
@@ -128,8 +133,12 @@ func ParsePolicy(name string) (Policy, error) {
 		}
 		base.Core.Tasks = o
 		base.Core.RASCycle = 30 * time.Second
-		base.Core.SlowStart = mapReduceSlowStart
+		// The paper places a job's reduces first (stage 1 of the plan):
+		// they may start as soon as there is a map output to fetch, the
+		// core's floor of slow start (one map).
+		base.Core.SlowStart = rasSlowStart
 		base.FixedCluster, base.NodeWorkers = true, true
+		base.PaperHardware = true
 		return base, nil
 	case strings.HasPrefix(name, "fair-slots-"):
 		k, err := strconv.Atoi(strings.TrimPrefix(name, "fair-slots-"))
