@@ -23,9 +23,9 @@ func TestEstimateSReq(t *testing.T) {
 		{"goal long passed", SReqInput{Pending: 5, Running: 2, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: -5 * s}, 7},
 		{"no task finished yet", SReqInput{Pending: 5, Running: 2, HasGoal: true, TimeLeft: time.Hour}, 7},
 		{"nothing unfinished", SReqInput{MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: time.Hour}, 0},
-		{"negative counts read as 0", SReqInput{Pending: -3, Running: 2, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 60 * s}, 2}, // ceil(2×60/60)
+		{"negative counts read as 0", SReqInput{Pending: -3, Running: 2, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 60 * s}, 2},                                      // ceil(2×60/60)
 		{"a reduce phase shortens the maps' time", SReqInput{Pending: 90, Running: 10, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 300 * s, ReduceTime: 100 * s}, 30}, // ceil(100×60/(300-100)) = 30, not 20
-		{"no time left for the maps", SReqInput{Pending: 90, Running: 10, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 300 * s, ReduceTime: 300 * s}, 100},   // late: all 100
+		{"no time left for the maps", SReqInput{Pending: 90, Running: 10, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 300 * s, ReduceTime: 300 * s}, 100},             // late: all 100
 		{"many long tasks do not overflow", SReqInput{Pending: 1_000_000, MeanTaskTime: 100 * time.Hour, HasGoal: true, TimeLeft: 1000 * time.Hour}, 100_000},
 	}
 	for _, tt := range tests {
