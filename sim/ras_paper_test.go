@@ -84,7 +84,7 @@ func TestRASPaperWorkloadPerApplication(t *testing.T) {
 }
 
 // Tightening one job's goal in the paper's mixed workload gives that job
-// more tasks at once and an earlier finish than the relaxed goal of
+// at least as many tasks at once and an earlier finish than the relaxed goal of
 // experiment 1: the goal, not only utilisation, drives ras. J3 (Select,
 // submitted at 200 s while J1 and J2 run) gets a goal of its length in
 // isolation, 400 s after its submission, the tightest a job could meet
@@ -127,8 +127,10 @@ func TestRASTightGoalGivesTheJobMoreTasks(t *testing.T) {
 	relaxedPeak, relaxedFinish := run(false)
 	tightPeak, tightFinish := run(true)
 	t.Logf("J3: relaxed goal: %d tasks at most, finished at %s; goal of 400 s: %d, %s", relaxedPeak, relaxedFinish, tightPeak, tightFinish)
-	if tightPeak <= relaxedPeak || tightFinish >= relaxedFinish {
-		t.Errorf("J3 with a tight goal ran %d tasks at most and finished at %s; with a relaxed one %d and %s: want more tasks and an earlier finish",
+	// Since issue 25 both peaks can be what fits beside the other jobs'
+	// planned slots (21 each): the goal shows in how long J3 keeps them.
+	if tightPeak < relaxedPeak || tightFinish >= relaxedFinish {
+		t.Errorf("J3 with a tight goal ran %d tasks at most and finished at %s; with a relaxed one %d and %s: want at least as many tasks and an earlier finish",
 			tightPeak, tightFinish, relaxedPeak, relaxedFinish)
 	}
 }
