@@ -3,28 +3,26 @@ package scheduler
 // ras is resource-aware scheduling with completion-time goals (Polo et
 // al., Middleware 2011). Every control cycle the AM makes a RASPlan (Plan)
 // from the DAGs' goals, observed task times and resource profiles: each
-// DAG's s_req, and where its consumers (reduces) should sit. Between
-// cycles ras is the paper's task scheduler: a freed slot goes to the
-// lowest-utility DAG whose next task fits, utilities taken now, from the
-// tasks each DAG runs at this moment and the s_req of the last plan. It
-// never overloads a node: an attempt fits on a node only if its profile
+// DAG's s_req, and per node how many tasks of each DAG and kind it should
+// hold (the paper's job slots). Between cycles ras is the paper's task
+// scheduler: the lowest utility now whose task fits goes first (utilities
+// from the tasks each DAG runs at this moment and the s_req of the last
+// plan), and it goes to the nodes where the plan has a slot of its DAG and
+// kind free, so the plan's pairing of CPU-bound and I/O-bound tasks on a
+// node is what runs. Only a DAG with no planned slot free where its task
+// fits may go to any node where it fits: the plan keeps running attempts
+// where they are and counts them as planned, so on a full cluster it gives
+// a DAG that arrived (or fell behind its goal) after the last cycle no
+// slot, and the paper's attrition, freed slots going to the lowest
+// utility, is what moves the cluster towards it.
+//
+// It never overloads a node: an attempt fits on a node only if its profile
 // fits in what the node's running attempts leave of 1.0 CPU, memory and
 // I/O, the node holds fewer tasks than the plan's cap, and a worker there
-// has the memory. It never kills anything, so DAGs move from one placement
-// to the next by attrition, as attempts finish.
-//
-// A DAG the plan does not know yet (it arrived after the last cycle) has
-// no evidence of its task times, so its s_req is all its unfinished
-// producers: it is as far below its goal as a DAG can be and takes freed
-// slots until its utility passes another's. Ties go to fifo order.
-//
-// Consumers go where the plan put them when one of those nodes has room;
-// else, as the plan spreads them, to the nodes holding the fewest of the
-// DAG's consumers, then the fewest consumers of any DAG. The node among
-// those allowed is the packing allocator's choice (Pick.Fits); the nodes
-// where the plan wants more of the DAG's tasks of this kind are only
-// ranked first (Pick.Preferred), so packed and uniform place differently
-// under ras too.
+// has the memory. It never kills anything. Ties go to fifo order.
+// Consumers are planned first and spread (stage 1 of Plan), and follow the
+// same rule. The node among those allowed is the packing allocator's
+// choice (Pick.Fits), so packed and uniform still differ.
 type ras struct{}
 
 func (ras) Name() string        { return "ras" }
@@ -45,19 +43,29 @@ func (ras) Next(s *OrderSnapshot) (Pick, bool) {
 	if best < 0 {
 		return Pick{}, false
 	}
+	v.fits(s.Heads[best], fits)
+	planned := append([]bool(nil), fits...)
 	h := s.Heads[best]
-	v.fits(h, fits)
-	p := Pick{Head: best, Fits: fits}
+	switch {
+	case v.plannedFree(h, planned):
+		fits = planned
+	case h.Kind == RASConsumer:
+		v.spreadConsumers(h.DAG, fits, false)
+	}
+	return Pick{Head: best, Fits: fits}, true
+}
+
+// plannedFree narrows fits to the nodes where the plan has a slot of h's
+// DAG and kind that its running attempts leave free, and reports whether
+// any is left.
+func (v rasView) plannedFree(h QueueHead, fits []bool) bool {
 	k := rasSlotKey{h.DAG, h.Kind}
+	some := false
 	for i, n := range v.nodes {
-		if fits[i] && n.planned[k] > n.running[k] {
-			p.Preferred = append(p.Preferred, s.Nodes[i].ID)
-		}
+		fits[i] = fits[i] && n.planned[k] > n.running[k]
+		some = some || fits[i]
 	}
-	if h.Kind == RASConsumer {
-		v.spreadConsumers(h.DAG, fits, p.Preferred != nil)
-	}
-	return p, true
+	return some
 }
 
 // RASDemand is one DAG's tasks by kind at the moment a task order is

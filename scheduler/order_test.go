@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -178,15 +177,16 @@ func TestRASConsumerNodes(t *testing.T) {
 	}
 }
 
-// ras says where the attempt may go and where the plan wants it; the
-// allocator chooses among those, so it must not get a single node.
+// ras says where the attempt may go: A has a planned slot free on n0
+// (1 running of 3), so n0 only, though n1 has room too; the allocator
+// chooses among those.
 func TestRASPickNodes(t *testing.T) {
 	p25 := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
 	a := RASAttempt{"A", RASProducer, p25}
 	full := RASAttempt{"C", RASProducer, Profile{CPU: 1}}
 	nodes := []OrderNode{
-		{ID: "n0", FitsMB: 1000, Running: []RASAttempt{a}},    // A 1 of 3 planned: fits, wanted
-		{ID: "n1", FitsMB: 1000},                              // empty, no slots: fits
+		{ID: "n0", FitsMB: 1000, Running: []RASAttempt{a}},    // A 1 of 3 planned: fits, planned
+		{ID: "n1", FitsMB: 1000},                              // empty, no slots: fits, not planned
 		{ID: "n2", FitsMB: 1000, Running: []RASAttempt{full}}, // CPU 1.0: no room
 		{ID: "n3", FitsMB: 50},                                // too little memory
 	}
@@ -194,11 +194,8 @@ func TestRASPickNodes(t *testing.T) {
 	if !ok || p.Head != 0 {
 		t.Fatalf("Next = %+v, %v", p, ok)
 	}
-	if got := fmt.Sprint(p.Fits); got != "[true true false false]" {
-		t.Errorf("Fits = %s, want n0 and n1", got)
-	}
-	if got := strings.Join(p.Preferred, ","); got != "n0" {
-		t.Errorf("Preferred = %q, want n0 (the plan's node for A)", got)
+	if got := fmt.Sprint(p.Fits); got != "[true false false false]" {
+		t.Errorf("Fits = %s, want n0 only (the plan's node for A)", got)
 	}
 }
 
@@ -236,5 +233,42 @@ func TestRASFillsWithoutOverload(t *testing.T) {
 	}
 	if load.CPU > 1+1e-9 || load.IO > 1+1e-9 || load.Memory > 1+1e-9 {
 		t.Errorf("load %+v past capacity", load)
+	}
+}
+
+// The task scheduler follows the plan's per-node slots: the plan pairs A's
+// CPU-bound producer with n0 and B's I/O-bound one with n1, and both nodes
+// have room for either. A goes to n0 only, B to n1 only. Once A's planned
+// slot is taken (A running on n0), A's next task, with no planned slot
+// free, may go wherever it fits (the fallback for DAGs the plan gives no
+// room, Next's comment).
+func TestRASFollowsThePlansSlots(t *testing.T) {
+	cpu := Profile{CPU: 0.4, Memory: 0.1, IO: 0.1}
+	io := Profile{CPU: 0.1, Memory: 0.1, IO: 0.4}
+	plan := RASPlan{
+		DAGs: []RASDAGPlan{{ID: "A", SReq: 2}, {ID: "B", Order: 1, SReq: 2}},
+		Nodes: []RASNodePlan{
+			{ID: "n0", Slots: []RASSlot{{DAG: "A", Kind: RASProducer, Planned: 1}}},
+			{ID: "n1", Slots: []RASSlot{{DAG: "B", Kind: RASProducer, Planned: 1}}},
+		},
+	}
+	headA := QueueHead{DAG: "A", Kind: RASProducer, Profile: cpu, MemoryMB: 100, Demand: RASDemand{QueuedProducers: 4}}
+	headB := QueueHead{DAG: "B", Kind: RASProducer, Profile: io, MemoryMB: 100, Demand: RASDemand{QueuedProducers: 4}}
+	empty := []OrderNode{{ID: "n0", FitsMB: 1000}, {ID: "n1", FitsMB: 1000}}
+	aOnN0 := []OrderNode{{ID: "n0", FitsMB: 1000, Running: []RASAttempt{{"A", RASProducer, cpu}}}, {ID: "n1", FitsMB: 1000}}
+	for _, c := range []struct {
+		name  string
+		nodes []OrderNode
+		head  QueueHead
+		want  string
+	}{
+		{"A to its planned node", empty, headA, "[true false]"},
+		{"B to its planned node", empty, headB, "[false true]"},
+		{"A with its planned slot taken: anywhere it fits", aOnN0, headA, "[true true]"},
+	} {
+		p, ok := ras{}.Next(&OrderSnapshot{Plan: plan, Nodes: c.nodes, Heads: []QueueHead{c.head}})
+		if got := fmt.Sprint(p.Fits); !ok || got != c.want {
+			t.Errorf("%s: Fits %s (ok %v), want %s", c.name, got, ok, c.want)
+		}
 	}
 }

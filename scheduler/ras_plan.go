@@ -177,7 +177,7 @@ func newRASPlanner(now time.Time, s RASSnapshot) *rasPlanner {
 		left := d.prodLeft + d.prodRunning
 		d.prodProfile = d.in.Producers.Profile.sanitized()
 		d.consProfile = d.in.Consumers.profile(left == 0).sanitized()
-		in := SReqInput{Pending: d.prodLeft, Running: d.prodRunning, MeanTaskTime: d.in.Producers.MeanTaskTime}
+		in := SReqInput{Pending: d.prodLeft, Running: d.prodRunning, MeanTaskTime: d.in.Producers.MeanTaskTime, ReduceTime: d.in.Consumers.Time}
 		if !d.in.Goal.IsZero() {
 			in.HasGoal, in.TimeLeft = true, d.in.Goal.Sub(now)
 		}

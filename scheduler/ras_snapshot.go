@@ -66,6 +66,9 @@ type RASProducers struct {
 // Reduce profile after; when only one is given it serves for both.
 type RASConsumers struct {
 	Pending int // runnable, not yet started
+	// Time is how long the consumers run after the last producer ends
+	// (their reduce phase); 0 when unknown. s_req leaves it to them.
+	Time    time.Duration
 	Shuffle Profile
 	Reduce  Profile
 }

@@ -23,7 +23,9 @@ func TestEstimateSReq(t *testing.T) {
 		{"goal long passed", SReqInput{Pending: 5, Running: 2, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: -5 * s}, 7},
 		{"no task finished yet", SReqInput{Pending: 5, Running: 2, HasGoal: true, TimeLeft: time.Hour}, 7},
 		{"nothing unfinished", SReqInput{MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: time.Hour}, 0},
-		{"negative counts read as 0", SReqInput{Pending: -3, Running: 2, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 60 * s}, 2}, // ceil(2×60/60)
+		{"negative counts read as 0", SReqInput{Pending: -3, Running: 2, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 60 * s}, 2},                                      // ceil(2×60/60)
+		{"a reduce phase shortens the maps' time", SReqInput{Pending: 90, Running: 10, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 300 * s, ReduceTime: 100 * s}, 30}, // ceil(100×60/(300-100)) = 30, not 20
+		{"no time left for the maps", SReqInput{Pending: 90, Running: 10, MeanTaskTime: 60 * s, HasGoal: true, TimeLeft: 300 * s, ReduceTime: 300 * s}, 100},             // late: all 100
 		{"many long tasks do not overflow", SReqInput{Pending: 1_000_000, MeanTaskTime: 100 * time.Hour, HasGoal: true, TimeLeft: 1000 * time.Hour}, 100_000},
 	}
 	for _, tt := range tests {
@@ -32,5 +34,30 @@ func TestEstimateSReq(t *testing.T) {
 				t.Errorf("EstimateSReq(%+v) = %g, want %g", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// The plan passes a DAG's reduce phase to s_req: 100 pending maps of a
+// mean 60 s, goal 300 s away. Without a reduce phase s_req is
+// ceil(6000/300) = 20; with a 150 s reduce the maps have 150 s:
+// ceil(6000/150) = 40.
+func TestPlanSReqRisesWithTheReducePhase(t *testing.T) {
+	now := time.Unix(0, 0)
+	snap := func(reduce time.Duration) RASSnapshot {
+		return RASSnapshot{
+			Nodes: []RASNode{{ID: "n1"}},
+			DAGs: []RASDAG{{ID: "d", Goal: now.Add(300 * time.Second),
+				Producers: RASProducers{Pending: 100, Profile: Profile{CPU: 0.1, Memory: 0.1, IO: 0.1}, MeanTaskTime: 60 * time.Second},
+				Consumers: RASConsumers{Pending: 1, Reduce: Profile{CPU: 0.1, Memory: 0.1, IO: 0.1}, Time: reduce}}},
+		}
+	}
+	for _, c := range []struct {
+		reduce time.Duration
+		want   float64
+	}{{0, 20}, {150 * time.Second, 40}} {
+		d, _ := Plan(now, snap(c.reduce)).DAG("d")
+		if d.SReq != c.want {
+			t.Errorf("reduce phase %s: s_req %g, want %g", c.reduce, d.SReq, c.want)
+		}
 	}
 }

@@ -12,8 +12,11 @@ import (
 // the running attempts' summed CPU (or I/O) profile exceeds the node's 1.0,
 // each of them progresses at 1 / that sum (processor sharing), so
 // over-packing a node costs time as on a real cluster. Memory is not
-// shared this way: the core never over-commits it. Attempts without a
-// profile neither slow down nor slow others.
+// shared this way: the core never over-commits it by reservation. Under
+// Policy.PaperHardware (the RAS experiment) the profiles' memory can
+// exceed the node, and paging and disk seeks cost too
+// (contention_paper.go). Attempts without a profile neither slow down nor
+// slow others.
 //
 // A consumer in its shuffle phase (slow start) copies map outputs as the
 // maps placed produce them, with at most parallelCopies copies at once
@@ -138,11 +141,17 @@ func (e *engine) stopRunning(now time.Time, id string) {
 // reshare recomputes the node's rates and completion events.
 func (e *engine) reshare(now time.Time, node string) {
 	rs := e.byNode[node]
-	var cpu, io float64
+	var l nodeLoad
 	for _, r := range rs {
 		c, i := e.load(r)
-		cpu += c
-		io += i
+		l.cpu += c
+		l.io += i
+		if i > 0 {
+			l.streams++
+		}
+		if r.profile != nil {
+			l.mem += r.profile.Memory
+		}
 	}
 	for _, r := range rs {
 		if r.gathering {
@@ -153,17 +162,7 @@ func (e *engine) reshare(now time.Time, node string) {
 			r.remaining = 0
 		}
 		r.since = now
-		rate := 1.0
-		if r.profile != nil {
-			load := 1.0
-			if r.profile.CPU > 0 {
-				load = max(load, cpu)
-			}
-			if r.profile.IO > 0 {
-				load = max(load, io)
-			}
-			rate = 1 / load
-		}
+		rate := l.rate(r.profile, e.policy.PaperHardware)
 		if rate == r.rate && r.version > 0 {
 			continue // its completion event still holds
 		}

@@ -191,7 +191,7 @@ func (e *engine) reshape(spec *dag.Spec) *dag.Spec {
 		v := &cp.Vertices[i]
 		v.MemoryMB = e.policy.reservedMB(e.cfg, *v)
 		if k := e.policy.SlotsPerNode; k > 0 {
-			v.MemoryMB = e.cfg.nodeMB() / int64(k)
+			v.MemoryMB = e.cfg.nodeMB() / int64(k+hadoopReduceSlots)
 		}
 		biggest = max(biggest, v.MemoryMB)
 	}

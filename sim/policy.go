@@ -22,6 +22,11 @@ func defaultAutoscale() scheduler.AutoscaleConfig { return scheduler.DefaultAuto
 // paper's), whose reduces start once 5% of their job's maps are done.
 const mapReduceSlowStart = 0.05
 
+// rasSlowStart is any fraction small enough that one map's output lets a
+// reduce start (am/core producersNeeded: at least one): ras places
+// reduces first, as the paper does.
+const rasSlowStart = 1e-6
+
 // Policy is a configuration of the one AM core plus how the cloud treats
 // nodes. None is a separate engine.
 type Policy struct {
@@ -42,9 +47,15 @@ type Policy struct {
 	// NodeWorkers: one worker per node, as big as the node, so what limits
 	// concurrency is the scheduler (profiles or slots), not worker sizes.
 	NodeWorkers bool
-	// SlotsPerNode > 0: every task is given 1/K of a node's memory, so a
-	// node runs K tasks at once whatever they use (fair-slots-K).
+	// SlotsPerNode > 0: K map slots (and hadoopReduceSlots reduce slots)
+	// per node (fair-slots-K): every task is reserved 1/(K + reduce slots)
+	// of a node's memory, so that memory never limits the slots, and the
+	// task order keeps each type to its slots.
 	SlotsPerNode int
+	// PaperHardware: over-commitment costs as on the RAS paper's nodes
+	// (contention_paper.go): paging beyond a node's memory, seeks between
+	// concurrent disk streams. Only the RAS experiment's policies.
+	PaperHardware bool
 	// BillingAware: "true", "false", or "auto" (on for ebb when the cloud
 	// bills per period): the autoscaler's scale-in and the return of empty
 	// nodes follow the paid periods (billing.go).
@@ -122,22 +133,25 @@ func ParsePolicy(name string) (Policy, error) {
 		}
 		base.Core.Tasks = o
 		base.Core.RASCycle = 30 * time.Second
-		base.Core.SlowStart = mapReduceSlowStart
+		// The paper places a job's reduces first (stage 1 of the plan):
+		// they may start as soon as there is a map output to fetch, the
+		// core's floor of slow start (one map).
+		base.Core.SlowStart = rasSlowStart
 		base.FixedCluster, base.NodeWorkers = true, true
+		base.PaperHardware = true
 		return base, nil
 	case strings.HasPrefix(name, "fair-slots-"):
 		k, err := strconv.Atoi(strings.TrimPrefix(name, "fair-slots-"))
 		if err != nil || k <= 0 {
 			return Policy{}, fmt.Errorf("policy %q: want fair-slots-K with K a positive number of slots per node", name)
 		}
-		// Hadoop's Fair Scheduler with K static slots per node.
-		o, err := scheduler.NewTaskOrder("fair")
-		if err != nil {
-			return Policy{}, err
-		}
-		base.Core.Tasks = o
+		// Hadoop's Fair Scheduler of the RAS paper's era: K map slots and
+		// two reduce slots per node, fair shares per task type
+		// (fairslots.go), on the paper's hardware.
+		base.Core.Tasks = fairSlots{maps: k, reduces: hadoopReduceSlots}
 		base.Core.SlowStart = mapReduceSlowStart
 		base.FixedCluster, base.NodeWorkers, base.SlotsPerNode = true, true, k
+		base.PaperHardware = true
 		return base, nil
 	case name == "k8s-ca":
 		// Workers (pods) on demand, leaving when idle; nodes scaled by the

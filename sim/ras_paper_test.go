@@ -36,11 +36,25 @@ func rasPaperRun(t *testing.T, sc *trace.Scenario, jobs []Job, policy string) re
 	return rec.Run()
 }
 
-// Each job of the experiment, alone on the 20 nodes under ras, finishes
-// within 5% of the paper's length in isolation: the scenario's per-task
-// durations were derived from those lengths (the file's notes), and this
-// is what says the derivation holds in the sim.
-func TestRASPaperJobsAloneMatchTheirLengthInIsolation(t *testing.T) {
+// rasPaperMap is each application's one map duration, calibrated once
+// (TestRASPaperCalibrate); rasPaperInputGB each job's input (Table 1).
+var (
+	rasPaperMap     = map[string]time.Duration{"sort": 45200 * time.Millisecond, "combine": 220100 * time.Millisecond, "select": 30 * time.Second}
+	rasPaperInputGB = map[string]float64{"J1": 90, "J8": 19, "J9": 6, "J2": 5, "J6": 13, "J7": 50, "J3": 10, "J4": 25, "J5": 5}
+)
+
+// The paper's workload in both files: every instance of an application has
+// the same map duration (fixed split size), the calibrated one; reduces
+// grow with their input as the paper says: linearly for Combine and Select
+// (from J7's 500 s for 50 GB and J4's 28 s for 25 GB: J2 5/50 x 500 = 50 s),
+// as x ln x of the input per reduce x for Sort (J1's 20 reduces of 4608 MB:
+// 833.3 s; J8's of 972.8 MB: 833.3 x 972.8 ln 972.8 / (4608 ln 4608) =
+// 143.5 s).
+func TestRASPaperWorkloadPerApplication(t *testing.T) {
+	ref := map[string]struct {
+		job    string
+		reduce float64
+	}{"sort": {"J1", 833.3}, "combine": {"J7", 500}, "select": {"J4", 28}}
 	for _, file := range []string{"ras-paper-exp1.json", "ras-paper-exp2.json"} {
 		sc, err := trace.ReadScenario("../examples/sim/" + file)
 		if err != nil {
@@ -50,29 +64,27 @@ func TestRASPaperJobsAloneMatchTheirLengthInIsolation(t *testing.T) {
 			t.Fatalf("%s: %d nodes, %d jobs: want the paper's 20 and 9", file, sc.Nodes, len(sc.Jobs))
 		}
 		for _, j := range sc.Jobs {
-			want, ok := rasPaperIsolation[j.ID]
-			if !ok {
-				t.Fatalf("%s: job %s is not one of the paper's", file, j.ID)
+			app := rasPaperApp(j)
+			maps, reduces := j.Spec.Vertices[0], j.Spec.Vertices[1]
+			if len(maps.SimDurations) != 1 || maps.SimDurations[0].D() != rasPaperMap[app] {
+				t.Errorf("%s: %s (%s) maps take %v, want the application's one %s", file, j.ID, app, maps.SimDurations, rasPaperMap[app])
 			}
-			alone := j
-			alone.Submit = 0
-			run := rasPaperRun(t, sc, []Job{alone}, "ras")
-			if len(run.Jobs) != 1 || !run.Jobs[0].Completed {
-				t.Fatalf("%s: %s alone did not complete: %+v", file, j.ID, run.Jobs)
+			r := ref[app]
+			x, x0 := rasPaperInputGB[j.ID], rasPaperInputGB[r.job]
+			want := r.reduce * x / x0
+			if app == "sort" {
+				per, per0 := x*1024/20, x0*1024/20
+				want = r.reduce * per * math.Log(per) / (per0 * math.Log(per0))
 			}
-			got := run.Jobs[0].JCT()
-			off := math.Abs(got.Seconds()-want.Seconds()) / want.Seconds()
-			if off > 0.05 {
-				t.Errorf("%s: %s alone took %s, the paper's length in isolation is %s (%.1f%% off, more than 5%%)", file, j.ID, got, want, 100*off)
-			} else {
-				t.Logf("%s: %s alone %s, paper %s (%.1f%% off)", file, j.ID, got, want, 100*off)
+			if got := reduces.SimDurations[0].D().Seconds(); len(reduces.SimDurations) != 1 || math.Abs(got-want) > 0.05 {
+				t.Errorf("%s: %s reduce takes %v, want %.1f s", file, j.ID, reduces.SimDurations, want)
 			}
 		}
 	}
 }
 
 // Tightening one job's goal in the paper's mixed workload gives that job
-// more tasks at once and an earlier finish than the relaxed goal of
+// at least as many tasks at once and an earlier finish than the relaxed goal of
 // experiment 1: the goal, not only utilisation, drives ras. J3 (Select,
 // submitted at 200 s while J1 and J2 run) gets a goal of its length in
 // isolation, 400 s after its submission, the tightest a job could meet
@@ -115,8 +127,10 @@ func TestRASTightGoalGivesTheJobMoreTasks(t *testing.T) {
 	relaxedPeak, relaxedFinish := run(false)
 	tightPeak, tightFinish := run(true)
 	t.Logf("J3: relaxed goal: %d tasks at most, finished at %s; goal of 400 s: %d, %s", relaxedPeak, relaxedFinish, tightPeak, tightFinish)
-	if tightPeak <= relaxedPeak || tightFinish >= relaxedFinish {
-		t.Errorf("J3 with a tight goal ran %d tasks at most and finished at %s; with a relaxed one %d and %s: want more tasks and an earlier finish",
+	// Since issue 25 both peaks can be what fits beside the other jobs'
+	// planned slots (21 each): the goal shows in how long J3 keeps them.
+	if tightPeak < relaxedPeak || tightFinish >= relaxedFinish {
+		t.Errorf("J3 with a tight goal ran %d tasks at most and finished at %s; with a relaxed one %d and %s: want at least as many tasks and an earlier finish",
 			tightPeak, tightFinish, relaxedPeak, relaxedFinish)
 	}
 }

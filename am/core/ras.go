@@ -147,6 +147,7 @@ func (c *Core) rasSnapshot() scheduler.RASSnapshot {
 		if t, ok := d.spec.Goal.Deadline(d.submit); ok {
 			rd.Goal = t
 		}
+		rd.Consumers.Time = reducePhase(d)
 		if d.producersDone > 0 {
 			rd.Producers.MeanTaskTime = d.producerTime / time.Duration(d.producersDone)
 		}
