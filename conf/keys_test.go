@@ -88,6 +88,8 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.session.idle.timeout.secs":                           "300",
 		"ebb.history.dir":                                         "",
 		"ebb.fault.commit.hold.after":                             "none",
+		"ebb.am.event.log.enabled":                                "false",
+		"ebb.am.event.log.max.mb":                                 "256",
 		"ebb.am.dag.retained.count":                               "1000",
 		"ebb.am.dag.retained.secs":                                "0",
 		"ebb.am.dag.summary.retained.count":                       "10000",
