@@ -36,7 +36,7 @@ func newLogger(level, dir, file string) *logrus.Logger {
 func newQuietLogger(dir, file string, roll rolllog.Roll, verbose bool) *logrus.Logger {
 	log := logrus.New()
 	log.SetFormatter(&logrus.TextFormatter{FullTimestamp: true, TimestampFormat: "15:04:05.000"})
-	var out io.Writer = io.Discard
+	out := io.Discard
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		// Not closed: writes are unbuffered and the process's exit
 		// closes it.
