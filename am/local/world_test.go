@@ -1,6 +1,7 @@
 package local
 
 import (
+	"github.com/ebb-am/ebb/am/amconf"
 	"io"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ type harness struct {
 func newHarness(t *testing.T, o Options) *harness {
 	t.Helper()
 	h := &harness{t: t, posts: make(chan func(*core.Core, time.Time), 64)}
-	c, err := core.NewCore(core.CoreOptions{})
+	c, err := core.NewCore(amconf.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}

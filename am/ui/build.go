@@ -8,6 +8,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/internal/rolllog"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // This file turns the core's views into the API's types.
@@ -170,20 +171,7 @@ func (u *UI) node(n core.NodeView) Node {
 		groups = []string{}
 	}
 	return Node{ID: n.ID, CapacityMB: n.CapacityMB, ContainerMB: n.ContainerMB, TaskMB: n.UsedMB,
-		Packing: packingCategory(n.UsedMB, n.CapacityMB, u.o.PackingHighPercent), Workers: n.Workers, Draining: n.Draining, Groups: groups}
-}
-
-// packingCategory is the packed allocator's band for a node (DESIGN.md §7):
-// low when nothing runs, high above the threshold, medium between.
-func packingCategory(usedMB, capMB int64, highPercent int) string {
-	switch {
-	case usedMB <= 0:
-		return "low"
-	case usedMB*100 > int64(highPercent)*capMB:
-		return "high"
-	default:
-		return "medium"
-	}
+		Packing: packing.BandOf(n.UsedMB, n.CapacityMB, u.o.PackingHighPercent).String(), Workers: n.Workers, Draining: n.Draining, Groups: groups}
 }
 
 func (u *UI) workers(v View) []Worker {

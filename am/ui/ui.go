@@ -71,7 +71,8 @@ type Options struct {
 	// file of a container on a node (the yarn world), the URL YARN uses.
 	NodeLogURL func(node, container, file string) string
 	// PackingHighPercent is ebb.packing.high.threshold.percent, for each
-	// node's packing category.
+	// node's packing band (packing.BandOf); 0 is a threshold of 0, as
+	// for the allocator, not a default.
 	PackingHighPercent int
 	// Poll is how often pages refresh themselves (default 1 s).
 	Poll time.Duration
@@ -98,9 +99,6 @@ type UI struct {
 func New(src Source, o Options) *UI {
 	if o.Poll <= 0 {
 		o.Poll = time.Second
-	}
-	if o.PackingHighPercent <= 0 {
-		o.PackingHighPercent = 60
 	}
 	u := &UI{o: o, src: src, mux: http.NewServeMux()}
 	u.routes()
