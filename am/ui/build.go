@@ -41,9 +41,7 @@ func (u *UI) dag(d core.DAGStatus, now time.Time) DAG {
 	out := DAG{ID: d.ID, Name: d.Name, State: d.State.String(), Group: d.Group, Submitted: d.Submit,
 		Tasks: d.TotalTasks, Succeeded: d.Succeeded, Running: d.Running, FailedAttempts: d.Failed,
 		SReq: d.SReq, Utility: d.Utility, Slots: d.Slots, Diagnostics: u.redact(d.Diagnostics), Output: d.Output, Compacted: d.Compacted}
-	if d.TotalTasks > 0 {
-		out.Progress = float64(d.Succeeded) / float64(d.TotalTasks)
-	}
+	out.Progress = d.Progress()
 	if !d.Finish.IsZero() {
 		f := d.Finish
 		out.Finished = &f
