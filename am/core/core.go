@@ -20,7 +20,8 @@ func (c *Core) SetAllocation(l AllocationLimits) { c.opts.Allocation = l }
 type AllocationLimits = scheduler.AllocationLimits
 
 // Core is the AM's deterministic state machine. Its exported methods are
-// events; each may append Actions, which the caller drains with Actions().
+// events; each may append Actions, which the caller hands to its Executor
+// with Drain.
 // It is not safe for concurrent use: one loop owns it.
 type Core struct {
 	opts    CoreOptions
@@ -108,22 +109,45 @@ func (c *Core) advance(now time.Time) {
 	}
 }
 
-// Tick advances time: timeouts, idle workers, DAG admission, scheduling.
+// Tick advances time and runs the Core's periodic decisions. The order is
+// the decisions' dependencies; each stage says why it comes where it does.
 func (c *Core) Tick(now time.Time) {
 	c.advance(now)
+	// First lose what time has expired: silent workers and hung attempts go
+	// back to their queues before anything counts workers or queues.
 	c.checkTimeouts()
+	// A new AM attempt stops waiting for the old attempt's workers once the
+	// window has passed, so the tasks it held count as queued from here on.
 	c.recoveryTick()
+	// Admission before scheduling: a DAG admitted now gets its attempts
+	// queued and placed in this tick.
 	c.admit()
+	// ras re-plans before scheduling, which orders attempts by the plan.
 	c.rasCycle()
+	// Place what fits on the workers there are, so that the autoscaler
+	// below sees as queued only the attempts that really wait for a worker
+	// (scale-out needs queued work) and usage that includes the placements.
 	c.schedule()
 	c.autoscale()
+	// Recycling hands free workers to other groups of their kind; the
+	// second schedule gives them those groups' queued attempts at once, and
+	// places attempts the autoscaler's decisions (drains ended, undone)
+	// freed room for, so that reapIdle and updateWanted below see neither as
+	// idle or missing. Without it they would wait a tick, be reaped as idle
+	// under a short idle timeout, or be asked of the cluster again.
 	c.recycle()
 	c.schedule()
+	// Only after the last placement: a draining worker that got nothing
+	// and holds nothing needed stops; an idle worker is reaped.
 	c.stopDrained()
 	c.reapIdle()
+	// Groups emptied by the stops above can go, before the totals are told.
 	c.removeEmptyGroups()
+	// The totals the world hears reflect every stage above.
 	c.updateWanted()
+	// The UI's usage chart samples the state this tick settled on.
 	c.sampleUsage()
+	// Last, compaction of finished DAGs: nothing above reads them.
 	c.retain()
 }
 
