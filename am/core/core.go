@@ -130,11 +130,13 @@ func (c *Core) Tick(now time.Time) {
 	c.schedule()
 	c.autoscale()
 	// Recycling hands free workers to other groups of their kind; the
-	// second schedule gives them those groups' queued attempts at once, and
-	// places attempts the autoscaler's decisions (drains ended, undone)
-	// freed room for, so that reapIdle and updateWanted below see neither as
-	// idle or missing. Without it they would wait a tick, be reaped as idle
-	// under a short idle timeout, or be asked of the cluster again.
+	// second schedule gives a moved worker its new group's queued attempts
+	// at once, so that reapIdle and updateWanted below do not see it idle
+	// or those attempts unplaced (it would wait a tick, be reaped under a
+	// short idle timeout, or be asked of the cluster again). When nothing
+	// moved it finds nothing new: the autoscaler only sets totals and
+	// drains, which take room away. It stays unconditional because it is
+	// cheap and a pass is bounded (maxSkips), so a second one is never wrong.
 	c.recycle()
 	c.schedule()
 	// Only after the last placement: a draining worker that got nothing
