@@ -92,8 +92,7 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 		t := a.task
 		c.detach(a)
 		delete(c.attempt, a.id)
-		t.current = nil
-		t.state = taskWaiting
+		t.becomeWaiting()
 		c.maybeQueue(t)
 	}
 	for _, d := range c.active {
