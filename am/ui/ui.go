@@ -12,7 +12,10 @@
 //
 // The package reads the AM's state only through View (implemented by the
 // live core.Core, via the Loop, and by a finished application's saved
-// snapshot), so the same pages serve a running AM and its history.
+// snapshot), so the same pages serve a running AM and its history. It also
+// owns the history's file format: a Snapshot and a DAGRecord are written
+// in the package's own tagged types (histtypes.go), never the core's, and
+// testdata/history-vN.json holds each version's format.
 package ui
 
 import (
