@@ -127,9 +127,6 @@ func New(o Options) (*AM, error) {
 		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}, endedKeep: o.Core.RetainDAGs}
 	a.mu.SetClass("am")
 	a.hist.mu.SetClass("am.history")
-	if a.endedKeep <= 0 {
-		a.endedKeep = core.DefaultRetainDAGs
-	}
 	a.loop = NewLoop(c, LoopOptions{Tick: o.Tick, Log: o.Log})
 	a.loop.OnDAGEnded(a.dagEnded)
 	a.uiOpts = uiOptions(o)
