@@ -256,7 +256,6 @@ func (c *Core) detach(a *attemptRun) {
 	if w == nil {
 		return
 	}
-	c.journal.attemptStopped(c.now, a.id, "stopped without a report: its worker was lost or the AM ended it")
 	mem := a.memoryMB()
 	delete(w.running, a)
 	w.freeMB += mem
