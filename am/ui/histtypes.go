@@ -208,12 +208,14 @@ func toHistDAGView(v core.DAGView) histDAGView {
 func (h histDAGView) core() core.DAGView {
 	v := core.DAGView{DAGStatus: h.histDAGStatus.core()}
 	v.Edges = mapSlice(h.Edges, func(e histEdge) core.EdgeView { return core.EdgeView{From: e.From, To: e.To, Type: e.Type} })
-	v.Vertices = mapSlice(h.Vertices, func(x histVertex) core.VertexView {
-		return core.VertexView{VertexStatus: x.histVertexSum.core(), MemoryMB: x.MemoryMB, VCores: x.VCores,
-			Queued: x.Queued, Waiting: x.Waiting, Depth: x.Depth}
-	})
+	v.Vertices = mapSlice(h.Vertices, histVertex.core)
 	v.Attempts = mapSlice(h.Attempts, histAttempt.core)
 	return v
+}
+
+func (h histVertex) core() core.VertexView {
+	return core.VertexView{VertexStatus: h.histVertexSum.core(), MemoryMB: h.MemoryMB, VCores: h.VCores,
+		Queued: h.Queued, Waiting: h.Waiting, Depth: h.Depth}
 }
 
 func toHistAttempt(a core.AttemptRecord) histAttempt {
