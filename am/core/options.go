@@ -8,8 +8,9 @@ import (
 	"github.com/ebb-am/ebb/scheduler"
 )
 
-// CoreOptions are the Core's settings, built by the caller from the
-// configuration (the Core never reads configuration itself).
+// CoreOptions are the Core's settings, built from the configuration by
+// am/amconf (the Core never reads configuration itself, and fills in no
+// default: Validate says what it cannot work with).
 type CoreOptions struct {
 	// IDPrefix makes DAG ids unique across AMs (e.g. the application id).
 	IDPrefix string
