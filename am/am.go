@@ -136,9 +136,6 @@ func New(o Options) (*AM, error) {
 		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}, endedKeep: o.Core.RetainDAGs}
 	a.mu.SetClass("am")
 	a.hist.mu.SetClass("am.history")
-	if a.endedKeep <= 0 {
-		a.endedKeep = core.DefaultRetainDAGs
-	}
 	lo := LoopOptions{Tick: o.Tick, Log: o.Log}
 	if o.EventLog != nil {
 		lo.Recorder = o.EventLog

@@ -2,6 +2,7 @@ package am
 
 import (
 	"context"
+	"github.com/ebb-am/ebb/am/amconf"
 	"io"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestDefaultOutputsNeverCollide(t *testing.T) {
 	for am := 0; am < 2; am++ {
 		log := logrus.New()
 		log.SetOutput(io.Discard)
-		a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log, OutputRoot: root})
+		a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log, OutputRoot: root, Core: amconf.Defaults()})
 		if err != nil {
 			t.Fatal(err)
 		}

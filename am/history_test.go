@@ -2,6 +2,7 @@ package am
 
 import (
 	"context"
+	"github.com/ebb-am/ebb/am/amconf"
 	"io"
 	"sync"
 	"testing"
@@ -19,7 +20,7 @@ func TestHistoryCheckpointsThenFinal(t *testing.T) {
 	log.SetOutput(io.Discard)
 	var mu sync.Mutex
 	var writes [][]byte
-	a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log, HistoryEvery: 20 * time.Millisecond,
+	a, err := New(Options{Core: amconf.Defaults(), Listen: "127.0.0.1:0", Secret: "s", Log: log, HistoryEvery: 20 * time.Millisecond,
 		History: func(b []byte) error {
 			mu.Lock()
 			writes = append(writes, b)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/amconf"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/dag"
@@ -38,7 +39,9 @@ func (r *memRecorder) index(prefix string) int {
 // that sent it and recorded like any other, so a replay sees it; not as
 // a call into the Core in the middle of the drain.
 func TestUndeliverableAttemptIsAnEvent(t *testing.T) {
-	c, err := core.NewCore(core.CoreOptions{IDPrefix: "t_"})
+	o := amconf.Defaults()
+	o.IDPrefix = "t_"
+	c, err := core.NewCore(o)
 	if err != nil {
 		t.Fatal(err)
 	}

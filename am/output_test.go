@@ -3,6 +3,7 @@ package am
 import (
 	"context"
 	"errors"
+	"github.com/ebb-am/ebb/am/amconf"
 	"io"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func startAM(t *testing.T, w World, c OutputCommitter) (*AM, context.Context) {
 	t.Helper()
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log, Committer: c})
+	a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log, Committer: c, Core: amconf.Defaults()})
 	if err != nil {
 		t.Fatal(err)
 	}

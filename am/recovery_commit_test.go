@@ -1,6 +1,7 @@
 package am
 
 import (
+	"github.com/ebb-am/ebb/am/amconf"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -58,7 +59,7 @@ func recoverCommitted(t *testing.T, out string) (*AM, core.DAGStatus) {
 	}
 	r := recovery.NewRecorder(d, all, time.Millisecond, nil)
 	t.Cleanup(func() { _ = r.Close() })
-	a, err := New(Options{Secret: "s", Listen: "127.0.0.1:0", Recovery: &Recovery{Recorder: r}})
+	a, err := New(Options{Secret: "s", Listen: "127.0.0.1:0", Recovery: &Recovery{Recorder: r}, Core: amconf.Defaults()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package am
 import (
 	"context"
 	"fmt"
+	"github.com/ebb-am/ebb/am/amconf"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -105,7 +106,7 @@ func TestTornLogRecoversEveryEarlierDAGAndTask(t *testing.T) {
 	if len(warns) != 0 {
 		t.Fatalf("warnings %v", warns)
 	}
-	c, err := core.NewCore(core.CoreOptions{})
+	c, err := core.NewCore(amconf.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestRecoveredEndedDAGsShowAsTheyEnded(t *testing.T) {
 	}
 	r := recovery.NewRecorder(d, all, time.Millisecond, nil)
 	defer func() { _ = r.Close() }()
-	a, err := New(Options{Secret: "s", Listen: "127.0.0.1:0", Recovery: &Recovery{Recorder: r}})
+	a, err := New(Options{Secret: "s", Listen: "127.0.0.1:0", Recovery: &Recovery{Recorder: r}, Core: amconf.Defaults()})
 	if err != nil {
 		t.Fatal(err)
 	}

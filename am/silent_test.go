@@ -3,6 +3,7 @@ package am
 import (
 	"context"
 	"errors"
+	"github.com/ebb-am/ebb/am/amconf"
 	"io"
 	"sync"
 	"testing"
@@ -83,7 +84,7 @@ func TestSilentWorkerIsStoppedAndItsAttemptRunsElsewhere(t *testing.T) {
 	log := logrus.New()
 	log.SetOutput(io.Discard)
 	a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log, Tick: 20 * time.Millisecond,
-		Core: core.CoreOptions{WorkerTimeout: 2 * time.Second, TaskTimeout: time.Second, MaxFailedAttempts: 1, IdleTimeout: time.Hour}})
+		Core: silentOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,4 +155,12 @@ vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
 	if k := world.kills(); len(k) != 1 || k[0] != "w1" {
 		t.Errorf("the world was asked to kill %v, want [w1]", k)
 	}
+}
+
+// silentOptions: a worker is lost after 2 s of silence, an attempt after
+// 1 s, one failure fails the DAG, and no worker goes idle.
+func silentOptions() core.CoreOptions {
+	o := amconf.Defaults()
+	o.WorkerTimeout, o.TaskTimeout, o.MaxFailedAttempts, o.IdleTimeout = 2*time.Second, time.Second, 1, time.Hour
+	return o
 }

@@ -2,6 +2,7 @@ package am
 
 import (
 	"context"
+	"github.com/ebb-am/ebb/am/amconf"
 	"io"
 	"testing"
 	"time"
@@ -26,6 +27,9 @@ func runTestAM(t *testing.T, o Options) *testAM {
 	}
 	if o.Listen == "" {
 		o.Listen = "127.0.0.1:0"
+	}
+	if o.Core.Tasks == nil {
+		o.Core = amconf.Defaults()
 	}
 	if o.Log == nil {
 		o.Log = logrus.New()

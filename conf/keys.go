@@ -66,7 +66,7 @@ var keys = []Key{
 	{Name: "ebb.task.memory.retry.max.mb", Type: Int64, Default: "0", Bounds: from(0),
 		Doc: "the most memory such a retry asks for (0 = the group's worker size, which caps it in any case)"},
 	{Name: "mr3.container.idle.timeout.ms", Type: Int64, Default: "300000", Bounds: millis(0),
-		Doc: "an idle worker (no attempts, no output to serve) is released after this"},
+		Doc: "an idle worker (no attempts, no output to serve) is released after this (0 = at the first tick it is idle)"},
 	{Name: "mr3.heartbeat.container.timeout.ms", Type: Int64, Default: "600000", Bounds: millis(1),
 		Doc: "a worker silent this long is lost, even with its stream open (a wedged worker): it is told to stop and its container is given back or its process killed; its attempts are retried elsewhere, not counted as failures, and its outputs recomputed"},
 	{Name: "mr3.heartbeat.task.timeout.ms", Type: Int64, Default: "120000", Bounds: millis(1),

@@ -48,18 +48,18 @@ func (p packed) Choose(nodes []Node, req Request) (int, bool) {
 			continue
 		}
 		switch categorize(n, p.threshold) {
-		case low:
+		case Low:
 			lows++
 			if pref {
 				prefLows++
 			}
-		case medium:
+		case Medium:
 			if staysAtOrBelow(n, req.MemoryMB, p.threshold) {
 				med.offer(nodes, i, pref, fuller)
 			} else {
 				rest.offer(nodes, i, pref, emptier)
 			}
-		case high:
+		case High:
 			rest.offer(nodes, i, pref, emptier)
 		}
 	}
@@ -87,7 +87,7 @@ func (p packed) Choose(nodes []Node, req Request) (int, bool) {
 func (p packed) nthLow(nodes []Node, req Request, loc locality, onlyPref bool, k int) int {
 	for i := range nodes {
 		n := &nodes[i]
-		if !fits(n, req.MemoryMB) || categorize(n, p.threshold) != low {
+		if !fits(n, req.MemoryMB) || categorize(n, p.threshold) != Low {
 			continue
 		}
 		ok, pref := loc.eligible(n.ID)

@@ -1,6 +1,9 @@
 package packing
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // The scores below compare usage fractions UsedMB/CapacityMB without
 // division: a/b > c/d is a*d > c*b for positive b and d. Products of
@@ -14,26 +17,46 @@ func fits(n *Node, mb int64) bool {
 	return n.CapacityMB > 0 && mb <= n.FitsMB
 }
 
-// category is a node's usage band under the packed scheme.
-type category int8
+// Band is a node's usage band under the packed scheme, the one rule both
+// the allocator and the status UI use: low when nothing runs on it,
+// high above the threshold (ebb.packing.high.threshold.percent), medium
+// between.
+type Band int8
 
 const (
-	low    category = iota // usage 0
-	medium                 // 0 < usage <= threshold
-	high                   // usage > threshold
+	Low    Band = iota // usage 0
+	Medium             // 0 < usage <= threshold
+	High               // usage > threshold
 )
 
-// categorize puts a node in its band. thresholdPct is a percentage, so
-// usage > t% is UsedMB*100 > t*CapacityMB.
-func categorize(n *Node, thresholdPct int64) category {
-	switch {
-	case n.UsedMB <= 0:
-		return low
-	case n.UsedMB*100 > thresholdPct*n.CapacityMB:
-		return high
-	default:
-		return medium
+func (b Band) String() string {
+	switch b {
+	case Low:
+		return "low"
+	case Medium:
+		return "medium"
+	case High:
+		return "high"
 	}
+	return "Band(" + strconv.Itoa(int(b)) + ")"
+}
+
+// BandOf puts a node using usedMB of capacityMB in its band. thresholdPct
+// is a percentage, so usage > t% is usedMB*100 > t*capacityMB.
+func BandOf(usedMB, capacityMB int64, thresholdPct int) Band {
+	switch {
+	case usedMB <= 0:
+		return Low
+	case usedMB*100 > int64(thresholdPct)*capacityMB:
+		return High
+	default:
+		return Medium
+	}
+}
+
+// categorize is BandOf for an allocator's node.
+func categorize(n *Node, thresholdPct int64) Band {
+	return BandOf(n.UsedMB, n.CapacityMB, int(thresholdPct))
 }
 
 // staysAtOrBelow reports whether a node is still at or below the threshold

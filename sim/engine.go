@@ -73,6 +73,30 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 		return runOracle(jobs, cfg, p)
 	}
 	start := time.Unix(0, 0).UTC()
+	e, err := newEngine(cfg, p, start, jobs)
+	if err != nil {
+		return nil, err
+	}
+	e.plan(jobs)
+	for e.err == nil && e.clk.next() {
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	// The run ends when its last job does: every policy is billed up to
+	// the same point, whatever its nodes do afterwards.
+	end := e.clk.now
+	if !e.lastFinish.IsZero() {
+		end = e.lastFinish
+	}
+	e.rec.sample(end.Sub(start), e)
+	e.rec.finish(end, e)
+	return e.rec, nil
+}
+
+// newEngine builds the core under policy p, the virtual cloud and the
+// world between them, with a static policy's nodes ready at start.
+func newEngine(cfg Config, p Policy, start time.Time, jobs []Job) (*engine, error) {
 	alloc, err := packing.New(p.Packing, packing.Options{HighThresholdPercent: p.HighThreshold, MinNodes: p.MinNodes})
 	if err != nil {
 		return nil, err
@@ -111,6 +135,14 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 	for i := 0; i < p.Static; i++ {
 		e.world.addNode(start)
 	}
+	return e, nil
+}
+
+// plan puts the run's events on the virtual clock: each job's submission,
+// the first tick and the first sample, each tick and sample scheduling
+// the next until every job is done or the run failed.
+func (e *engine) plan(jobs []Job) {
+	start, cfg := e.start, e.cfg
 	for _, j := range jobs {
 		j := j
 		e.clk.at(start.Add(j.Submit), func(now time.Time) { e.submit(now, j) })
@@ -150,20 +182,6 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 		}
 	}
 	e.clk.at(start, sample)
-	for e.err == nil && e.clk.next() {
-	}
-	if e.err != nil {
-		return nil, e.err
-	}
-	// The run ends when its last job does: every policy is billed up to
-	// the same point, whatever its nodes do afterwards.
-	end := e.clk.now
-	if !e.lastFinish.IsZero() {
-		end = e.lastFinish
-	}
-	e.rec.sample(end.Sub(start), e)
-	e.rec.finish(end, e)
-	return e.rec, nil
 }
 
 func (e *engine) submit(now time.Time, j Job) {

@@ -103,10 +103,10 @@ var knobs = []knob{
 		}
 		return fmt.Errorf("want auto, true or false")
 	}},
-	{"mr3.container.idle.timeout.ms", "an idle worker leaves after this", anyCore, func(p *Policy, v string) error {
+	{"mr3.container.idle.timeout.ms", "an idle worker leaves after this (0 = at the first tick it is idle)", anyCore, func(p *Policy, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("want milliseconds > 0")
+		if err != nil || n < 0 {
+			return fmt.Errorf("want milliseconds >= 0")
 		}
 		p.Core.IdleTimeout = time.Duration(n) * time.Millisecond
 		return nil

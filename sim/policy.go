@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"github.com/ebb-am/ebb/am/amconf"
+	"github.com/ebb-am/ebb/conf"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +16,20 @@ import (
 // state machine per group.
 const mr3Scaling = core.ScaleAutoscaler
 
-// defaultAutoscale is the autoscaler with MR3's documented defaults.
-func defaultAutoscale() scheduler.AutoscaleConfig { return scheduler.DefaultAutoscaleConfig() }
+// policyBase is what every policy that runs the core starts from: the key
+// table's defaults (am/amconf), less what a virtual cloud does not model
+// and the policies add themselves: no cap on pending requests, no slow
+// start, no reserve; YARN's own spreading placement. The table's
+// autoscaler settings (MR3's defaults) wait in Core.Autoscale for the
+// policies that scale so.
+func policyBase(name string) Policy {
+	d := conf.Defaults()
+	pk := amconf.PackingOptions(d)
+	p := Policy{Name: name, Packing: "uniform", HighThreshold: pk.HighThresholdPercent, MinNodes: pk.MinNodes,
+		BillingAware: "false", Core: amconf.Defaults()}
+	p.Core.MaxPendingRequests, p.Core.SlowStart, p.Core.ReservePercent = 0, 0, 0
+	return p
+}
 
 // mapReduceSlowStart is Hadoop's default mapreduce.job.reduce.slowstart.
 // completedmaps: ras and fair-slots-K model MapReduce schedulers (the RAS
@@ -75,8 +89,7 @@ func PolicyNames() []string {
 
 // ParsePolicy builds a named policy.
 func ParsePolicy(name string) (Policy, error) {
-	base := Policy{Name: name, Packing: "uniform", HighThreshold: 60, MinNodes: 5, BillingAware: "false"}
-	base.Core.IdleTimeout = 5 * time.Minute
+	base := policyBase(name)
 	switch {
 	case strings.HasPrefix(name, "static-"):
 		n, err := strconv.Atoi(strings.TrimPrefix(name, "static-"))
@@ -92,7 +105,6 @@ func ParsePolicy(name string) (Policy, error) {
 		// The seed's autoscaler with MR3's defaults, on YARN's own
 		// spreading placement.
 		base.Core.Scaling = mr3Scaling
-		base.Core.Autoscale = defaultAutoscale()
 		return base, nil
 	case name == "ebb":
 		// The autoscaler with ebb's extras: increments computed from the
@@ -100,7 +112,6 @@ func ParsePolicy(name string) (Policy, error) {
 		// scale-out, grace periods of one minute; plus packed placement,
 		// so scale-in finds empty nodes.
 		base.Core.Scaling = mr3Scaling
-		base.Core.Autoscale = defaultAutoscale()
 		base.Core.Autoscale.IncrementWorkers = 0
 		base.Core.Autoscale.Predictive = true
 		base.Core.Autoscale.OutGracePeriod = time.Minute

@@ -36,7 +36,7 @@ func benchPlace(b *testing.B, dags int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		c, err := NewCore(CoreOptions{})
+		c, err := NewCore(withDefaults(CoreOptions{}))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,135 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ebb-am/ebb/packing"
 	"github.com/ebb-am/ebb/scheduler"
 )
-
-// CoreOptions are the Core's settings, built by the caller from the
-// configuration (the Core never reads configuration itself).
-type CoreOptions struct {
-	// IDPrefix makes DAG ids unique across AMs (e.g. the application id).
-	IDPrefix string
-	// MaxConcurrentDAGs: more DAGs wait in SUBMITTED (mr3.am.max.num.concurrent.dags).
-	MaxConcurrentDAGs int
-	// MaxFailedAttempts per task before its DAG fails (mr3.am.task.max.failed.attempts).
-	MaxFailedAttempts int
-	// WorkerTimeout: a worker silent this long is lost and stopped, even
-	// with its stream open (mr3.heartbeat.container.timeout.ms; loseSilent).
-	WorkerTimeout time.Duration
-	// TaskTimeout: an attempt no heartbeat lists and no progress report
-	// names this long fails, unless its worker is as silent
-	// (mr3.heartbeat.task.timeout.ms).
-	TaskTimeout time.Duration
-	// IdleTimeout: an idle worker is stopped after this (mr3.container.idle.timeout.ms).
-	IdleTimeout time.Duration
-	// MaxWorkers caps workers per group (0 = unlimited).
-	MaxWorkers int
-	// MaxPendingRequests caps the workers a group has asked for and not yet
-	// received (mr3.am.resourcescheduler.max.requests.per.taskscheduler;
-	// 0 = no cap): more are asked for as these arrive.
-	MaxPendingRequests int
-	// Blacklisting stops using a node where attempts keep failing
-	// (mr3.am.node-blacklisting.enabled): once BlacklistMinFailures attempts
-	// failed there and they are at least BlacklistFailurePercent of the
-	// attempts that ended there (mr3.am.maxtaskfailure.percent), the node
-	// drains and is avoided for new workers (on YARN: the RM's blacklist).
-	Blacklisting            bool
-	BlacklistFailurePercent int
-	// Allocator places attempts on nodes (ebb.packing.scheme).
-	Allocator packing.Allocator
-	// Scaling chooses how groups grow and shrink.
-	Scaling ScalingMode
-	// Tasks chooses which DAG's attempt runs next (ebb.scheduler.scheme;
-	// nil: fifo).
-	Tasks scheduler.TaskOrder
-	// ReservePercent: in an autoscaled group under fifo or fair order, the
-	// share of the group's worker memory a DAG already running attempts
-	// leaves free for DAGs that run none (ebb.scheduler.reserve.percent;
-	// reserve.go). 0: none.
-	ReservePercent int
-	// SlowStart is the fraction of a scatter-gather edge's producer tasks
-	// that must have succeeded before its consumers start (slowstart.go);
-	// 0 or 1: all of them. A world that sets it must carry out
-	// AttemptInputs.
-	SlowStart float64
-	// RASCycle is the resource-aware scheduler's control cycle
-	// (ebb.ras.control.cycle.secs).
-	RASCycle time.Duration
-	// BacklogTimeout is ScaleSparkDA's backlog timeout (Spark: 1 s).
-	BacklogTimeout time.Duration
-	// Autoscale configures ScaleAutoscaler (the mr3.auto.scale.* keys).
-	Autoscale scheduler.AutoscaleConfig
-	// Recycle is the ContainerScheduler (mr3.container.scheduler.scheme).
-	Recycle scheduler.RecycleScheme
-	// RecycleInterval is how often fair recycling rebalances
-	// (mr3.check.memory.usage.event.interval.secs).
-	RecycleInterval time.Duration
-	// RemoveEmptyKind (mr3.container.scheduler.remove.empty.kind).
-	RemoveEmptyKind bool
-	// BillingStartOffset (ebb.billing.start.offset.secs): with a billing
-	// period and no NodesBilled (YARN, local), a node's paid periods start
-	// this long before the AM first saw it (billing.go).
-	BillingStartOffset time.Duration
-	// Allocation is the cluster's container sizes, for the groups whose
-	// DAG leaves the worker size to ebb (scheduler.SizeWorker). A world
-	// that learns them later (YARN, at registration) calls SetAllocation.
-	Allocation scheduler.AllocationLimits
-	// WorkerTasks: an ebb-sized worker holds at most this many of its
-	// DAG's largest tasks (ebb.worker.auto.size.max.tasks; 0 = 4).
-	WorkerTasks int
-	// MemoryRetry: how a task killed for exceeding its memory is retried
-	// (ebb.task.memory.retry.factor, ebb.task.memory.retry.max.mb).
-	MemoryRetry scheduler.MemoryRetry
-	// RetainDAGs: finished DAGs kept whole (ebb.am.dag.retained.count;
-	// 0 = DefaultRetainDAGs); RetainDAGsFor: and at most this long after
-	// they ended (ebb.am.dag.retained.secs; 0 = no limit);
-	// RetainSummaries: finished DAGs listed at all, whole or compacted
-	// (ebb.am.dag.summary.retained.count; 0 = DefaultRetainSummaries).
-	// See retain.go.
-	RetainDAGs      int
-	RetainDAGsFor   time.Duration
-	RetainSummaries int
-}
-
-func (o *CoreOptions) fill() {
-	if o.BlacklistFailurePercent <= 0 {
-		o.BlacklistFailurePercent = 50
-	}
-	if o.MaxConcurrentDAGs <= 0 {
-		o.MaxConcurrentDAGs = 128
-	}
-	if o.MaxFailedAttempts <= 0 {
-		o.MaxFailedAttempts = 3
-	}
-	if o.WorkerTimeout <= 0 {
-		o.WorkerTimeout = 10 * time.Minute
-	}
-	if o.TaskTimeout <= 0 {
-		o.TaskTimeout = 2 * time.Minute
-	}
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = 5 * time.Minute
-	}
-	if o.RecycleInterval <= 0 {
-		o.RecycleInterval = 10 * time.Second
-	}
-	if o.BacklogTimeout <= 0 {
-		o.BacklogTimeout = time.Second
-	}
-	if o.WorkerTasks <= 0 {
-		o.WorkerTasks = scheduler.DefaultWorkerTasks
-	}
-	if o.MemoryRetry.Factor <= 0 {
-		o.MemoryRetry.Factor = scheduler.DefaultMemoryRetryFactor
-	}
-	if o.RetainDAGs <= 0 {
-		o.RetainDAGs = DefaultRetainDAGs
-	}
-	if o.RetainSummaries <= 0 {
-		o.RetainSummaries = DefaultRetainSummaries
-	}
-}
 
 // SetAllocation tells the Core the cluster's container sizes once the
 // world knows them (on YARN: the registration's maximum capability and
@@ -147,7 +20,8 @@ func (c *Core) SetAllocation(l AllocationLimits) { c.opts.Allocation = l }
 type AllocationLimits = scheduler.AllocationLimits
 
 // Core is the AM's deterministic state machine. Its exported methods are
-// events; each may append Actions, which the caller drains with Actions().
+// events; each may append Actions, which the caller hands to its Executor
+// with Drain.
 // It is not safe for concurrent use: one loop owns it.
 type Core struct {
 	opts    CoreOptions
@@ -198,27 +72,12 @@ type Core struct {
 	succeeded  []TaskDone
 }
 
-// NewCore returns an empty Core.
+// NewCore returns an empty Core, or the first option it cannot work
+// with: it fills in nothing (defaults are the key table's, applied by
+// am/amconf).
 func NewCore(opts CoreOptions) (*Core, error) {
-	opts.fill()
-	if opts.Tasks == nil {
-		o, err := scheduler.NewTaskOrder("fifo")
-		if err != nil {
-			return nil, err
-		}
-		opts.Tasks = o
-	}
-	if opts.Allocator == nil {
-		a, err := packing.New("uniform", packing.Options{})
-		if err != nil {
-			return nil, err
-		}
-		opts.Allocator = a
-	}
-	if opts.Scaling == ScaleAutoscaler {
-		if err := opts.Autoscale.Validate(); err != nil {
-			return nil, err
-		}
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
 	return &Core{
 		opts:          opts,
@@ -251,22 +110,47 @@ func (c *Core) advance(now time.Time) {
 	}
 }
 
-// Tick advances time: timeouts, idle workers, DAG admission, scheduling.
+// Tick advances time and runs the Core's periodic decisions. The order is
+// the decisions' dependencies; each stage says why it comes where it does.
 func (c *Core) Tick(now time.Time) {
 	c.advance(now)
+	// First lose what time has expired: silent workers and hung attempts go
+	// back to their queues before anything counts workers or queues.
 	c.checkTimeouts()
+	// A new AM attempt stops waiting for the old attempt's workers once the
+	// window has passed, so the tasks it held count as queued from here on.
 	c.recoveryTick()
+	// Admission before scheduling: a DAG admitted now gets its attempts
+	// queued and placed in this tick.
 	c.admit()
+	// ras re-plans before scheduling, which orders attempts by the plan.
 	c.rasCycle()
+	// Place what fits on the workers there are, so that the autoscaler
+	// below sees as queued only the attempts that really wait for a worker
+	// (scale-out needs queued work) and usage that includes the placements.
 	c.schedule()
 	c.autoscale()
+	// Recycling hands free workers to other groups of their kind; the
+	// second schedule gives a moved worker its new group's queued attempts
+	// at once, so that reapIdle and updateWanted below do not see it idle
+	// or those attempts unplaced (it would wait a tick, be reaped under a
+	// short idle timeout, or be asked of the cluster again). When nothing
+	// moved it finds nothing new: the autoscaler only sets totals and
+	// drains, which take room away. It stays unconditional because it is
+	// cheap and a pass is bounded (maxSkips), so a second one is never wrong.
 	c.recycle()
 	c.schedule()
+	// Only after the last placement: a draining worker that got nothing
+	// and holds nothing needed stops; an idle worker is reaped.
 	c.stopDrained()
 	c.reapIdle()
+	// Groups emptied by the stops above can go, before the totals are told.
 	c.removeEmptyGroups()
+	// The totals the world hears reflect every stage above.
 	c.updateWanted()
+	// The UI's usage chart samples the state this tick settled on.
 	c.sampleUsage()
+	// Last, compaction of finished DAGs: nothing above reads them.
 	c.retain()
 }
 

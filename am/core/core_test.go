@@ -30,7 +30,12 @@ type fakeWorld struct {
 	inputs  []AttemptInputs
 }
 
-func newFake(t *testing.T, opts CoreOptions) *fakeWorld {
+// newFake builds a Core from opts, the options opts leaves zero the key
+// table's defaults (withDefaults).
+func newFake(t *testing.T, opts CoreOptions) *fakeWorld { return newFakeExact(t, withDefaults(opts)) }
+
+// newFakeExact builds a Core from opts as they are.
+func newFakeExact(t *testing.T, opts CoreOptions) *fakeWorld {
 	c, err := NewCore(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -126,8 +126,7 @@ func (c *Core) admit() {
 		if d.state != DAGSubmitted || d.recovering {
 			continue
 		}
-		d.state = DAGRunning
-		d.start = c.now
+		d.becomeRunning(c.now)
 		running++
 		for _, v := range d.vertices {
 			for _, t := range v.tasks {
@@ -182,9 +181,7 @@ func (c *Core) FailDAG(now time.Time, id, reason string) error {
 // endDAG finishes a DAG: kills its attempts, tells workers to drop its
 // outputs, and releases its hold on the group.
 func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
-	d.state = st
-	d.diag = diag
-	d.finish = c.now
+	d.becomeEnded(st, diag, c.now)
 	holders := map[*workerRun]struct{}{}
 	for _, v := range d.vertices {
 		for _, t := range v.tasks {

@@ -10,6 +10,12 @@
 // an Executor, the one interface every world implements (the AM's Loop for
 // the local and yarn worlds, the simulator's engine, the tests' fake).
 //
+// Its options are validated, never filled in (options.go): the defaults are
+// the key table's, mapped by am/amconf. Task and DAG states change only
+// through the becomeX functions of transitions.go. The journal the status
+// UI reads (journal.go) observes the Core's edges and takes no part in its
+// decisions.
+//
 // It may import only dag, scheduler, packing and pure standard packages: it
 // never reads a clock, sleeps or does IO. imports_test.go holds that.
 package core

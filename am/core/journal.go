@@ -6,9 +6,17 @@ import (
 
 // The journal keeps what the status UI shows that the live state forgets:
 // attempts that have ended, the usage of each group over the last hour,
-// and worker moves between groups. It is bounded, fed only from inside the
-// Core (so it sees exactly the Core's decisions), and read through the
+// and worker moves between groups. It is bounded and read through the
 // methods in views.go.
+//
+// It takes no part in the Core's decisions and reads none of its state: it
+// is an observer, fed plain values at the Core's edges only (journal
+// feed, at the end of this file): the actions on their way out (Drain:
+// attempts run and killed, workers moved), the reports coming in (an
+// attempt's progress and end, a worker lost), and once per tick the usage
+// of each group as the tick left it. The one note from inside is the
+// Core's reading of an attempt killed for its memory (attemptNoted), which
+// replaces the worker's diagnostics.
 
 // AttemptRecord is one attempt's life as operators see it.
 type AttemptRecord struct {
@@ -63,22 +71,30 @@ const (
 )
 
 type journal struct {
-	attempts  map[string]*AttemptRecord
-	order     []string // attempt ids, oldest first, for trimming
+	attempts map[string]*AttemptRecord
+	order    []string // attempt ids, oldest first, for trimming
+	// running: the ids of each worker's attempts still RUNNING here, so a
+	// lost worker closes its records.
+	running   map[string]map[string]struct{}
 	usage     map[string][]UsagePoint
 	lastUsage time.Time
 	moves     []WorkerMove
 }
 
-func (j *journal) attemptStarted(now time.Time, a AttemptSpec, w *workerRun) {
+// attemptStarted opens an attempt's record; worker, container and node
+// say where it runs ("" when the worker is unknown).
+func (j *journal) attemptStarted(now time.Time, a AttemptSpec, worker, container, node string) {
 	if j.attempts == nil {
 		j.attempts = map[string]*AttemptRecord{}
+		j.running = map[string]map[string]struct{}{}
 	}
-	r := &AttemptRecord{ID: a.ID, DAG: a.DAGID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB, Start: now, State: "RUNNING"}
-	if w != nil {
-		r.Worker, r.Container, r.Node = w.info.ID, w.info.ContainerID, w.node.id
-	}
+	r := &AttemptRecord{ID: a.ID, DAG: a.DAGID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB,
+		Worker: worker, Container: container, Node: node, Start: now, State: "RUNNING"}
 	j.attempts[a.ID] = r
+	if j.running[worker] == nil {
+		j.running[worker] = map[string]struct{}{}
+	}
+	j.running[worker][a.ID] = struct{}{}
 	j.order = append(j.order, a.ID)
 	// Trim in batches, down to the bound once it is exceeded by half, so
 	// an AM (or a simulation) running millions of attempts pays O(1) per
@@ -106,9 +122,21 @@ func (j *journal) attemptReported(now time.Time, u AttemptUpdate) {
 		r.Progress = u.Progress
 		return
 	}
-	r.State, r.End, r.ExitCode, r.Diagnostics = resultNames[u.Result], now, u.ExitCode, u.Diagnostics
+	j.close(r, resultNames[u.Result], now, u.Diagnostics)
+	r.ExitCode = u.ExitCode
 	if u.Result == AttemptSucceeded {
 		r.Progress = 1
+	}
+}
+
+// close ends a RUNNING record.
+func (j *journal) close(r *AttemptRecord, state string, now time.Time, diag string) {
+	r.State, r.End, r.Diagnostics = state, now, diag
+	if ids := j.running[r.Worker]; ids != nil {
+		delete(ids, r.ID)
+		if len(ids) == 0 {
+			delete(j.running, r.Worker)
+		}
 	}
 }
 
@@ -121,13 +149,22 @@ func (j *journal) attemptNoted(id, diag string) {
 }
 
 // attemptStopped closes an attempt that ended without a final report from
-// its worker: the AM killed it, or its worker was lost.
+// its worker: the AM killed it.
 func (j *journal) attemptStopped(now time.Time, id, why string) {
 	r, ok := j.attempts[id]
 	if !ok || r.State != "RUNNING" {
 		return
 	}
-	r.State, r.End, r.Diagnostics = "KILLED", now, why
+	j.close(r, "KILLED", now, why)
+}
+
+// workerLost closes the records of the attempts a lost worker still ran,
+// in id order (the map's order would do, but records should not depend
+// on it).
+func (j *journal) workerLost(now time.Time, worker, reason string) {
+	for _, id := range sortedKeys(j.running[worker]) {
+		j.attemptStopped(now, id, "stopped without a report: its worker was lost ("+reason+")")
+	}
 }
 
 func (j *journal) moved(now time.Time, m MoveWorker) {
@@ -137,11 +174,18 @@ func (j *journal) moved(now time.Time, m MoveWorker) {
 	}
 }
 
+// The journal's feed: the Core's edges hand it plain values, and nothing
+// else writes it.
+
 // observe records what the journal learns from an action on its way out.
 func (c *Core) observe(now time.Time, a Action) {
 	switch a := a.(type) {
 	case RunAttempt:
-		c.journal.attemptStarted(now, a.Attempt, c.workers[a.Worker])
+		var worker, container, node string
+		if w := c.workers[a.Worker]; w != nil {
+			worker, container, node = a.Worker, w.info.ContainerID, w.node.id
+		}
+		c.journal.attemptStarted(now, a.Attempt, worker, container, node)
 	case KillAttempt:
 		c.journal.attemptStopped(now, a.AttemptID, "killed by the AM: "+a.Reason)
 	case MoveWorker:
@@ -149,58 +193,41 @@ func (c *Core) observe(now time.Time, a Action) {
 	}
 }
 
-// sampleUsage adds a point per group to the chart history, at the
-// autoscaler's interval, and forgets points older than an hour.
+// sampleUsage hands the journal each group's usage as the tick left it,
+// at the autoscaler's interval (usageEvery when autoscaling is off).
 func (c *Core) sampleUsage() {
 	every := c.opts.Autoscale.Interval
 	if every <= 0 {
 		every = usageEvery
 	}
-	j := &c.journal
-	if !j.lastUsage.IsZero() && c.now.Sub(j.lastUsage) < every {
+	if !c.journal.usageDue(c.now, every) {
 		return
 	}
-	j.lastUsage = c.now
-	if j.usage == nil {
-		j.usage = map[string][]UsagePoint{}
-	}
 	for _, g := range c.gorder {
-		p := c.usagePoint(g)
-		pts := append(j.usage[g.info.Name], p)
-		cut := 0
-		for cut < len(pts) && c.now.Sub(pts[cut].At) > usageSpan {
-			cut++
-		}
-		j.usage[g.info.Name] = pts[cut:]
+		c.journal.addUsage(c.now, g.info.Name, c.usagePoint(g))
 	}
 }
 
-func (c *Core) usagePoint(g *group) UsagePoint {
-	p := UsagePoint{At: c.now, State: "STABLE", Wanted: g.wanted, Nodes: len(g.byNode), Queued: g.queue.Len()}
-	for id := range g.byNode {
-		if n := c.nodes[id]; n != nil && n.draining {
-			p.DrainingNodes++
-		}
+// usageDue reports whether a usage sample is due at now, and if so counts
+// it as taken.
+func (j *journal) usageDue(now time.Time, every time.Duration) bool {
+	if !j.lastUsage.IsZero() && now.Sub(j.lastUsage) < every {
+		return false
 	}
-	var running, offered int64
-	for w := range g.workers {
-		if w.draining || w.stopping {
-			p.Draining++
-		} else {
-			p.Running++
-		}
-		running += w.info.MemoryMB - w.freeMB
-		offered += w.info.MemoryMB
+	j.lastUsage = now
+	return true
+}
+
+// addUsage adds a group's point to the chart history and forgets points
+// older than usageSpan.
+func (j *journal) addUsage(now time.Time, group string, p UsagePoint) {
+	if j.usage == nil {
+		j.usage = map[string][]UsagePoint{}
 	}
-	if offered > 0 {
-		p.InstantPercent = 100 * float64(running) / float64(offered)
+	pts := append(j.usage[group], p)
+	cut := 0
+	for cut < len(pts) && now.Sub(pts[cut].At) > usageSpan {
+		cut++
 	}
-	p.UsagePercent = p.InstantPercent
-	if g.as != nil {
-		p.State = g.as.a.State().String()
-		if u, ok := g.as.a.Usage(); ok {
-			p.UsagePercent = u
-		}
-	}
-	return p
+	j.usage[group] = pts[cut:]
 }

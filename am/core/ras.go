@@ -93,11 +93,7 @@ func (c *Core) rasCycle() {
 	if !c.opts.Tasks.ResourceAware() {
 		return
 	}
-	cycle := c.opts.RASCycle
-	if cycle <= 0 {
-		cycle = 30 * time.Second
-	}
-	if c.rasPlan != nil && c.now.Sub(c.rasPlan.At) < cycle {
+	if c.rasPlan != nil && c.now.Sub(c.rasPlan.At) < c.opts.RASCycle {
 		return
 	}
 	p := scheduler.Plan(c.now, c.rasSnapshot())

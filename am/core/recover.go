@@ -209,9 +209,7 @@ func (c *Core) recoverEnded(r RecoveredDAG) {
 	d := c.newRecoveredDAG(r, g)
 	for _, rt := range r.Succeeded {
 		if t := d.task(rt); t != nil && t.state != taskSucceeded {
-			t.state = taskSucceeded
-			t.vertex.succeeded++
-			d.pending--
+			t.becomeSucceeded(nil)
 		}
 	}
 	d.state, d.diag, d.finish = r.State, r.Diagnostics, r.Finish
@@ -254,10 +252,7 @@ func (c *Core) recoverRunning(r RecoveredDAG, rec *recovery) (*dagRun, error) {
 			if !ok {
 				continue
 			}
-			t.state = taskSucceeded
-			t.output = &attemptRun{id: rt.Attempt, task: t, number: attemptNumber(rt.Attempt)}
-			v.succeeded++
-			d.pending--
+			t.becomeSucceeded(&attemptRun{id: rt.Attempt, task: t, number: attemptNumber(rt.Attempt)})
 			if !v.sink {
 				rec.orphans[rt.Worker] = append(rec.orphans[rt.Worker], t)
 			}
@@ -386,8 +381,7 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile()}
 	at.seed = seedOf(at.id)
 	t.attempts = max(t.attempts, at.number+1)
-	t.current = at
-	t.state = taskRunning
+	t.becomeRunning(at)
 	c.attempt[at.id] = at
 	mem := at.memoryMB()
 	w.running[at] = struct{}{}

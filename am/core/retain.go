@@ -18,12 +18,6 @@ import (
 // c.active, never in c.ended. The decision is taken on a DAG's end and on
 // Tick, from the Core's own now: no goroutine, no clock.
 
-// Retention defaults (ebb.am.dag.retained.count, ebb.am.dag.summary.retained.count).
-const (
-	DefaultRetainDAGs      = 1000
-	DefaultRetainSummaries = 10000
-)
-
 // summaries are the compacted DAGs, oldest first, and by id.
 type summaries struct {
 	order []*DAGStatus

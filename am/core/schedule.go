@@ -109,8 +109,7 @@ func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
 	t := a.task
 	if !c.canStart(t) || d.state != DAGRunning {
 		delete(c.attempt, a.id)
-		t.current = nil
-		t.state = taskWaiting
+		t.becomeWaiting()
 		return nil
 	}
 	return a
@@ -143,7 +142,7 @@ func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.profile = v.activeProfile()
 	a.gathering = !t.ready()
 	a.lastSeen = c.now
-	t.state = taskRunning
+	t.becomeRunning(a)
 	w.running[a] = struct{}{}
 	w.freeMB -= mem
 	w.node.usedMB += mem

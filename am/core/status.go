@@ -39,6 +39,36 @@ type VertexStatus struct {
 	Running   int
 }
 
+// TaskProgress is the one definition of progress: the share of total
+// tasks that succeeded, 0..1, and 0 when there are none. The status UI, its
+// DAG drawing and the progress the AM reports to the RM all call it.
+func TaskProgress(succeeded, total int) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return float64(succeeded) / float64(total)
+}
+
+// Progress is the DAG's TaskProgress.
+func (s DAGStatus) Progress() float64 { return TaskProgress(s.Succeeded, s.TotalTasks) }
+
+// RunningProgress is the TaskProgress of the DAGs still running taken
+// together, 1 when none runs (a session waiting for work has nothing left
+// to do): what the AM reports to the RM.
+func RunningProgress(dags []DAGStatus) float64 {
+	var done, total int
+	for _, d := range dags {
+		if !d.State.Done() {
+			done += d.Succeeded
+			total += d.TotalTasks
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return TaskProgress(done, total)
+}
+
 func (c *Core) status(d *dagRun) DAGStatus {
 	s := DAGStatus{
 		ID:          d.id,

@@ -42,8 +42,7 @@ func (c *Core) maybeQueue(t *taskRun) {
 	}
 	a.seed = seedOf(a.id)
 	t.attempts++
-	t.current = a
-	t.state = taskQueued
+	t.becomeQueued(a)
 	c.attempt[a.id] = a
 	d.group.push(a)
 }
@@ -55,9 +54,7 @@ func (c *Core) reviveInputs(t *taskRun) {
 		p := e.other
 		revive := func(pt *taskRun) {
 			if pt.state == taskSucceeded && pt.output == nil {
-				pt.state = taskWaiting
-				p.succeeded--
-				p.dag.pending++
+				pt.becomeUndone()
 				c.maybeQueue(pt)
 			}
 		}
@@ -155,11 +152,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		d.observed(t.vertex, c.now.Sub(a.started))
 		c.detach(a)
 		delete(c.attempt, a.id)
-		t.current = nil
-		t.state = taskSucceeded
-		t.output = a
-		t.vertex.succeeded++
-		d.pending--
+		t.becomeSucceeded(a)
 		if !t.vertex.sink {
 			a.worker = w
 			w.outputs[d]++
@@ -177,8 +170,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	case AttemptFetchFailed:
 		c.detach(a)
 		delete(c.attempt, a.id)
-		t.current = nil
-		t.state = taskWaiting
+		t.becomeWaiting()
 		if p, ok := c.findOutput(d, u.FetchFailedAttempt); ok {
 			// An output its consumers cannot read counts as a failure of the
 			// producer, as MapReduce counts a map whose output reducers
@@ -199,8 +191,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	default: // failed or killed by the worker
 		c.detach(a)
 		delete(c.attempt, a.id)
-		t.current = nil
-		t.state = taskWaiting
+		t.becomeWaiting()
 		t.failures++
 		d.failed++
 		diag := u.Diagnostics
@@ -255,9 +246,7 @@ func (c *Core) loseOutput(t *taskRun) {
 	if !t.vertex.outputNeeded() {
 		return // nobody will read it again: keep counting the task as done
 	}
-	t.state = taskWaiting
-	t.vertex.succeeded--
-	d.pending++
+	t.becomeUndone()
 	c.maybeQueue(t)
 }
 
@@ -267,7 +256,6 @@ func (c *Core) detach(a *attemptRun) {
 	if w == nil {
 		return
 	}
-	c.journal.attemptStopped(c.now, a.id, "stopped without a report: its worker was lost or the AM ended it")
 	mem := a.memoryMB()
 	delete(w.running, a)
 	w.freeMB += mem

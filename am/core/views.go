@@ -204,3 +204,34 @@ func (c *Core) NodeViews() []NodeView {
 
 // Moves returns the recent worker moves between groups, oldest first.
 func (c *Core) Moves() []WorkerMove { return append([]WorkerMove(nil), c.journal.moves...) }
+
+// usagePoint is a group's usage now, as the chart shows it.
+func (c *Core) usagePoint(g *group) UsagePoint {
+	p := UsagePoint{At: c.now, State: "STABLE", Wanted: g.wanted, Nodes: len(g.byNode), Queued: g.queue.Len()}
+	for id := range g.byNode {
+		if n := c.nodes[id]; n != nil && n.draining {
+			p.DrainingNodes++
+		}
+	}
+	var running, offered int64
+	for w := range g.workers {
+		if w.draining || w.stopping {
+			p.Draining++
+		} else {
+			p.Running++
+		}
+		running += w.info.MemoryMB - w.freeMB
+		offered += w.info.MemoryMB
+	}
+	if offered > 0 {
+		p.InstantPercent = 100 * float64(running) / float64(offered)
+	}
+	p.UsagePercent = p.InstantPercent
+	if g.as != nil {
+		p.State = g.as.a.State().String()
+		if u, ok := g.as.a.Usage(); ok {
+			p.UsagePercent = u
+		}
+	}
+	return p
+}

@@ -83,8 +83,33 @@ func TestUsageHistoryAndKilledAttempts(t *testing.T) {
 	}
 	f.drain()
 	for _, a := range f.c.Attempts(id) {
-		if a.State != "KILLED" {
-			t.Errorf("attempt %s %s after the kill", a.ID, a.State)
+		if want := "killed by the AM: DAG " + id + " KILLED"; a.State != "KILLED" || a.Diagnostics != want {
+			t.Errorf("attempt %s %s (%q) after the kill, want KILLED (%q)", a.ID, a.State, a.Diagnostics, want)
 		}
+	}
+}
+
+// The journal observes a lost worker: the attempts it ran end KILLED with
+// the loss's reason, and a record of another worker stays RUNNING.
+func TestJournalClosesALostWorkersAttempts(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	id := f.submit(diamond)
+	f.addWorker("w1", "g", "n1", 512)
+	f.addWorker("w2", "g", "n2", 512)
+	f.c.WorkerLost(f.now, "w1", "container exited")
+	f.drain()
+	var lost, kept int
+	for _, a := range f.c.Attempts(id) {
+		switch {
+		case a.Worker == "w1" && a.State == "KILLED" && a.Diagnostics == "stopped without a report: its worker was lost (container exited)":
+			lost++
+		case a.Worker == "w2" && a.State == "RUNNING":
+			kept++
+		default:
+			t.Errorf("attempt %+v", a)
+		}
+	}
+	if lost == 0 || kept == 0 {
+		t.Fatalf("%d attempts of the lost worker closed, %d of the other running; want some of each", lost, kept)
 	}
 }

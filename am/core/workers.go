@@ -88,12 +88,12 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	if !w.stopping {
 		c.warnf("worker %s lost (%s): %d attempts to re-run, outputs of %d DAGs to recompute", id, reason, len(w.running), len(w.outputs))
 	}
+	c.journal.workerLost(c.now, id, reason)
 	for a := range w.running {
 		t := a.task
 		c.detach(a)
 		delete(c.attempt, a.id)
-		t.current = nil
-		t.state = taskWaiting
+		t.becomeWaiting()
 		c.maybeQueue(t)
 	}
 	for _, d := range c.active {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/amconf"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/dag"
 )
@@ -95,7 +96,9 @@ func TestReplayPrintsTheCoresActions(t *testing.T) {
 		"D 2024-05-01T10:00:00.25Z\n"
 	var out bytes.Buffer
 	err := Replay(strings.NewReader(log), func(h Header) (*core.Core, error) {
-		return core.NewCore(core.CoreOptions{IDPrefix: h.IDPrefix})
+		o := amconf.Defaults()
+		o.IDPrefix = h.IDPrefix
+		return core.NewCore(o)
 	}, &out)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +112,7 @@ func TestReplayPrintsTheCoresActions(t *testing.T) {
 }
 
 func TestReplayRefusesBadLogs(t *testing.T) {
-	newCore := func(Header) (*core.Core, error) { return core.NewCore(core.CoreOptions{}) }
+	newCore := func(Header) (*core.Core, error) { return core.NewCore(amconf.Defaults()) }
 	for name, tc := range map[string]struct{ log, want string }{
 		"no header":     {"D 2024-05-01T10:00:00Z\n", "does not begin with a header"},
 		"other version": {"H {\"version\":9}\n", "version 9"},

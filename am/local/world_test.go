@@ -1,6 +1,7 @@
 package local
 
 import (
+	"github.com/ebb-am/ebb/am/amconf"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ func (c chanSender) Send(ev core.Event) { c <- ev }
 func newHarness(t *testing.T, o Options) *harness {
 	t.Helper()
 	h := &harness{t: t, posts: make(chanSender, 64)}
-	c, err := core.NewCore(core.CoreOptions{})
+	c, err := core.NewCore(amconf.Defaults())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/internal/rolllog"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // This file turns the core's views into the API's types.
@@ -40,9 +41,7 @@ func (u *UI) dag(d core.DAGStatus, now time.Time) DAG {
 	out := DAG{ID: d.ID, Name: d.Name, State: d.State.String(), Group: d.Group, Submitted: d.Submit,
 		Tasks: d.TotalTasks, Succeeded: d.Succeeded, Running: d.Running, FailedAttempts: d.Failed,
 		SReq: d.SReq, Utility: d.Utility, Slots: d.Slots, Diagnostics: u.redact(d.Diagnostics), Output: d.Output, Compacted: d.Compacted}
-	if d.TotalTasks > 0 {
-		out.Progress = float64(d.Succeeded) / float64(d.TotalTasks)
-	}
+	out.Progress = d.Progress()
 	if !d.Finish.IsZero() {
 		f := d.Finish
 		out.Finished = &f
@@ -170,20 +169,7 @@ func (u *UI) node(n core.NodeView) Node {
 		groups = []string{}
 	}
 	return Node{ID: n.ID, CapacityMB: n.CapacityMB, ContainerMB: n.ContainerMB, TaskMB: n.UsedMB,
-		Packing: packingCategory(n.UsedMB, n.CapacityMB, u.o.PackingHighPercent), Workers: n.Workers, Draining: n.Draining, Groups: groups}
-}
-
-// packingCategory is the packed allocator's band for a node (DESIGN.md §7):
-// low when nothing runs, high above the threshold, medium between.
-func packingCategory(usedMB, capMB int64, highPercent int) string {
-	switch {
-	case usedMB <= 0:
-		return "low"
-	case usedMB*100 > int64(highPercent)*capMB:
-		return "high"
-	default:
-		return "medium"
-	}
+		Packing: packing.BandOf(n.UsedMB, n.CapacityMB, u.o.PackingHighPercent).String(), Workers: n.Workers, Draining: n.Draining, Groups: groups}
 }
 
 func (u *UI) workers(v View) []Worker {

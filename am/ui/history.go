@@ -12,17 +12,20 @@ import (
 // Snapshot is a whole View frozen as data: what the AM writes to its
 // history at the end, and what `ebb history` and `ebb ui --history` serve
 // with the same pages as a live AM (like Spark's history server).
+//
+// Its lists are the history's own tagged types (histtypes.go), never the
+// core's, so the file's format changes only on purpose.
 type Snapshot struct {
-	Version    int                     `json:"version"`
-	App        AppInfo                 `json:"app"`
-	At         time.Time               `json:"at"`
-	DAGList    []core.DAGStatus        `json:"dags"`
-	DAGDetails map[string]core.DAGView `json:"dagViews"`
-	Groups     []core.GroupView        `json:"groups"`
-	WorkerList []core.WorkerView       `json:"workers"`
-	Nodes      []core.NodeView         `json:"nodes"`
-	TransList  []core.Transition       `json:"transitions"`
-	MoveList   []core.WorkerMove       `json:"moves"`
+	Version    int                    `json:"version"`
+	App        AppInfo                `json:"app"`
+	At         time.Time              `json:"at"`
+	DAGList    []histDAGStatus        `json:"dags"`
+	DAGDetails map[string]histDAGView `json:"dagViews"`
+	Groups     []histGroup            `json:"groups"`
+	WorkerList []histWorker           `json:"workers"`
+	Nodes      []histNode             `json:"nodes"`
+	TransList  []histTransition       `json:"transitions"`
+	MoveList   []histMove             `json:"moves"`
 }
 
 // historyVersion changes when a Snapshot's layout does, so an older ebb
@@ -31,12 +34,15 @@ const historyVersion = 1
 
 // Capture freezes a view (on the loop goroutine, for a live AM).
 func Capture(app AppInfo, v View) Snapshot {
-	s := Snapshot{Version: historyVersion, App: app, At: v.Now(), DAGList: v.DAGs(), DAGDetails: map[string]core.DAGView{},
-		Groups: v.GroupViews(), WorkerList: v.Workers(), Nodes: v.NodeViews(), TransList: v.Transitions(), MoveList: v.Moves()}
-	for _, d := range s.DAGList {
+	dags := v.DAGs()
+	s := Snapshot{Version: historyVersion, App: app, At: v.Now(), DAGList: mapSlice(dags, toHistStatus),
+		DAGDetails: map[string]histDAGView{}, Groups: mapSlice(v.GroupViews(), toHistGroup),
+		WorkerList: mapSlice(v.Workers(), toHistWorker), Nodes: mapSlice(v.NodeViews(), toHistNode),
+		TransList: mapSlice(v.Transitions(), toHistTransition), MoveList: mapSlice(v.Moves(), toHistMove)}
+	for _, d := range dags {
 		// A compacted DAG's detail is in its own record (DAGRecord).
 		if dv, ok := v.DAGView(d.ID); ok && !dv.Compacted {
-			s.DAGDetails[d.ID] = dv
+			s.DAGDetails[d.ID] = toHistDAGView(dv)
 		}
 	}
 	if s.App.Finished.IsZero() {
@@ -64,23 +70,26 @@ func DecodeSnapshot(b []byte) (*Snapshot, error) {
 var _ View = (*Snapshot)(nil)
 
 func (s *Snapshot) Now() time.Time                 { return s.At }
-func (s *Snapshot) DAGs() []core.DAGStatus         { return s.DAGList }
-func (s *Snapshot) GroupViews() []core.GroupView   { return s.Groups }
-func (s *Snapshot) Workers() []core.WorkerView     { return s.WorkerList }
-func (s *Snapshot) NodeViews() []core.NodeView     { return s.Nodes }
-func (s *Snapshot) Transitions() []core.Transition { return s.TransList }
-func (s *Snapshot) Moves() []core.WorkerMove       { return s.MoveList }
+func (s *Snapshot) DAGs() []core.DAGStatus         { return mapSlice(s.DAGList, histDAGStatus.core) }
+func (s *Snapshot) GroupViews() []core.GroupView   { return mapSlice(s.Groups, histGroup.core) }
+func (s *Snapshot) Workers() []core.WorkerView     { return mapSlice(s.WorkerList, histWorker.core) }
+func (s *Snapshot) NodeViews() []core.NodeView     { return mapSlice(s.Nodes, histNode.core) }
+func (s *Snapshot) Transitions() []core.Transition { return mapSlice(s.TransList, histTransition.core) }
+func (s *Snapshot) Moves() []core.WorkerMove       { return mapSlice(s.MoveList, histMove.core) }
 
 func (s *Snapshot) DAGView(id string) (core.DAGView, bool) {
 	d, ok := s.DAGDetails[id]
-	return d, ok
+	if !ok {
+		return core.DAGView{}, false
+	}
+	return d.core(), true
 }
 
 func (s *Snapshot) Attempt(id string) (core.AttemptRecord, bool) {
 	for _, d := range s.DAGDetails {
 		for _, a := range d.Attempts {
 			if a.ID == id {
-				return a, true
+				return a.core(), true
 			}
 		}
 	}
@@ -107,13 +116,13 @@ func NewHistory(s *Snapshot, o Options) *UI {
 // application ever ran and the UI can still show a DAG the core has
 // compacted (Options.DAGHistory).
 type DAGRecord struct {
-	Version int          `json:"version"`
-	DAG     core.DAGView `json:"dag"`
+	Version int         `json:"version"`
+	DAG     histDAGView `json:"dag"`
 }
 
 // EncodeDAG writes a DAG's record.
 func EncodeDAG(v core.DAGView) ([]byte, error) {
-	return json.Marshal(DAGRecord{Version: historyVersion, DAG: v})
+	return json.Marshal(DAGRecord{Version: historyVersion, DAG: toHistDAGView(v)})
 }
 
 // DecodeDAG reads what EncodeDAG wrote.
@@ -125,5 +134,5 @@ func DecodeDAG(b []byte) (core.DAGView, error) {
 	if r.Version != historyVersion {
 		return core.DAGView{}, fmt.Errorf("the DAG's history has version %d; this ebb reads version %d", r.Version, historyVersion)
 	}
-	return r.DAG, nil
+	return r.DAG.core(), nil
 }

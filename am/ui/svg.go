@@ -184,10 +184,7 @@ func dagGraph(d DAGDetail) string {
 	}
 	for _, v := range d.Vertices {
 		p := pos[v.Name]
-		frac := 0.0
-		if v.Tasks > 0 {
-			frac = float64(v.Succeeded) / float64(v.Tasks)
-		}
+		frac := core.TaskProgress(v.Succeeded, v.Tasks)
 		color := "#3498db"
 		if v.Succeeded == v.Tasks {
 			color = "#27ae60"

@@ -12,7 +12,10 @@
 //
 // The package reads the AM's state only through View (implemented by the
 // live core.Core, via the Loop, and by a finished application's saved
-// snapshot), so the same pages serve a running AM and its history.
+// snapshot), so the same pages serve a running AM and its history. It also
+// owns the history's file format: a Snapshot and a DAGRecord are written
+// in the package's own tagged types (histtypes.go), never the core's, and
+// testdata/history-vN.json holds each version's format.
 package ui
 
 import (
@@ -71,7 +74,8 @@ type Options struct {
 	// file of a container on a node (the yarn world), the URL YARN uses.
 	NodeLogURL func(node, container, file string) string
 	// PackingHighPercent is ebb.packing.high.threshold.percent, for each
-	// node's packing category.
+	// node's packing band (packing.BandOf); 0 is a threshold of 0, as
+	// for the allocator, not a default.
 	PackingHighPercent int
 	// Poll is how often pages refresh themselves (default 1 s).
 	Poll time.Duration
@@ -98,9 +102,6 @@ type UI struct {
 func New(src Source, o Options) *UI {
 	if o.Poll <= 0 {
 		o.Poll = time.Second
-	}
-	if o.PackingHighPercent <= 0 {
-		o.PackingHighPercent = 60
 	}
 	u := &UI{o: o, src: src, mux: http.NewServeMux()}
 	u.routes()

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"github.com/ebb-am/ebb/am/amconf"
+	"github.com/ebb-am/ebb/conf"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,7 +54,7 @@ func (d *drained) Log(time.Time, core.Log)                     {}
 // one runs. The worker's log directory holds files with the secret too.
 func fixture(t *testing.T) (*httptest.Server, string) {
 	t.Helper()
-	c, err := core.NewCore(core.CoreOptions{IDPrefix: "app_1_0001"})
+	c, err := core.NewCore(uiCoreOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 		}
 	}
 	u := New(&coreSource{c: c}, Options{App: AppInfo{ID: "app_1_0001", User: "alice", Queue: "default", World: "test", Started: now.Add(-time.Minute)},
-		Secret: secret, LocalLogDir: logs})
+		Secret: secret, LocalLogDir: logs, PackingHighPercent: conf.Defaults().Int("ebb.packing.high.threshold.percent")})
 	srv := httptest.NewServer(u)
 	t.Cleanup(srv.Close)
 	return srv, id
@@ -256,4 +258,12 @@ func TestVertexPageAndAttemptLimit(t *testing.T) {
 	if code, _ := get(t, srv.URL+"/dag/"+id+"/vertex/nope"); code != http.StatusNotFound {
 		t.Errorf("an unknown vertex: %d", code)
 	}
+}
+
+// uiCoreOptions are the table's defaults for app_1_0001, without slow
+// start: the fixture's reduce waits for every map.
+func uiCoreOptions() core.CoreOptions {
+	o := amconf.Defaults()
+	o.IDPrefix, o.SlowStart = "app_1_0001", 0
+	return o
 }

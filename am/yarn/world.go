@@ -405,21 +405,8 @@ func (w *World) Tick(_ time.Time, s core.Summary) {
 	w.mu.Unlock()
 }
 
-// Progress is the share of tasks done over the DAGs still running, 1 when
-// none runs (a session waiting for work has nothing left to do).
-func Progress(dags []core.DAGStatus) float32 {
-	var done, total int
-	for _, d := range dags {
-		if !d.State.Done() {
-			done += d.Succeeded
-			total += d.TotalTasks
-		}
-	}
-	if total == 0 {
-		return 1
-	}
-	return float32(done) / float32(total)
-}
+// Progress is core.RunningProgress as allocate carries it.
+func Progress(dags []core.DAGStatus) float32 { return float32(core.RunningProgress(dags)) }
 
 // WorkerStopped: the worker exits on its own; its container completes then
 // and the RM reports it. It no longer counts for its group.
