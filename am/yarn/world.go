@@ -11,7 +11,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
@@ -74,7 +73,10 @@ type Options struct {
 	// IncludePort: yarn.scheduler.include-port-in-node-name.
 	IncludePort bool
 	Log         *logrus.Logger
-	Post        am.Poster
+	// Post runs a function on the loop (am.Loop.Post); typed as the
+	// function so that this package, and the gateway's yarnclient that
+	// uses its client half, need not import package am.
+	Post func(f func(c *core.Core, now time.Time))
 	// OnShutdown is called once when the RM orders the AM to stop
 	// (AM_SHUTDOWN) or no longer knows this attempt.
 	OnShutdown func(reason string)
@@ -450,8 +452,6 @@ func (w *World) WorkerJoined(_ time.Time, worker, group string) {
 	w.mu.Unlock()
 }
 
-var _ am.WorkerJoiner = (*World)(nil)
-
 // KillWorker: the Core lost a worker to silence; its container goes back
 // to the RM, whose NodeManager kills whatever still runs in it.
 func (w *World) KillWorker(_ time.Time, worker string) {
@@ -463,8 +463,6 @@ func (w *World) KillWorker(_ time.Time, worker string) {
 	w.book.Release(id)
 	w.mu.Unlock()
 }
-
-var _ am.WorkerKiller = (*World)(nil)
 
 // WorkerMoved: same container, another group.
 func (w *World) WorkerMoved(_ time.Time, worker string, g core.GroupInfo) {

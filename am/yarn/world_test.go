@@ -380,7 +380,7 @@ func secretOf(t *testing.T, tokens []byte) string {
 		t.Fatalf("the launch's token file: %v", err)
 	}
 	for _, s := range creds.Secrets {
-		if s.Alias == am.SecretAlias {
+		if s.Alias == SecretAlias {
 			return string(s.Secret)
 		}
 	}
@@ -475,3 +475,11 @@ func TestWorkerLaunchRollsLogs(t *testing.T) {
 		t.Errorf("worker command lacks the roll flags: %s", cmd)
 	}
 }
+
+// The World is every world port package am defines (checked here, not in
+// world.go, so that the package itself needs no import of am).
+var (
+	_ am.World        = (*World)(nil)
+	_ am.WorkerJoiner = (*World)(nil)
+	_ am.WorkerKiller = (*World)(nil)
+)
