@@ -1,7 +1,12 @@
-// Package hdfsfs is ebb's small HDFS toolbox on top of colinmarc/hdfs: an
-// fsys.Lister for hdfs:// inputs, and the staging directory `ebb submit`
-// fills (upload with the size and modification time YARN's LocalResources
-// must quote exactly, private files, removal when the application ends).
+// Package hdfsfs is ebb's small HDFS toolbox on top of colinmarc/hdfs,
+// and every adapter of ebb's ports onto HDFS: Lister (fsys's, for hdfs://
+// inputs), the committer's FS and Resolve (commit's), RecoveryLog (the
+// AM's recovery log, am/recovery's port, each segment a private file); the
+// staging directory `ebb submit` fills (upload with the size and
+// modification time YARN's LocalResources must quote exactly, private
+// files, the shared binary, removal when the application ends); and
+// dialling with SIMPLE auth, Kerberos or replaceable delegation Tokens.
+// It never imports the AM (a test holds it).
 package hdfsfs
 
 import (

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/amclient"
+	"github.com/ebb-am/ebb/amhost"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -63,7 +64,7 @@ func (f *amFlags) target(ctx context.Context, errOut io.Writer) (amclient.Target
 		if err != nil {
 			return amclient.Target{}, err
 		}
-		var s localSession
+		var s amhost.LocalSession
 		if err := json.Unmarshal(b, &s); err != nil {
 			return amclient.Target{}, fmt.Errorf("%s: %w", f.session, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/amclient"
+	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -351,7 +352,7 @@ vertices:
 // recordedTasks counts the TaskSucceeded records of vertex v in the
 // application's recovery log, as the next AM attempt would read it.
 func (y *yarnTest) recordedTasks(id yarn.AppID, v string) int {
-	_, _, recs, _, err := recovery.Open(hdfsLog{y.fs}, yarnclient.StagingDir(y.user, id)+"/recovery")
+	_, _, recs, _, err := recovery.Open(hdfsfs.RecoveryLog{FS: y.fs}, yarnclient.StagingDir(y.user, id)+"/recovery")
 	if err != nil {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package main
+package amhost
 
 import (
 	"errors"
@@ -66,9 +66,9 @@ func autoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
 	return a, nil
 }
 
-// coreOptions maps configuration keys to the Core's typed options; the
+// CoreOptions maps configuration keys to the Core's typed options; the
 // Core itself never sees the configuration.
-func coreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
+func CoreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 	alloc, err := packing.New(c.String("ebb.packing.scheme"), packingOptions(c))
 	if err != nil {
 		return core.CoreOptions{}, err
