@@ -83,6 +83,7 @@ type yarnStart struct {
 	records []recoverylog.Record
 	a       *am.AM
 	ui      *yarnUIState
+	minMB   int64 // yarn.scheduler.minimum-allocation-mb
 	host    string
 	w       *yarn.World
 	// tracking, amAddr, nodes: for the registration's log line.
@@ -216,6 +217,9 @@ func (s *yarnStart) buildAM(context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.minMB, err = s.c.MinAllocationMB(); err != nil {
+		return err
+	}
 	app := s.cid.Attempt.App
 	uiOpts, uiState := yarnUIOptions(s.c, s.cid, s.user, s.secret)
 	s.ui = uiState
@@ -310,10 +314,6 @@ func clusterNodes(ctx context.Context, c *conf.Config, creds *yarnrpc.Credential
 // registerAndRecover registers with the RM and recovers the DAGs of the
 // earlier attempts from the recovery log.
 func (s *yarnStart) registerAndRecover(ctx context.Context) error {
-	minMB, err := s.c.MinAllocationMB()
-	if err != nil {
-		return err
-	}
 	reg, err := s.w.Register(ctx)
 	if err != nil {
 		return err
@@ -321,7 +321,7 @@ func (s *yarnStart) registerAndRecover(ctx context.Context) error {
 	app := s.cid.Attempt.App
 	// Groups whose DAG leaves the worker size to ebb are sized within
 	// what the RM grants: asks round up to the minimum allocation.
-	s.a.SetAllocation(core.AllocationLimits{MinMB: minMB, MaxMB: reg.Max.MemoryMB})
+	s.a.SetAllocation(core.AllocationLimits{MinMB: s.minMB, MaxMB: reg.Max.MemoryMB})
 	s.log.Infof("ebb am: history goes to %s/%s.json (ebb history %s)", HistoryDir(s.c, s.user), app, app)
 	s.log.Infof("ebb am: %s registered after %s (since the process started) at %s, tracking URL %s; largest container %d MB / %d vcores; %d nodes",
 		app, time.Since(s.start).Round(time.Millisecond), s.amAddr, s.tracking, reg.Max.MemoryMB, reg.Max.VCores, s.nodes)
