@@ -13,10 +13,6 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// SecretAlias names the application secret among the secret keys of a
-// YARN worker container's token file ($HADOOP_TOKEN_FILE_LOCATION).
-const SecretAlias = "ebb.application.secret"
-
 // NewSecret makes a per-application secret: 32 random bytes, hex.
 func NewSecret() (string, error) {
 	b := make([]byte, 32)

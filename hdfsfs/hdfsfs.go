@@ -1,13 +1,12 @@
-// Package hdfsfs owns ebb's access to HDFS, on top of colinmarc/hdfs:
-// dialling a NameNode as a user (SIMPLE), with a Kerberos login
-// (kerberos.go) or with a delegation token that can be refreshed
-// (token.go); the file operations the rest of ebb needs (FS: private
-// staging files uploaded with the size and modification time YARN's
-// LocalResources must quote exactly, reads, lists, removal); directories
-// shared by applications (shared.go: permission bits, modes, a publishing
-// rename, for the shared ebb binary); an fsys.Lister for hdfs:// inputs;
-// and the commit.FS and commit.Resolver DAG outputs are committed through
-// (commitfs.go). It never imports the AM.
+// Package hdfsfs is ebb's small HDFS toolbox on top of colinmarc/hdfs,
+// and every adapter of ebb's ports onto HDFS: Lister (fsys's, for hdfs://
+// inputs), the committer's FS and Resolve (commit's), RecoveryLog (the
+// AM's recovery log, am/recovery's port, each segment a private file); the
+// staging directory `ebb submit` fills (upload with the size and
+// modification time YARN's LocalResources must quote exactly, private
+// files, the shared binary, removal when the application ends); and
+// dialling with SIMPLE auth, Kerberos or replaceable delegation Tokens.
+// It never imports the AM (a test holds it).
 package hdfsfs
 
 import (

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/amclient"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/internal/testcluster"
-	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // The package against the real minicluster named by
@@ -99,20 +99,20 @@ func TestYarnSessionLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := DialAM(am.Addr, am.Secret)
+	conn, err := amclient.Dial(amclient.Target{Addr: am.Addr, Secret: am.Secret}, amclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = conn.Close() }()
-	if _, err := ebbpb.NewClientClient(conn).ListDAGs(ctx, &ebbpb.ListDAGsRequest{}); err != nil {
+	if _, err := conn.List(ctx, amclient.Page{}); err != nil {
 		t.Errorf("the session's client API with its secret: %v", err)
 	}
-	bad, err := DialAM(am.Addr, "wrong")
+	bad, err := amclient.Dial(amclient.Target{Addr: am.Addr, Secret: "wrong"}, amclient.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = bad.Close() }()
-	if _, err := ebbpb.NewClientClient(bad).ListDAGs(ctx, &ebbpb.ListDAGsRequest{}); err == nil {
+	if _, err := bad.List(ctx, amclient.Page{}); err == nil {
 		t.Error("a wrong secret was accepted")
 	}
 	killed, err := yc.Kill(ctx, id)

@@ -3,15 +3,10 @@ package yarnclient
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
-	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/yarn"
-	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/amclient"
 )
 
 // Follow waits for the application's end, telling progress one line at a
@@ -37,8 +32,8 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 	endPoll := yarn.Poll{Initial: endFirstPoll, Interval: reportPoll}
 	var lastReport time.Time
 	readDAGs := func() {
-		if l := followDAGs(ctx, dags, &ending, progress, since); takeover != 0 && l != nil {
-			say("%s", TakeoverLine(takeover, l.Dags))
+		if l, ok := followDAGs(ctx, dags, &ending, progress, since); takeover != 0 && ok {
+			say("%s", amclient.TakeoverLine(takeover, l.DAGs))
 			takeover = 0
 		}
 	}
@@ -105,13 +100,13 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 // DAG has ended, or the AM no longer answers (it closes its client API
 // as it unregisters, often before a round saw its DAGs done; or it died,
 // and the report tells of the next attempt as soon).
-func followDAGs(ctx context.Context, dags *dagWatch, ending *bool, progress func(string), since func() time.Duration) *ebbpb.ListDAGsResponse {
+func followDAGs(ctx context.Context, dags *dagWatch, ending *bool, progress func(string), since func() time.Duration) (amclient.List, bool) {
 	if dags == nil {
-		return nil
+		return amclient.List{}, false
 	}
-	l := dags.poll(ctx, progress, func() { progress(fmt.Sprintf("first attempt running after %s", since())) })
-	*ending = l == nil || allDone(l.Dags)
-	return l
+	l, ok := dags.poll(ctx, progress, func() { progress(fmt.Sprintf("first attempt running after %s", since())) })
+	*ending = !ok || l.AllDone()
+	return l, ok
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -163,78 +158,54 @@ func reportDue(state yarn.AppState, ending bool, sinceReport time.Duration) bool
 	return state != yarn.StateRunning || ending || sinceReport >= reportPoll
 }
 
-// allDone: there are DAGs and every one has ended.
-func allDone(dags []*ebbpb.DAGStatus) bool {
-	for _, d := range dags {
-		if d.State != "SUCCEEDED" && d.State != "FAILED" && d.State != "KILLED" {
-			return false
-		}
-	}
-	return len(dags) > 0
-}
-
-// TakeoverLine is what a following client says when a new AM attempt
-// took over: which attempt, and where its unfinished DAGs resumed.
-func TakeoverLine(attempt int32, dags []*ebbpb.DAGStatus) string {
-	var parts []string
-	for _, d := range dags {
-		if d.State == "RUNNING" || d.State == "SUBMITTED" {
-			parts = append(parts, fmt.Sprintf("DAG %s resumed at %d/%d tasks", d.DagId, d.SucceededTasks, d.TotalTasks))
-		}
-	}
-	if len(parts) == 0 {
-		parts = []string{"no DAG to resume"}
-	}
-	return fmt.Sprintf("AM attempt %d took over; %s", attempt, strings.Join(parts, "; "))
-}
-
 // dagWatch reads a running AM's DAGs and tells each change once: one line
 // per change of a DAG's state or progress, never a repeat, however many
-// DAGs a session runs.
+// DAGs a session runs. It does not follow the application to another
+// attempt itself: Follow reads the RM's report anyway (for the end), sees
+// the new attempt there, and starts a new watch.
 type dagWatch struct {
-	client       ebbpb.ClientClient
+	client       lister
 	close        func() error
 	amAttempt    int32
 	firstRunning bool
 	lastLine     map[string]string // by DAG id
 }
 
+// lister is what dagWatch needs of an amclient.Client.
+type lister interface {
+	List(ctx context.Context, p amclient.Page) (amclient.List, error)
+}
+
 func dialDAGs(addr, secret string) (*dagWatch, error) {
-	conn, err := DialAM(addr, secret)
+	c, err := amclient.Dial(amclient.Target{Addr: addr, Secret: secret}, amclient.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return &dagWatch{client: ebbpb.NewClientClient(conn), close: conn.Close, lastLine: map[string]string{}}, nil
+	return &dagWatch{client: c, close: c.Close, lastLine: map[string]string{}}, nil
 }
 
-// poll reads the DAGs once and returns them; a failed read (nil) waits
+// poll reads the DAGs once and returns them; a failed read (false) waits
 // for the next poll.
-func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning func()) *ebbpb.ListDAGsResponse {
+func (w *dagWatch) poll(ctx context.Context, line func(string), firstRunning func()) (amclient.List, bool) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	l, err := w.client.ListDAGs(cctx, &ebbpb.ListDAGsRequest{})
+	l, err := w.client.List(cctx, amclient.Page{})
 	cancel()
 	if err != nil {
-		return nil
+		return amclient.List{}, false
 	}
-	for _, d := range l.Dags {
+	for _, d := range l.DAGs {
 		if d.RunningAttempts > 0 && !w.firstRunning {
 			w.firstRunning = true
 			firstRunning()
 		}
-		s := fmt.Sprintf("%s %s %s: %d/%d tasks, %d running", d.DagId, d.Name, d.State, d.SucceededTasks, d.TotalTasks, d.RunningAttempts)
+		s := fmt.Sprintf("%s %s %s: %d/%d tasks, %d running", d.ID, d.Name, d.State, d.SucceededTasks, d.TotalTasks, d.RunningAttempts)
 		if d.Diagnostics != "" {
 			s += ": " + d.Diagnostics
 		}
-		if s != w.lastLine[d.DagId] {
+		if s != w.lastLine[d.ID] {
 			line(s)
-			w.lastLine[d.DagId] = s
+			w.lastLine[d.ID] = s
 		}
 	}
-	return l
-}
-
-// DialAM connects to an AM's client API with the application's secret.
-func DialAM(addr, secret string) (*grpc.ClientConn, error) {
-	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithPerRPCCredentials(am.BearerCreds(secret)))
+	return l, true
 }

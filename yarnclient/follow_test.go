@@ -6,34 +6,34 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/ebb-am/ebb/am/yarn"
-	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/amclient"
 )
 
-// listClient answers ListDAGs with what its list holds; other methods are
-// not called.
+// listClient answers List with what its list holds.
 type listClient struct {
-	ebbpb.ClientClient
-	dags []*ebbpb.DAGStatus
+	dags []*amclient.DAG
 	err  error
 }
 
-func (c *listClient) ListDAGs(context.Context, *ebbpb.ListDAGsRequest, ...grpc.CallOption) (*ebbpb.ListDAGsResponse, error) {
+func (c *listClient) List(context.Context, amclient.Page) (amclient.List, error) {
 	if c.err != nil {
-		return nil, c.err
+		return amclient.List{}, c.err
 	}
-	return &ebbpb.ListDAGsResponse{Dags: c.dags}, nil
+	var l amclient.List
+	for _, d := range c.dags {
+		l.DAGs = append(l.DAGs, *d)
+	}
+	return l, nil
 }
 
 // Following a session with two DAGs prints one line per change of each
 // DAG, never a repeat: before, only a repeat of the immediately previous
 // line was suppressed, so two DAGs alternated every poll for ever.
 func TestFollowPrintsEachDAGChangeOnce(t *testing.T) {
-	a := &ebbpb.DAGStatus{DagId: "dag_1", Name: "a", State: "RUNNING", SucceededTasks: 1, TotalTasks: 4}
-	b := &ebbpb.DAGStatus{DagId: "dag_2", Name: "b", State: "RUNNING", SucceededTasks: 0, TotalTasks: 2}
-	c := &listClient{dags: []*ebbpb.DAGStatus{a, b}}
+	a := &amclient.DAG{ID: "dag_1", Name: "a", State: "RUNNING", SucceededTasks: 1, TotalTasks: 4}
+	b := &amclient.DAG{ID: "dag_2", Name: "b", State: "RUNNING", SucceededTasks: 0, TotalTasks: 2}
+	c := &listClient{dags: []*amclient.DAG{a, b}}
 	w := &dagWatch{client: c, lastLine: map[string]string{}}
 	var lines []string
 	say := func(s string) { lines = append(lines, s) }
@@ -48,18 +48,6 @@ func TestFollowPrintsEachDAGChangeOnce(t *testing.T) {
 	w.poll(context.Background(), say, func() {})
 	if len(lines) != 3 || lines[2] != "dag_1 a RUNNING: 2/4 tasks, 0 running" {
 		t.Fatalf("after a's progress: %q, want one more line for a", lines)
-	}
-}
-
-func TestTakeoverLineNamesTheAttemptAndWhereDAGsResumed(t *testing.T) {
-	got := TakeoverLine(2, []*ebbpb.DAGStatus{
-		{DagId: "dag_0001", State: "SUCCEEDED", SucceededTasks: 3, TotalTasks: 3},
-		{DagId: "dag_0002", State: "RUNNING", SucceededTasks: 5, TotalTasks: 8},
-		{DagId: "dag_0003", State: "SUBMITTED", SucceededTasks: 0, TotalTasks: 4},
-	})
-	want := "AM attempt 2 took over; DAG dag_0002 resumed at 5/8 tasks; DAG dag_0003 resumed at 0/4 tasks"
-	if got != want {
-		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
 
@@ -111,32 +99,14 @@ func TestFollowPace(t *testing.T) {
 	}
 }
 
-func TestAllDoneNeedsDAGsAllEnded(t *testing.T) {
-	d := func(state string) *ebbpb.DAGStatus { return &ebbpb.DAGStatus{State: state} }
-	for _, c := range []struct {
-		dags []*ebbpb.DAGStatus
-		want bool
-	}{
-		{nil, false}, // a session before its first DAG: nothing ended
-		{[]*ebbpb.DAGStatus{d("SUCCEEDED")}, true},
-		{[]*ebbpb.DAGStatus{d("FAILED"), d("KILLED")}, true},
-		{[]*ebbpb.DAGStatus{d("SUCCEEDED"), d("RUNNING")}, false},
-		{[]*ebbpb.DAGStatus{d("SUBMITTED")}, false},
-	} {
-		if got := allDone(c.dags); got != c.want {
-			t.Errorf("allDone(%v) = %v, want %v", c.dags, got, c.want)
-		}
-	}
-}
-
 // The end is near when every DAG has ended, or when the AM stops
 // answering (it closes its API as it unregisters).
 func TestFollowDAGsSeesTheEndComing(t *testing.T) {
-	c := &listClient{dags: []*ebbpb.DAGStatus{{DagId: "dag_1", State: "RUNNING"}}}
+	c := &listClient{dags: []*amclient.DAG{{ID: "dag_1", State: "RUNNING"}}}
 	w := &dagWatch{client: c, lastLine: map[string]string{}}
 	since := func() time.Duration { return 0 }
 	for _, step := range []struct {
-		state string
+		state amclient.State
 		err   error
 		want  bool
 	}{

@@ -22,7 +22,7 @@
 //     round-robin over them as strict requests: node (relax), rack and ANY
 //     (no relax). Draining nodes go on the blacklist.
 //   - A worker gets the application secret in its container's token file
-//     (secret key am.SecretAlias, beside the delegation tokens), so its
+//     (secret key SecretAlias, beside the delegation tokens), so its
 //     only localized resource is the PUBLIC, cached binary and the
 //     NodeManager starts it without a localizer run.
 //   - A worker's id is its container id; its node id is the NodeId

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -99,9 +98,14 @@ func (w *World) workerLaunch(p Placed) (Launch, error) {
 	return Launch{Resources: res, Env: env, Command: []string{strings.Join(args, " ")}, Tokens: tokens}, nil
 }
 
+// SecretAlias names the application secret among the secret keys of a
+// worker container's token file ($HADOOP_TOKEN_FILE_LOCATION), where
+// `ebb worker` looks for it.
+const SecretAlias = "ebb.application.secret"
+
 // workerCredentials is a worker container's token file: the delegation
 // tokens workers hold (on a secure cluster) and the application secret as
-// a secret key under am.SecretAlias, as MapReduce hands its tasks the
+// a secret key under SecretAlias, as MapReduce hands its tasks the
 // shuffle secret. The NodeManager writes it to a file only the
 // container's user reads ($HADOOP_TOKEN_FILE_LOCATION): the secret is
 // neither in the environment nor in launch_container.sh. (It used to be a
@@ -116,6 +120,6 @@ func (w *World) workerCredentials() ([]byte, error) {
 			return nil, fmt.Errorf("the workers' delegation tokens: %w", err)
 		}
 	}
-	creds.Secrets = append(creds.Secrets, yarnrpc.NamedSecret{Alias: am.SecretAlias, Secret: []byte(w.o.Worker.Secret)})
+	creds.Secrets = append(creds.Secrets, yarnrpc.NamedSecret{Alias: SecretAlias, Secret: []byte(w.o.Worker.Secret)})
 	return creds.MarshalWritable(), nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
@@ -74,8 +73,10 @@ type Options struct {
 	// IncludePort: yarn.scheduler.include-port-in-node-name.
 	IncludePort bool
 	Log         *logrus.Logger
-	// Events is where the world's reports go (the AM's loop).
-	Events am.Sender
+	// Events is where the world's reports go (the AM's loop): typed as
+	// the one method it needs so that this package, and the gateway's
+	// yarnclient that uses its client half, need not import package am.
+	Events interface{ Send(core.Event) }
 	// OnShutdown is called once when the RM orders the AM to stop
 	// (AM_SHUTDOWN) or no longer knows this attempt.
 	OnShutdown func(reason string)
@@ -432,8 +433,6 @@ func (w *World) WorkerJoined(_ time.Time, worker, group string) {
 	w.mu.Unlock()
 }
 
-var _ am.WorkerJoiner = (*World)(nil)
-
 // KillWorker: the Core lost a worker to silence; its container goes back
 // to the RM, whose NodeManager kills whatever still runs in it.
 func (w *World) KillWorker(_ time.Time, worker string) {
@@ -445,8 +444,6 @@ func (w *World) KillWorker(_ time.Time, worker string) {
 	w.book.Release(id)
 	w.mu.Unlock()
 }
-
-var _ am.WorkerKiller = (*World)(nil)
 
 // WorkerMoved: same container, another group.
 func (w *World) WorkerMoved(_ time.Time, worker string, g core.GroupInfo) {

@@ -380,7 +380,7 @@ func secretOf(t *testing.T, tokens []byte) string {
 		t.Fatalf("the launch's token file: %v", err)
 	}
 	for _, s := range creds.Secrets {
-		if s.Alias == am.SecretAlias {
+		if s.Alias == SecretAlias {
 			return string(s.Secret)
 		}
 	}
@@ -480,3 +480,11 @@ func TestWorkerLaunchRollsLogs(t *testing.T) {
 type countSender struct{ n *atomic.Int32 }
 
 func (c countSender) Send(core.Event) { c.n.Add(1) }
+
+// The World is every world port package am defines (checked here, not in
+// world.go, so that the package itself needs no import of am).
+var (
+	_ am.World        = (*World)(nil)
+	_ am.WorkerJoiner = (*World)(nil)
+	_ am.WorkerKiller = (*World)(nil)
+)

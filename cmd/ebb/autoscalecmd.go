@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/amclient"
 )
 
 // `ebb autoscale` retunes a running AM's autoscaler, as MR3's MasterControl
@@ -18,14 +18,13 @@ func newAutoscaleCmd(resolve amResolver) *cobra.Command {
 		Short: "Change the autoscaling thresholds of a running AM",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, closeFn, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
+			c, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			defer closeFn()
-			_, err = c.SetAutoscale(cmd.Context(), &ebbpb.SetAutoscaleRequest{Group: group, OutPercent: int32(out), InPercent: int32(in), MinHosts: int32(minHosts)})
-			if err != nil {
-				return rpcErr(err)
+			defer func() { _ = c.Close() }()
+			if err := c.SetAutoscale(cmd.Context(), amclient.Autoscale{Group: group, OutPercent: out, InPercent: in, MinHosts: minHosts}); err != nil {
+				return err
 			}
 			target := "every group"
 			if group != "" {

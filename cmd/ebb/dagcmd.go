@@ -12,13 +12,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 
-	"github.com/ebb-am/ebb/am"
-	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/amclient"
+	"github.com/ebb-am/ebb/amhost"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -58,68 +54,88 @@ func (f *amFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.app, "app", "", "a YARN application id: find its AM through the ResourceManager")
 }
 
-// dial connects to the AM the flags name; close the connection with the
-// returned function.
-func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (ebbpb.ClientClient, func(), error) {
+// target finds the AM the flags name: --am with its secret, a local
+// session file, or a YARN application (--app, or the user's session when
+// no AM is named at all).
+func (f *amFlags) target(ctx context.Context, errOut io.Writer) (amclient.Target, error) {
 	addr, secret := f.addr, os.Getenv("EBB_SECRET")
 	if f.session != "" {
 		b, err := os.ReadFile(f.session)
 		if err != nil {
-			return nil, nil, err
+			return amclient.Target{}, err
 		}
-		var s localSession
+		var s amhost.LocalSession
 		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f.session, err)
+			return amclient.Target{}, fmt.Errorf("%s: %w", f.session, err)
 		}
 		addr = s.Address
 		if f.secretFile == "" {
 			f.secretFile = s.SecretFile
 		}
 	}
-	// No AM named at all: the user's running ebb session on YARN (found
-	// through the ResourceManager, or started).
+	var attempt int32
 	if f.app != "" || (f.addr == "" && f.session == "" && f.resolve != nil) {
 		if f.resolve == nil {
-			return nil, nil, errors.New("--app needs YARN support, which this build lacks")
+			return amclient.Target{}, errors.New("--app needs YARN support, which this build lacks")
 		}
 		found, err := f.resolve.findAM(ctx, f.app, f.mayStart, f.cf, errOut)
 		if err != nil {
-			return nil, nil, err
+			return amclient.Target{}, err
 		}
-		addr, secret, f.found = found.Addr, found.Secret, found
+		addr, secret, attempt, f.found = found.Addr, found.Secret, found.Attempt, found
 	}
 	if f.secretFile != "" {
 		b, err := os.ReadFile(f.secretFile)
 		if err != nil {
-			return nil, nil, err
+			return amclient.Target{}, err
 		}
 		secret = strings.TrimSpace(string(b))
 	}
 	if addr == "" {
-		return nil, nil, errors.New("no AM given: use --am ADDRESS, --session FILE or --app APPLICATION_ID")
+		return amclient.Target{}, errors.New("no AM given: use --am ADDRESS, --session FILE or --app APPLICATION_ID")
 	}
 	if secret == "" {
-		return nil, nil, errors.New("no application secret: use --secret-file or set EBB_SECRET")
+		return amclient.Target{}, errors.New("no application secret: use --secret-file or set EBB_SECRET")
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithPerRPCCredentials(am.BearerCreds(secret)))
-	if err != nil {
-		return nil, nil, err
-	}
-	// The command has its answers by the time it closes the connection.
-	return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, nil
+	return amclient.Target{Addr: addr, Secret: secret, Attempt: attempt}, nil
 }
 
-func rpcErr(err error) error {
-	if s, ok := status.FromError(err); ok {
-		return errors.New(s.Message())
+// dial connects to the AM the flags name; on YARN the client follows the
+// application to the attempt that takes over when this one goes away.
+// The command has its answers by the time it closes the client.
+func (f *amFlags) dial(ctx context.Context, errOut io.Writer) (*amclient.Client, error) {
+	t, err := f.target(ctx, errOut)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	return amclient.Dial(t, amclient.Options{Locate: f.locator(errOut)})
+}
+
+// locator re-resolves the YARN application the flags found (nil: the AM
+// was named directly, there is nowhere else to look).
+func (f *amFlags) locator(errOut io.Writer) amclient.Locator {
+	if f.found.App == "" || f.resolve == nil {
+		return nil
+	}
+	app := f.found.App
+	return amclient.Await(func(ctx context.Context) (amclient.Target, error) {
+		found, err := f.resolve.findAM(ctx, app, false, f.cf, errOut)
+		if err != nil {
+			return amclient.Target{}, err // the application ended (its status is in err), or ctx did
+		}
+		return amclient.Target{Addr: found.Addr, Secret: found.Secret, Attempt: found.Attempt}, nil
+	}, 500*time.Millisecond)
 }
 
 // newDAGCmd is `ebb dag`; resolve finds AMs on YARN.
 func newDAGCmd(resolve amResolver) *cobra.Command {
 	cmd := &cobra.Command{Use: "dag", Short: "Submit, follow and kill DAGs on a running AM"}
+	cmd.AddCommand(newDAGSubmitCmd(resolve), newDAGStatusCmd(resolve), newDAGKillCmd(resolve))
+	return cmd
+}
+
+// newDAGSubmitCmd is `ebb dag submit`.
+func newDAGSubmitCmd(resolve amResolver) *cobra.Command {
 	f := amFlags{mayStart: true, resolve: resolve}
 	var wait, overwrite bool
 	var output string
@@ -132,23 +148,23 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, closeFn, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
+			c, err := f.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			defer closeFn()
+			defer func() { _ = c.Close() }()
 			base, _ := filepath.Abs(filepath.Dir(args[0]))
-			resp, err := c.SubmitDAG(cmd.Context(), &ebbpb.SubmitDAGRequest{Spec: spec, SpecName: args[0], BaseDir: base, Output: output,
+			id, err := c.Submit(cmd.Context(), amclient.Submit{Spec: spec, SpecName: args[0], BaseDir: base, Output: output,
 				Overwrite: overwrite, Client: "ebb dag submit"})
 			if err != nil {
-				return rpcErr(err)
+				return err
 			}
 			out := &printer{w: cmd.OutOrStdout()}
-			out.println(resp.DagId)
+			out.println(id)
 			if !wait {
 				return out.done(nil)
 			}
-			return out.done(waitDAG(cmd.Context(), out, c, resp.DagId, f.follower(cmd.ErrOrStderr())))
+			return out.done(waitDAG(cmd.Context(), out, c, id))
 		},
 	}
 	f.register(submit)
@@ -158,11 +174,15 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 	submit.Flags().BoolVar(&wait, "wait", false, "follow the DAG to its end; exit non-zero unless it succeeds")
 	submit.Flags().StringVar(&output, "output", "", "override the spec's output")
 	submit.Flags().BoolVar(&overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
+	return submit
+}
 
+// newDAGStatusCmd is `ebb dag status`.
+func newDAGStatusCmd(resolve amResolver) *cobra.Command {
 	sf := amFlags{resolve: resolve}
 	var asJSON bool
 	var uiURL string
-	var page am.DAGPage
+	var page amclient.Page
 	statusCmd := &cobra.Command{
 		Use:   "status [DAG_ID]",
 		Short: "Show one DAG, or every DAG and the ContainerGroups",
@@ -171,70 +191,29 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 			if asJSON {
 				return statusJSON(cmd.Context(), cmd.OutOrStdout(), sf, uiURL, args)
 			}
-			c, closeFn, err := sf.dial(cmd.Context(), cmd.ErrOrStderr())
+			c, err := sf.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			defer func() { closeFn() }() // the one open when the command ends
+			defer func() { _ = c.Close() }()
+			// An AM that died since it was found: the client asks the
+			// attempt that took over, and the user hears of it.
+			before := c.Attempt()
+			defer func() {
+				if a := c.Attempt(); a != before {
+					(&printer{w: cmd.ErrOrStderr()}).printf("AM attempt %d took over\n", a)
+				}
+			}()
 			out := &printer{w: cmd.OutOrStdout()}
-			// An AM that died since it was found: ask the attempt that
-			// took over (once; redial waits for it).
-			retry := func(err error) bool {
-				redial := sf.follower(cmd.ErrOrStderr())
-				if redial == nil || status.Code(err) != codes.Unavailable {
-					return false
-				}
-				nc, ncClose, attempt, rerr := redial(cmd.Context())
-				if rerr != nil {
-					return false
-				}
-				closeFn() // the dead AM's
-				c, closeFn = nc, ncClose
-				(&printer{w: cmd.ErrOrStderr()}).printf("AM attempt %d took over\n", attempt)
-				return true
-			}
 			if len(args) == 1 {
-				r, err := c.DAGStatus(cmd.Context(), &ebbpb.DAGStatusRequest{DagId: args[0]})
-				if err != nil && retry(err) {
-					r, err = c.DAGStatus(cmd.Context(), &ebbpb.DAGStatusRequest{DagId: args[0]})
-				}
+				d, err := c.Status(cmd.Context(), args[0])
 				if err != nil {
-					return rpcErr(err)
+					return err
 				}
-				printDAG(out, r.Dag)
+				printDAG(out, d)
 				return out.done(nil)
 			}
-			req := &ebbpb.ListDAGsRequest{State: page.State, Limit: int32(page.Limit), Before: page.Before}
-			l, err := c.ListDAGs(cmd.Context(), req)
-			if err != nil && retry(err) {
-				l, err = c.ListDAGs(cmd.Context(), req)
-			}
-			if err != nil {
-				return rpcErr(err)
-			}
-			for _, d := range l.Dags {
-				printDAG(out, d)
-			}
-			if l.NextBefore != "" {
-				out.printf("%d of %d DAGs shown, newest first; the next %d: --before %s (--limit 0: all; --state S: only those in S)\n",
-					len(l.Dags), l.Total, page.Limit, l.NextBefore)
-			}
-			cs, err := c.ClusterStatus(cmd.Context(), &ebbpb.ClusterStatusRequest{})
-			if err != nil {
-				return rpcErr(err)
-			}
-			for _, g := range cs.Groups {
-				out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
-					g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
-			}
-			trs := cs.Transitions
-			if len(trs) > 10 {
-				trs = trs[len(trs)-10:]
-			}
-			for _, tr := range trs {
-				out.printf("  %s group %s: %s → %s: %s\n", time.UnixMilli(tr.UnixMs).Format("15:04:05"), tr.Group, tr.From, tr.To, tr.Reason)
-			}
-			return out.done(nil)
+			return out.done(printStatus(cmd.Context(), out, c, page))
 		},
 	}
 	sf.register(statusCmd)
@@ -243,31 +222,63 @@ func newDAGCmd(resolve amResolver) *cobra.Command {
 	statusCmd.Flags().StringVar(&page.State, "state", "", "list only DAGs in this state: SUBMITTED, RUNNING, SUCCEEDED, FAILED or KILLED")
 	statusCmd.Flags().IntVar(&page.Limit, "limit", 20, "list at most this many DAGs, the newest first (0: all)")
 	statusCmd.Flags().StringVar(&page.Before, "before", "", "list the DAGs submitted before this DAG id (the next page)")
+	return statusCmd
+}
 
+// printStatus prints a page of DAGs, then the ContainerGroups and the
+// autoscaler's last ten transitions.
+func printStatus(ctx context.Context, out *printer, c *amclient.Client, page amclient.Page) error {
+	l, err := c.List(ctx, page)
+	if err != nil {
+		return err
+	}
+	for _, d := range l.DAGs {
+		printDAG(out, d)
+	}
+	if l.NextBefore != "" {
+		out.printf("%d of %d DAGs shown, newest first; the next %d: --before %s (--limit 0: all; --state S: only those in S)\n",
+			len(l.DAGs), l.Total, page.Limit, l.NextBefore)
+	}
+	cs, err := c.Cluster(ctx)
+	if err != nil {
+		return err
+	}
+	for _, g := range cs.Groups {
+		out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
+			g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
+	}
+	trs := cs.Transitions
+	if len(trs) > 10 {
+		trs = trs[len(trs)-10:]
+	}
+	for _, tr := range trs {
+		out.printf("  %s group %s: %s → %s: %s\n", tr.At.Format("15:04:05"), tr.Group, tr.From, tr.To, tr.Reason)
+	}
+	return nil
+}
+
+// newDAGKillCmd is `ebb dag kill`.
+func newDAGKillCmd(resolve amResolver) *cobra.Command {
 	kf := amFlags{resolve: resolve}
 	kill := &cobra.Command{
 		Use:   "kill DAG_ID",
 		Short: "Kill a DAG",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, closeFn, err := kf.dial(cmd.Context(), cmd.ErrOrStderr())
+			c, err := kf.dial(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			defer closeFn()
-			if _, err := c.KillDAG(cmd.Context(), &ebbpb.KillDAGRequest{DagId: args[0], Reason: "killed by ebb dag kill"}); err != nil {
-				return rpcErr(err)
-			}
-			return nil
+			defer func() { _ = c.Close() }()
+			return c.Kill(cmd.Context(), args[0], "killed by ebb dag kill")
 		},
 	}
 	kf.register(kill)
-	cmd.AddCommand(submit, statusCmd, kill)
-	return cmd
+	return kill
 }
 
-func printDAG(out *printer, d *ebbpb.DAGStatus) {
-	out.printf("%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.DagId, d.Name, d.State,
+func printDAG(out *printer, d amclient.DAG) {
+	out.printf("%s %s %s: %d/%d tasks, %d running, %d failed attempts", d.ID, d.Name, d.State,
 		d.SucceededTasks, d.TotalTasks, d.RunningAttempts, d.FailedAttempts)
 	if d.Recovered {
 		out.printf(", recovered")
@@ -284,72 +295,32 @@ func printDAG(out *printer, d *ebbpb.DAGStatus) {
 	out.println()
 }
 
-// redialer finds the AM again after its connection dropped (nil: the AM
-// was named directly, there is nowhere else to look).
-type redialer func(ctx context.Context) (ebbpb.ClientClient, func(), int32, error)
-
-// follower re-resolves the YARN application the flags found, waiting for
-// an attempt other than the one that went away.
-func (f *amFlags) follower(errOut io.Writer) redialer {
-	if f.found.App == "" || f.resolve == nil {
-		return nil
-	}
-	return func(ctx context.Context) (ebbpb.ClientClient, func(), int32, error) {
-		for {
-			found, err := f.resolve.findAM(ctx, f.found.App, false, f.cf, errOut)
-			if err != nil {
-				return nil, nil, 0, err // the application ended (its status is in err), or ctx did
-			}
-			if found.Attempt != f.found.Attempt {
-				f.found = found
-				conn, err := yarnclient.DialAM(found.Addr, found.Secret)
-				if err != nil {
-					return nil, nil, 0, err
-				}
-				return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, found.Attempt, nil
-			}
-			select {
-			case <-ctx.Done():
-				return nil, nil, 0, ctx.Err()
-			case <-time.After(500 * time.Millisecond):
-			}
-		}
-	}
-}
-
-// waitDAG polls a remote DAG until it ends. When the AM goes away and
-// redial finds the attempt that took over, it says so and goes on there.
-func waitDAG(ctx context.Context, out *printer, c ebbpb.ClientClient, id string, redial redialer) error {
+// waitDAG polls a remote DAG until it ends. When the AM goes away and the
+// client moves to the attempt that took over, it says so and goes on.
+func waitDAG(ctx context.Context, out *printer, c *amclient.Client, id string) error {
 	last := ""
-	var takeover int32
 	for {
-		r, err := c.DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: id})
+		attempt := c.Attempt()
+		d, err := c.Status(ctx, id)
+		var gone *amclient.GoneError
+		if errors.As(err, &gone) {
+			return &exitError{code: 2, err: err}
+		}
 		if err != nil {
-			if redial == nil || status.Code(err) != codes.Unavailable {
-				return rpcErr(err)
-			}
-			nc, closeFn, attempt, rerr := redial(ctx)
-			if rerr != nil {
-				return &exitError{code: 2, err: fmt.Errorf("the AM went away (%v) and no attempt took over: %w", rpcErr(err), rerr)}
-			}
-			defer closeFn()
-			c, takeover = nc, attempt
-			continue
+			return err
 		}
-		d := r.Dag
-		if takeover != 0 {
-			out.println(yarnclient.TakeoverLine(takeover, []*ebbpb.DAGStatus{d}))
-			takeover = 0
+		if a := c.Attempt(); a != attempt {
+			out.println(amclient.TakeoverLine(a, []amclient.DAG{d}))
 		}
-		line := fmt.Sprintf("%s %s: %d/%d tasks", d.DagId, d.State, d.SucceededTasks, d.TotalTasks)
+		line := fmt.Sprintf("%s %s: %d/%d tasks", d.ID, d.State, d.SucceededTasks, d.TotalTasks)
 		if line != last {
 			out.println(line)
 			last = line
 		}
 		switch d.State {
-		case "SUCCEEDED":
+		case amclient.Succeeded:
 			return nil
-		case "FAILED", "KILLED":
+		case amclient.Failed, amclient.Killed:
 			return &exitError{code: 2, err: fmt.Errorf("DAG %s %s: %s", id, d.State, d.Diagnostics)}
 		}
 		select {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/ebb-am/ebb/amhost"
 )
 
 // statusJSON prints what the AM's UI API answers (api/v1/dags or
@@ -23,7 +25,7 @@ func statusJSON(ctx context.Context, out io.Writer, f amFlags, base string, args
 		if err != nil {
 			return err
 		}
-		var s localSession
+		var s amhost.LocalSession
 		if err := json.Unmarshal(b, &s); err != nil {
 			return fmt.Errorf("%s: %w", f.session, err)
 		}

@@ -13,12 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
-	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/ui"
-	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/amhost"
 	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/yarnclient"
 )
@@ -42,7 +40,7 @@ func newHistoryCmd() *cobra.Command {
 				return err
 			}
 			defer func() { _ = fs.Close() }() // read-only
-			dir, err := fs.Path(historyDir(c, user))
+			dir, err := fs.Path(amhost.HistoryDir(c, user))
 			if err != nil {
 				return err
 			}
@@ -53,7 +51,7 @@ func newHistoryCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, ui.Options{PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
-				DAGHistory: dagHistoryReader(&hdfsDAGHistory{fs: fs, dir: dir + "/" + args[0]})})
+				DAGHistory: amhost.DAGHistoryReader(&amhost.HDFSDAGHistory{FS: fs, Dir: dir + "/" + args[0]})})
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "where to serve the pages (host:port)")
@@ -76,7 +74,7 @@ func newUICmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := ui.Options{DAGHistory: dagHistoryReader(localDAGHistory{dir: dagRecordsDir(history)})}
+			o := ui.Options{DAGHistory: amhost.DAGHistoryReader(amhost.LocalDAGHistory{Dir: amhost.DAGRecordsDir(history)})}
 			// A local AM's root holds history/ beside logs/: keep its log links.
 			if logs := filepath.Join(filepath.Dir(filepath.Dir(history)), "logs"); isDir(logs) {
 				o.LocalLogDir = logs
@@ -119,26 +117,4 @@ func serveHistory(ctx context.Context, out io.Writer, b []byte, listen string, o
 		return err
 	}
 	return nil
-}
-
-// localHistory writes a local AM's history under ebb.history.dir, or
-// history/ in its root (beside logs/, so `ebb ui --history` finds them):
-// the snapshot as local-<start>.json, each finished DAG's record in
-// local-<start>/ (daghistory.go).
-func localHistory(c *conf.Config, root string, log *logrus.Logger) (func([]byte) error, am.DAGHistory) {
-	dir := c.String("ebb.history.dir")
-	if dir == "" {
-		dir = filepath.Join(root, "history")
-	}
-	p := filepath.Join(dir, "local-"+time.Now().UTC().Format("20060102-150405.000")+".json")
-	return func(b []byte) error {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			return err
-		}
-		log.Infof("history written to %s (ebb ui --history %s)", p, p)
-		return nil
-	}, localDAGHistory{dir: dagRecordsDir(p)}
 }

@@ -2,28 +2,21 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/amconf"
 	"github.com/ebb-am/ebb/am/core"
-	"github.com/ebb-am/ebb/am/local"
-	"github.com/ebb-am/ebb/commit"
-	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/amhost"
 	"github.com/ebb-am/ebb/dag"
-	"github.com/ebb-am/ebb/packing"
-	"github.com/ebb-am/ebb/scheduler"
-	"github.com/ebb-am/ebb/yarnclient"
 )
 
 func newLocalCmd() *cobra.Command {
@@ -68,88 +61,19 @@ type localRunOptions struct {
 	overwrite        bool
 }
 
+// localEnv reads what a local AM takes from the process's environment.
+func localEnv() (amhost.LocalEnv, error) {
+	if v := os.Getenv("EBB_EXECUTABLE"); v != "" {
+		return amhost.LocalEnv{Executable: v}, nil // tests run the AM in-process with a built ebb binary
+	}
+	exe, err := os.Executable()
+	return amhost.LocalEnv{Executable: exe}, err
+}
+
 // defaultLocalOutput is where `ebb local run` puts the results of a DAG
 // that names no output: under the current directory, where a newcomer
 // looks, not in a temporary directory.
 func defaultLocalOutput(dagName string) string { return filepath.Join("ebb-output", dagName) }
-
-// localSession is written to <root>/am.json so `ebb dag` can reach a
-// running local AM.
-type localSession struct {
-	Address    string `json:"address"`
-	SecretFile string `json:"secretFile"`
-	StatusURL  string `json:"statusURL"`
-}
-
-// startLocal starts an AM with the local world on this machine.
-func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root string) (*am.AM, *local.World, error) {
-	secret, err := am.NewSecret()
-	if err != nil {
-		return nil, nil, err
-	}
-	core, err := coreOptions(c, "local_")
-	if err != nil {
-		return nil, nil, err
-	}
-	history, dagHistory := localHistory(c, root, log)
-	events, err := openEventLog(c, "local_", func() (io.WriteCloser, error) {
-		return os.OpenFile(filepath.Join(root, "events.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	a, err := am.New(am.Options{
-		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
-		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: history, DAGHistory: dagHistory,
-		EventLog: events,
-	})
-	if err != nil {
-		if events != nil {
-			_ = events.Close() // nothing worth keeping was recorded
-		}
-		return nil, nil, err
-	}
-	// A local virtual node is the largest container; nothing rounds asks up.
-	a.SetAllocation(scheduler.AllocationLimits{MaxMB: c.Int64("ebb.local.node.memory.mb")})
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
-	}
-	if v := os.Getenv("EBB_EXECUTABLE"); v != "" {
-		exe = v // tests run the AM in-process with a built ebb binary
-	}
-	alloc, err := packing.New(c.String("ebb.packing.scheme"), packingOptions(c))
-	if err != nil {
-		return nil, nil, err
-	}
-	w, err := local.New(local.Options{
-		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
-		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
-		IdleNodeTime: c.Duration("ebb.local.node.idle.timeout.ms"), Executable: exe, AMAddress: a.Addr(), Secret: secret,
-		Root: root, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count"), Allocator: alloc, Log: log, Events: a.Loop(),
-	}, time.Now())
-	if err != nil {
-		return nil, nil, err
-	}
-	a.SetWorld(w)
-	secretFile := filepath.Join(root, "secret")
-	if err := os.WriteFile(secretFile, []byte(secret), 0o600); err != nil {
-		return nil, nil, err
-	}
-	sess, _ := json.MarshalIndent(localSession{Address: a.Addr(), SecretFile: secretFile, StatusURL: "http://" + a.StatusAddr() + "/"}, "", "  ")
-	if err := os.WriteFile(filepath.Join(root, "am.json"), sess, 0o600); err != nil {
-		return nil, nil, err
-	}
-	return a, w, nil
-}
-
-func localRoot(c *conf.Config) (string, error) {
-	if d := c.String("ebb.local.dir"); d != "" {
-		return d, os.MkdirAll(d, 0o755)
-	}
-	return os.MkdirTemp("", "ebb-local-")
-}
 
 func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOptions, verbose bool) error {
 	boot := newLogger("warn", "", "")
@@ -176,18 +100,22 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	}
 	// A bad configuration is reported as such, before the output is
 	// looked at: what is wrong first is what the user hears.
-	if _, err := coreOptions(c, "local_"); err != nil {
+	if _, err := amconf.CoreOptions(c, "local_"); err != nil {
 		return err
 	}
-	if err := checkLocalOutput(parsed, base, output, o.overwrite); err != nil {
+	if err := amhost.CheckLocalOutput(parsed, base, output, o.overwrite); err != nil {
 		return fmt.Errorf("%s: %w", o.specPath, err)
 	}
-	root, err := localRoot(c)
+	root, err := amhost.LocalRoot(c)
 	if err != nil {
 		return err
 	}
 	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", logRoll(c), verbose)
-	a, _, err := startLocal(ctx, c, log, root)
+	env, err := localEnv()
+	if err != nil {
+		return err
+	}
+	a, _, err := amhost.StartLocal(ctx, c, env, log, root)
 	if err != nil {
 		return err
 	}
@@ -216,20 +144,6 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	}
 	p.printf("DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
 	return p.done(nil)
-}
-
-// checkLocalOutput refuses an output that holds results (without
-// overwrite) before an AM is started for nothing; the AM checks again when
-// the DAG is submitted.
-func checkLocalOutput(spec *dag.Spec, base, output string, overwrite bool) error {
-	if output == "" {
-		output = spec.Output
-		if p, ok := commit.LocalPath(output); ok && !filepath.IsAbs(p) && !strings.HasPrefix(output, "file://") {
-			output = filepath.Join(base, p)
-		}
-	}
-	_, err := commit.New(newOutputFS(yarnclient.User()).resolve).Check(output, overwrite || spec.Overwrite)
-	return err
 }
 
 // follow shows a DAG's progress until it ends: a bar on a terminal, a line

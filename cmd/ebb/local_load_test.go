@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/amclient"
 	"github.com/ebb-am/ebb/internal/loadtest"
-	"github.com/ebb-am/ebb/proto/ebbpb"
-	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // TestLocalSessionUnderManyClients: many clients at once, each with its own
@@ -27,12 +26,8 @@ func TestLocalSessionUnderManyClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := loadtest.Run(a.ctx, loadtest.Options{Clients: clients, Each: each, Spec: []byte(tinyDAG), SpecName: "tiny.yaml",
-		Dial: func(context.Context) (ebbpb.ClientClient, func(), error) {
-			conn, err := yarnclient.DialAM(a.Addr(), strings.TrimSpace(string(secret)))
-			if err != nil {
-				return nil, nil, err
-			}
-			return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, nil
+		Dial: func(context.Context) (*amclient.Client, error) {
+			return amclient.Dial(amclient.Target{Addr: a.Addr(), Secret: strings.TrimSpace(string(secret))}, amclient.Options{})
 		},
 		Every: max(clients*each/10, 1), OnEvery: func(n int) { t.Logf("%d DAGs ended; RSS %s", n, amRSS(os.Getpid())) },
 	})

@@ -15,10 +15,14 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/local"
 	"github.com/ebb-am/ebb/am/ui"
+	"github.com/ebb-am/ebb/amhost"
+	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/internal/rolllog"
 )
 
@@ -307,4 +311,13 @@ func startTestAM(t *testing.T, timeout time.Duration, sets ...string) *testAM {
 		}
 	})
 	return &testAM{AM: a, world: world, root: root, ctx: ctx}
+}
+
+// startLocal starts a local AM as `ebb local run` does.
+func startLocal(ctx context.Context, c *conf.Config, log *logrus.Logger, root string) (*am.AM, *local.World, error) {
+	env, err := localEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	return amhost.StartLocal(ctx, c, env, log, root)
 }

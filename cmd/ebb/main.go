@@ -1,8 +1,3 @@
-// Command ebb is the elastic YARN ApplicationMaster in one binary: it
-// submits itself to YARN (submit), runs as the AM (am) and as a worker
-// (worker), runs DAGs on an embedded local cluster (local), talks to a
-// running AM (dag, autoscale), runs built-in tasks (task) and replays
-// traces in virtual time (sim).
 package main
 
 import (

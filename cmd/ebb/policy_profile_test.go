@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/amconf"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/sim"
 )
@@ -24,7 +25,7 @@ func TestEbbPolicyProfileMatchesTheSim(t *testing.T) {
 	if len(warns) > 0 {
 		t.Fatalf("warnings: %v", warns)
 	}
-	am, err := coreOptions(c, "t")
+	am, err := amconf.CoreOptions(c, "t")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/internal/rolllog"
 	"github.com/ebb-am/ebb/worker"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -110,7 +110,7 @@ func runWorker(o worker.Options, grace time.Duration) error {
 }
 
 // workerSecret is the application secret: $EBB_SECRET (the local world's
-// workers), else the secret key am.SecretAlias of the container's token
+// workers), else the secret key yarn.SecretAlias of the container's token
 // file (a YARN worker: see yarn.World's workerCredentials).
 func workerSecret(getenv func(string) string) (string, error) {
 	if s := getenv("EBB_SECRET"); s != "" {
@@ -125,9 +125,9 @@ func workerSecret(getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("worker: reading the application secret: %w", err)
 	}
 	for _, s := range creds.Secrets {
-		if s.Alias == am.SecretAlias && len(s.Secret) > 0 {
+		if s.Alias == yarn.SecretAlias && len(s.Secret) > 0 {
 			return string(s.Secret), nil
 		}
 	}
-	return "", fmt.Errorf("worker: no application secret (%s) in the token file %s, nor in EBB_SECRET", am.SecretAlias, path)
+	return "", fmt.Errorf("worker: no application secret (%s) in the token file %s, nor in EBB_SECRET", yarn.SecretAlias, path)
 }

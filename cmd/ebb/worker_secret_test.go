@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -21,7 +21,7 @@ func TestWorkerSecretFromEnvOrTokenFile(t *testing.T) {
 		}
 		return p
 	}
-	withSecret := write("with", &yarnrpc.Credentials{Secrets: []yarnrpc.NamedSecret{{Alias: "other", Secret: []byte("no")}, {Alias: am.SecretAlias, Secret: []byte("s3cret")}}})
+	withSecret := write("with", &yarnrpc.Credentials{Secrets: []yarnrpc.NamedSecret{{Alias: "other", Secret: []byte("no")}, {Alias: yarn.SecretAlias, Secret: []byte("s3cret")}}})
 	without := write("without", &yarnrpc.Credentials{Secrets: []yarnrpc.NamedSecret{{Alias: "other", Secret: []byte("no")}}})
 	for _, c := range []struct {
 		env     map[string]string
@@ -30,7 +30,7 @@ func TestWorkerSecretFromEnvOrTokenFile(t *testing.T) {
 	}{
 		{map[string]string{"HADOOP_TOKEN_FILE_LOCATION": withSecret}, "s3cret", ""},
 		{map[string]string{"EBB_SECRET": "local", "HADOOP_TOKEN_FILE_LOCATION": withSecret}, "local", ""},
-		{map[string]string{"HADOOP_TOKEN_FILE_LOCATION": without}, "", "no application secret (" + am.SecretAlias + ") in the token file " + without},
+		{map[string]string{"HADOOP_TOKEN_FILE_LOCATION": without}, "", "no application secret (" + yarn.SecretAlias + ") in the token file " + without},
 		{map[string]string{"HADOOP_TOKEN_FILE_LOCATION": filepath.Join(dir, "absent")}, "", "reading the application secret"},
 		{map[string]string{}, "", "neither EBB_SECRET nor HADOOP_TOKEN_FILE_LOCATION"},
 	} {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/amclient"
 	"github.com/ebb-am/ebb/internal/loadtest"
-	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // tinyDAG: one task that does nothing, no output given: the AM names one.
@@ -56,9 +56,10 @@ func TestYarnSessionUnderManyClients(t *testing.T) {
 	id := y.appID(out)
 	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 	y.waitFor("the session's AM to answer", 60*time.Second, func() bool {
-		_, done, _, err := y.currentAM(ctx, id)
+		c, _, err := y.currentAM(ctx, id)
 		if err == nil {
-			done()
+			_, err = c.List(ctx, amclient.Page{Limit: 1})
+			_ = c.Close() // one read
 		}
 		return err == nil
 	})
@@ -66,9 +67,9 @@ func TestYarnSessionUnderManyClients(t *testing.T) {
 	rss := func() string { return amRSS(pid) }
 	t.Logf("session %s up; AM RSS %s", id, rss())
 	res := loadtest.Run(ctx, loadtest.Options{Clients: clients, Each: each, Spec: []byte(tinyDAG), SpecName: "tiny.yaml",
-		Dial: func(ctx context.Context) (ebbpb.ClientClient, func(), error) {
-			c, done, _, err := y.currentAM(ctx, id)
-			return c, done, err
+		Dial: func(ctx context.Context) (*amclient.Client, error) {
+			c, _, err := y.currentAM(ctx, id)
+			return c, err
 		},
 		Every: max(clients*each/10, 1), OnEvery: func(n int) { t.Logf("%d DAGs ended; AM RSS %s", n, rss()) },
 	})

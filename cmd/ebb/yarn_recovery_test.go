@@ -12,7 +12,8 @@ import (
 
 	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/am/yarn"
-	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/amclient"
+	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -158,53 +159,47 @@ func TestYarnAMKilledMidDAGResumes(t *testing.T) {
 
 // currentAM connects to the application's current AM attempt with short
 // timeouts (the AM may just have died); close the connection when done.
-func (y *yarnTest) currentAM(ctx context.Context, id yarn.AppID) (ebbpb.ClientClient, func(), int32, error) {
+func (y *yarnTest) currentAM(ctx context.Context, id yarn.AppID) (*amclient.Client, int32, error) {
 	rep, err := y.rm.Report(ctx, id)
 	if err != nil || rep.State != yarn.StateRunning || rep.RPCPort <= 0 {
-		return nil, nil, 0, fmt.Errorf("not running (%v)", err)
+		return nil, 0, fmt.Errorf("not running (%v)", err)
 	}
 	b, err := y.fs.ReadFile(yarnclient.StagingDir(y.user, id) + "/" + yarnclient.StagedSecret)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
-	conn, err := yarnclient.DialAM(yarnclient.AMAddress(rep), strings.TrimSpace(string(b)))
+	c, err := amclient.Dial(amclient.Target{Addr: yarnclient.AMAddress(rep), Secret: strings.TrimSpace(string(b)), Attempt: rep.Attempt}, amclient.Options{})
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
-	return ebbpb.NewClientClient(conn), func() { _ = conn.Close() }, rep.Attempt, nil
+	return c, rep.Attempt, nil
 }
 
 // dagNow reads dag_0001 from the application's current AM, and the
 // attempt that answered.
-func (y *yarnTest) dagNow(ctx context.Context, id yarn.AppID) (*ebbpb.DAGStatus, int32, error) {
+func (y *yarnTest) dagNow(ctx context.Context, id yarn.AppID) (amclient.DAG, int32, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	c, done, attempt, err := y.currentAM(ctx, id)
+	c, attempt, err := y.currentAM(ctx, id)
 	if err != nil {
-		return nil, 0, err
+		return amclient.DAG{}, 0, err
 	}
-	defer done()
-	r, err := c.DAGStatus(ctx, &ebbpb.DAGStatusRequest{DagId: "dag_0001"})
-	if err != nil {
-		return nil, 0, err
-	}
-	return r.Dag, attempt, nil
+	defer func() { _ = c.Close() }() // one read
+	d, err := c.Status(ctx, "dag_0001")
+	return d, attempt, err
 }
 
 // dagsNow lists the DAGs of the application's current AM attempt.
-func (y *yarnTest) dagsNow(ctx context.Context, id yarn.AppID) ([]*ebbpb.DAGStatus, int32, error) {
+func (y *yarnTest) dagsNow(ctx context.Context, id yarn.AppID) ([]amclient.DAG, int32, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	c, done, attempt, err := y.currentAM(ctx, id)
+	c, attempt, err := y.currentAM(ctx, id)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer done()
-	r, err := c.ListDAGs(ctx, &ebbpb.ListDAGsRequest{})
-	if err != nil {
-		return nil, 0, err
-	}
-	return r.Dags, attempt, nil
+	defer func() { _ = c.Close() }() // one read
+	l, err := c.List(ctx, amclient.Page{})
+	return l.DAGs, attempt, err
 }
 
 // TestYarnSessionRecoversThreeDAGs: a session with one DAG finished, one
@@ -253,10 +248,10 @@ vertices:
 	if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), "--output", local(), dagSpec("third", "8")); err != nil {
 		t.Fatalf("third DAG: %v\n%s", err, out)
 	}
-	states := func(dags []*ebbpb.DAGStatus) string {
+	states := func(dags []amclient.DAG) string {
 		var s []string
 		for _, d := range dags {
-			s = append(s, fmt.Sprintf("%s %s %s recovered=%v", d.DagId, d.Name, d.State, d.Recovered))
+			s = append(s, fmt.Sprintf("%s %s %s recovered=%v", d.ID, d.Name, d.State, d.Recovered))
 		}
 		sort.Strings(s)
 		return strings.Join(s, "; ")
@@ -338,14 +333,14 @@ vertices:
 		return err == nil && len(dags) == 1 && dags[0].RunningAttempts > 0
 	})
 	y.kill9AM(id)
-	var dags []*ebbpb.DAGStatus
+	var dags []amclient.DAG
 	y.waitFor("attempt 2 to list the DAG", 60*time.Second, func() bool {
 		var attempt int32
 		dags, attempt, err = y.dagsNow(ctx, id)
 		return err == nil && attempt == 2 && len(dags) == 1 && dags[0].State == "FAILED"
 	})
-	if d := dags[0]; d.DagId != "dag_0001" || d.Diagnostics != "AM restarted and recovery is off" {
-		t.Errorf("attempt 2 lists %s %s: %s", d.DagId, d.State, d.Diagnostics)
+	if d := dags[0]; d.ID != "dag_0001" || d.Diagnostics != "AM restarted and recovery is off" {
+		t.Errorf("attempt 2 lists %s %s: %s", d.ID, d.State, d.Diagnostics)
 	}
 	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), "--wait", "--output", filepath.Join(t.TempDir(), "out2"), spec)
 	t.Logf("a new DAG after the restart:\n%s", out)
@@ -357,7 +352,7 @@ vertices:
 // recordedTasks counts the TaskSucceeded records of vertex v in the
 // application's recovery log, as the next AM attempt would read it.
 func (y *yarnTest) recordedTasks(id yarn.AppID, v string) int {
-	_, _, recs, _, err := recovery.Open(hdfsLog{y.fs}, yarnclient.StagingDir(y.user, id)+"/recovery")
+	_, _, recs, _, err := recovery.Open(hdfsfs.RecoveryLog{FS: y.fs}, yarnclient.StagingDir(y.user, id)+"/recovery")
 	if err != nil {
 		return 0
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/eventlog"
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/amhost"
 	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
@@ -55,7 +56,7 @@ vertices:
 	if r := y.report(id); r.Final != yarn.Succeeded {
 		t.Fatalf("application ended %s %s: %s", r.State, r.Final, r.Diagnostics)
 	}
-	log, err := y.fs.ReadFile(eventLogPath(hist+"/"+id.String(), 1))
+	log, err := y.fs.ReadFile(amhost.EventLogPath(hist+"/"+id.String(), 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ebb-am/ebb/proto/ebbpb"
+	"github.com/ebb-am/ebb/amclient"
 )
 
 // Options say how hard to push.
@@ -21,7 +21,7 @@ type Options struct {
 	Spec          []byte
 	SpecName      string
 	// Dial opens one client's own connection to the AM.
-	Dial func(ctx context.Context) (ebbpb.ClientClient, func(), error)
+	Dial func(ctx context.Context) (*amclient.Client, error)
 	// Poll is how often a client reads its DAG's status (default 100 ms).
 	Poll time.Duration
 	// Every, when set, is called after each Every-th DAG ends, with the
@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options) Result {
 }
 
 func (t *tally) client(ctx context.Context, name string) {
-	c, closeFn, err := t.o.Dial(ctx)
+	c, err := t.o.Dial(ctx)
 	if err != nil {
 		t.add(func(r *Result) {
 			for range t.o.Each {
@@ -107,37 +107,37 @@ func (t *tally) client(ctx context.Context, name string) {
 		})
 		return
 	}
-	defer closeFn()
+	defer func() { _ = c.Close() }() // every DAG it submitted was followed to its end
 	for range t.o.Each {
 		sctx, cancel := context.WithTimeout(ctx, time.Minute)
-		resp, err := c.SubmitDAG(sctx, &ebbpb.SubmitDAGRequest{Spec: t.o.Spec, SpecName: t.o.SpecName, Client: name})
+		id, err := c.Submit(sctx, amclient.Submit{Spec: t.o.Spec, SpecName: t.o.SpecName, Client: name})
 		cancel()
 		if err != nil {
 			t.add(func(r *Result) { r.Refused = append(r.Refused, fmt.Sprintf("%s: %v", name, err)) })
 			continue
 		}
 		t.add(func(r *Result) { r.Submitted++ })
-		t.follow(ctx, c, resp.DagId)
+		t.follow(ctx, c, id)
 	}
 }
 
 // follow polls a DAG until it ends (or ctx does: the DAG is lost).
-func (t *tally) follow(ctx context.Context, c ebbpb.ClientClient, id string) {
+func (t *tally) follow(ctx context.Context, c *amclient.Client, id string) {
 	tick := time.NewTicker(t.o.Poll)
 	defer tick.Stop()
 	for {
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		s, err := c.DAGStatus(sctx, &ebbpb.DAGStatusRequest{DagId: id})
+		d, err := c.Status(sctx, id)
 		cancel()
 		if err == nil {
-			switch d := s.Dag; d.State {
-			case "SUCCEEDED":
+			switch d.State {
+			case amclient.Succeeded:
 				t.mu.Lock()
 				t.outputs[d.Output] = true
 				t.mu.Unlock()
 				t.add(func(r *Result) { r.Succeeded++ })
 				return
-			case "FAILED", "KILLED":
+			case amclient.Failed, amclient.Killed:
 				t.add(func(r *Result) { r.Failed = append(r.Failed, fmt.Sprintf("%s %s: %s", id, d.State, d.Diagnostics)) })
 				return
 			}

@@ -1,4 +1,4 @@
-package main
+package amhost
 
 import (
 	"net/url"

@@ -1,4 +1,4 @@
-package main
+package amhost
 
 import (
 	"errors"
@@ -57,7 +57,7 @@ func openRecoveryLog(fs *hdfsfs.FS, staging string, c *conf.Config, log *logrus.
 	}
 	// The log keeps the ended DAGs the AM keeps whole; older ones live in
 	// the history only.
-	d, all, records, torn, err := recovery.Open(hdfsLog{fs}, dir, recovery.KeepEnded(c.Int("ebb.am.dag.retained.count")))
+	d, all, records, torn, err := recovery.Open(hdfsfs.RecoveryLog{FS: fs}, dir, recovery.KeepEnded(c.Int("ebb.am.dag.retained.count")))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -87,32 +87,3 @@ func resumedDAGs(records []recoverylog.Record) []string {
 	}
 	return ids
 }
-
-// hdfsLog is the recovery log's file system: HDFS, each segment a closed
-// private file.
-type hdfsLog struct{ fs *hdfsfs.FS }
-
-var _ recovery.FS = hdfsLog{}
-
-func (h hdfsLog) Create(p string, data []byte) error {
-	_, err := h.fs.WriteFile(p, data, 0o600)
-	return err
-}
-
-func (h hdfsLog) ReadFile(p string) ([]byte, error) { return h.fs.ReadFile(p) }
-
-func (h hdfsLog) List(dir string) ([]string, error) {
-	es, err := h.fs.List(dir)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(es))
-	for _, e := range es {
-		if !e.IsDir {
-			names = append(names, e.Name)
-		}
-	}
-	return names, nil
-}
-
-func (h hdfsLog) Remove(p string) error { return h.fs.RemoveAll(p) }

@@ -1,18 +1,16 @@
-package main
+package amhost
 
 import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/conf"
-	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 // yarnUIOptions configures the status UI of an AM on YARN: the header
@@ -130,35 +128,13 @@ func proxyAddrs(c *conf.Config, hostport string) []string {
 	return addrs
 }
 
-// historyDir is ebb.history.dir, or the user's .ebb/history.
-func historyDir(c *conf.Config, user string) string {
-	if d := strings.TrimSpace(c.String("ebb.history.dir")); d != "" {
-		return d
-	}
-	return "/user/" + user + "/.ebb/history"
-}
-
-// hdfsHistory writes the application's history to HDFS, outside the
-// staging directory, so it outlives the application. A directory an admin
-// configured is used as it is; the user's own is made private.
-func hdfsHistory(c *conf.Config, fs *hdfsfs.FS, user, app string, log *logrus.Logger) func([]byte) error {
-	return func(b []byte) error {
-		dir, err := fs.Path(historyDir(c, user))
-		if err != nil {
-			return err
-		}
-		if ok, err := fs.Exists(dir); err != nil {
-			return err
-		} else if !ok {
-			if err := fs.MkdirPrivate(dir); err != nil {
-				return err
-			}
-		}
-		p := dir + "/" + app + ".json"
-		if _, err := fs.WriteFile(p, b, 0o600); err != nil {
-			return err
-		}
-		log.Debugf("ebb am: history written to %s (ebb history %s)", fs.URL(p), app)
-		return nil
+// localUIOptions configures the status UI of an AM in the local world:
+// worker logs live under root/logs/<container>, and the UI serves them
+// itself (there is no NodeManager to link to).
+func localUIOptions(c *conf.Config, root string) ui.Options {
+	return ui.Options{
+		App:                ui.AppInfo{ID: "local", Name: "ebb local", World: "local", Queue: "-"},
+		LocalLogDir:        filepath.Join(root, "logs"),
+		PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
 	}
 }

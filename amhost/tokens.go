@@ -1,4 +1,4 @@
-package main
+package amhost
 
 import (
 	"context"
@@ -54,13 +54,13 @@ type tokenUsers struct {
 
 // startTokenRefresh starts the refresher when the AM has a keytab (and
 // logs when HDFS access ends when it has none); the returned func stops
-// it. creds are the AM's tokens from its launch context.
-func startTokenRefresh(log *logrus.Logger, c *conf.Config, sec security.Config, creds *yarnrpc.Credentials, to tokenUsers) (func(), error) {
+// it. creds are the AM's tokens from its launch context; principal is
+// the keytab's (YarnEnv.Principal).
+func startTokenRefresh(log *logrus.Logger, c *conf.Config, sec security.Config, creds *yarnrpc.Credentials, principal string, to tokenUsers) (func(), error) {
 	nop := func() {}
 	if !sec.Kerberos {
 		return nop, nil
 	}
-	principal := os.Getenv(yarnclient.EnvPrincipal)
 	keytab, err := filepath.Abs(yarnclient.StagedKeytab)
 	if _, statErr := os.Stat(keytab); principal == "" || err != nil || statErr != nil {
 		if maxDate, ok := security.MaxDate(hdfsTokens(creds)); ok {

@@ -1,4 +1,4 @@
-package main
+package amhost
 
 import (
 	"strings"
@@ -42,7 +42,7 @@ func TestYarnUIOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := yarn.FinalTrackingURL(rmWebapp(c), appID); u != "http://127.0.0.1:8088/cluster/app/application_1700000000000_0007" {
+	if u := yarn.FinalTrackingURL(RMWebapp(c), appID); u != "http://127.0.0.1:8088/cluster/app/application_1700000000000_0007" {
 		t.Errorf("final tracking URL %s", u)
 	}
 	var b strings.Builder
