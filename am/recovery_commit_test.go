@@ -16,38 +16,6 @@ import (
 	"github.com/ebb-am/ebb/recoverylog"
 )
 
-// files lists a directory tree as relative path -> content.
-func files(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(root, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func writeTree(t *testing.T, root string, tree map[string]string) {
-	t.Helper()
-	for rel, body := range tree {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // recoverCommitted runs a new AM attempt's recovery over a log in which a
 // DAG writing out (with overwrite) was accepted and every task succeeded,
 // but whose end the log never heard.
@@ -87,12 +55,12 @@ func recoverCommitted(t *testing.T, out string) (*AM, core.DAGStatus) {
 func TestRecoveryLeavesADoneCommitAlone(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	done := map[string]string{"part-00000": "r0", "part-00001": "r1", "_SUCCESS": "", commit.CommitMarker("s1"): ""}
-	writeTree(t, out, done)
+	writeFiles(t, out, done)
 	a, s := recoverCommitted(t, out)
 	if s.State != core.DAGSucceeded {
 		t.Errorf("the DAG is %s (%s), want SUCCEEDED", s.State, s.Diagnostics)
 	}
-	if got := files(t, out); !reflect.DeepEqual(got, done) {
+	if got := readTree(t, out); !reflect.DeepEqual(got, done) {
 		t.Errorf("the output holds %v, want it intact: %v", got, done)
 	}
 	if _, claimed := a.outputUser(out); claimed {
@@ -106,7 +74,7 @@ func TestRecoveryFinishesAStartedCommit(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	aside := filepath.Join(dir, ".out.ebb-commit-s1")
-	writeTree(t, aside, map[string]string{"part-00000": "old0", "part-00009": "old9",
+	writeFiles(t, aside, map[string]string{"part-00000": "old0", "part-00009": "old9",
 		"_temporary/s1/part-00000": "r0", "_temporary/s1/part-00001": "r1", "_temporary/s1/_SUCCESS": "",
 		"_temporary/s1/" + commit.CommitMarker("s1"): ""})
 	_, s := recoverCommitted(t, out)
@@ -114,7 +82,7 @@ func TestRecoveryFinishesAStartedCommit(t *testing.T) {
 		t.Errorf("the DAG is %s (%s), want SUCCEEDED", s.State, s.Diagnostics)
 	}
 	want := map[string]string{"part-00000": "r0", "part-00001": "r1", "_SUCCESS": "", commit.CommitMarker("s1"): ""}
-	if got := files(t, out); !reflect.DeepEqual(got, want) {
+	if got := readTree(t, out); !reflect.DeepEqual(got, want) {
 		t.Errorf("the output holds %v, want %v", got, want)
 	}
 	es, _ := os.ReadDir(dir)
@@ -134,12 +102,12 @@ func TestRecoveryUndoesACommitItCannotFinish(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	old := map[string]string{"part-00000": "old0", "part-00009": "old9", "_SUCCESS": ""}
-	writeTree(t, filepath.Join(dir, ".out.ebb-commit-s1"), old)
+	writeFiles(t, filepath.Join(dir, ".out.ebb-commit-s1"), old)
 	_, s := recoverCommitted(t, out)
 	if s.State != core.DAGFailed || !strings.Contains(s.Diagnostics, "committing the output") {
 		t.Errorf("the DAG is %s (%q), want FAILED saying the commit could not be finished", s.State, s.Diagnostics)
 	}
-	if got := files(t, out); !reflect.DeepEqual(got, old) {
+	if got := readTree(t, out); !reflect.DeepEqual(got, old) {
 		t.Errorf("the output holds %v, want the old output %v", got, old)
 	}
 }

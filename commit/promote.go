@@ -133,11 +133,18 @@ func (c *Committer) promotion(output, id string) (*promotion, error) {
 // Phase reads how far the promotion of a DAG's staging id into output
 // has gone (a recovering AM asks before it resumes the DAG).
 func (c *Committer) Phase(output, stagingID string) (Phase, error) {
+	_, ph, err := c.promotionAt(output, stagingID)
+	return ph, err
+}
+
+// promotionAt is the promotion of stagingID into output and its phase.
+func (c *Committer) promotionAt(output, stagingID string) (*promotion, Phase, error) {
 	p, err := c.promotion(output, stagingID)
 	if err != nil {
-		return NotStarted, err
+		return nil, NotStarted, err
 	}
-	return p.phase()
+	ph, err := p.phase()
+	return p, ph, err
 }
 
 func (p *promotion) phase() (Phase, error) {
@@ -184,11 +191,7 @@ func (p *promotion) exists(q string) (bool, error) {
 // other than *CleanupError means the new output is not in place; Abort
 // then restores the old one.
 func (c *Committer) Promote(output, stagingID string, overwrite bool) error {
-	p, err := c.promotion(output, stagingID)
-	if err != nil {
-		return err
-	}
-	ph, err := p.phase()
+	p, ph, err := c.promotionAt(output, stagingID)
 	if err != nil {
 		return err
 	}
@@ -266,11 +269,7 @@ func (p *promotion) removeAside() error {
 // for byte. Results already in output are never touched; a promotion
 // that is done cannot be aborted (*CommittedError).
 func (c *Committer) Abort(output, stagingID string, removeEmptyOutput bool) error {
-	p, err := c.promotion(output, stagingID)
-	if err != nil {
-		return err
-	}
-	ph, err := p.phase()
+	p, ph, err := c.promotionAt(output, stagingID)
 	if err != nil {
 		return err
 	}

@@ -250,3 +250,33 @@ func (y *yarnTest) writeDAG(spec string) string {
 	}
 	return p
 }
+
+// submitted is what a followed `ebb submit` said.
+type submitted struct {
+	out string
+	err error
+}
+
+// submitFollowed runs `ebb submit args...` in the background (it follows
+// its DAG to the end) and waits for the EBB application named name to
+// appear; the channel gives what the submit said once it exits.
+func (y *yarnTest) submitFollowed(ctx context.Context, name string, args ...string) (yarn.AppID, <-chan submitted) {
+	y.t.Helper()
+	done := make(chan submitted, 1)
+	go func() {
+		out, err := y.ebb(ctx, append([]string{"submit"}, args...)...)
+		done <- submitted{out, err}
+	}()
+	var id yarn.AppID
+	y.waitFor("the application "+name+" to appear", 60*time.Second, func() bool {
+		apps, err := y.rm.Apps(ctx, []string{"EBB"}, []yarn.AppState{yarn.StateRunning, yarn.StateAccepted}, []string{y.user})
+		for _, a := range apps {
+			if err == nil && a.Name == name {
+				id = a.ID
+				return true
+			}
+		}
+		return false
+	})
+	return id, done
+}

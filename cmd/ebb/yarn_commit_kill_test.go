@@ -54,27 +54,8 @@ func yarnKillWhileCommitting(t *testing.T, step commit.Step) {
 	spec := y.writeDAG(fmt.Sprintf(manyFiles, y.fs.URL(out)))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	type result struct {
-		out string
-		err error
-	}
-	followed := make(chan result, 1)
-	go func() {
-		o, err := y.ebb(ctx, append(append([]string{"submit", spec}, amSets...), "--set", "mr3.am.max.app.attempts=2",
-			"--set", "ebb.fault.commit.hold.after="+string(step))...)
-		followed <- result{o, err}
-	}()
-	var id yarn.AppID
-	y.waitFor("the application to appear", 60*time.Second, func() bool {
-		apps, err := y.rm.Apps(ctx, []string{"EBB"}, []yarn.AppState{yarn.StateRunning, yarn.StateAccepted}, []string{y.user})
-		for _, a := range apps {
-			if err == nil && a.Name == "many" {
-				id = a.ID
-				return true
-			}
-		}
-		return false
-	})
+	id, followed := y.submitFollowed(ctx, "many", append(append([]string{spec}, amSets...), "--set", "mr3.am.max.app.attempts=2",
+		"--set", "ebb.fault.commit.hold.after="+string(step))...)
 	held := "commit held after " + string(step)
 	y.waitFor("attempt 1 to hold its commit after "+string(step), 150*time.Second, func() bool {
 		return y.amLogSays(id, held)

@@ -71,28 +71,9 @@ func TestYarnAMKilledMidDAGResumes(t *testing.T) {
 	spec := y.writeDAG(fmt.Sprintf(threeVertices, y.fs.URL(y.dir+"/out")))
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	defer cancel()
-	type result struct {
-		out string
-		err error
-	}
-	followed := make(chan result, 1)
-	go func() {
-		// The issue's measurement is with a 1 s RM heartbeat (later --set wins).
-		out, err := y.ebb(ctx, append(append([]string{"submit", spec}, amSets...), "--set", "mr3.am.max.app.attempts=2",
-			"--set", "mr3.am.rm.heartbeat.interval.ms=1000")...)
-		followed <- result{out, err}
-	}()
-	var id yarn.AppID
-	y.waitFor("the application to appear", 60*time.Second, func() bool {
-		apps, err := y.rm.Apps(ctx, []string{"EBB"}, []yarn.AppState{yarn.StateRunning, yarn.StateAccepted}, []string{y.user})
-		for _, a := range apps {
-			if err == nil && a.Name == "three" {
-				id = a.ID
-				return true
-			}
-		}
-		return false
-	})
+	// The issue's measurement is with a 1 s RM heartbeat (later --set wins).
+	id, followed := y.submitFollowed(ctx, "three", append(append([]string{spec}, amSets...), "--set", "mr3.am.max.app.attempts=2",
+		"--set", "mr3.am.rm.heartbeat.interval.ms=1000")...)
 	bRunning := regexp.MustCompile(`RUNNING: 2/5 tasks, 2 running`)
 	y.waitFor("a done and b running", 90*time.Second, func() bool {
 		out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
