@@ -44,10 +44,6 @@ type Core struct {
 	// cluster: every node the world reported (YARN's node reports) and its
 	// memory, including nodes where this AM has no worker (cluster.go).
 	cluster map[string]int64
-	// nodeConds: nodes the cluster reports not RUNNING (decommissioning,
-	// unhealthy, lost...), kept until it reports them RUNNING again
-	// (nodestate.go).
-	nodeConds map[string]*nodeCond
 	attempt map[string]*attemptRun
 	actions []Action
 	// quietUntil: no running attempt can miss the task timeout before
@@ -74,6 +70,11 @@ type Core struct {
 	rec        *recovery
 	journaling bool
 	succeeded  []TaskDone
+
+	// nodeConds: nodes the cluster reports not RUNNING (decommissioning,
+	// unhealthy, lost...), kept until it reports them RUNNING again
+	// (nodestate.go).
+	nodeConds map[string]*nodeCond
 }
 
 // NewCore returns an empty Core, or the first option it cannot work
