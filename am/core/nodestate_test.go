@@ -50,7 +50,8 @@ func TestDecommissioningWorkerKeepsNeededOutputThenGoes(t *testing.T) {
 	if !slices.Contains(f.avoid, "n1") {
 		t.Errorf("avoid %v: new workers may still go to decommissioning n1", f.avoid)
 	}
-	f.finishAll() // src succeeds on w1
+	f.finishAll()                  // src succeeds on w1
+	f.tick(250 * time.Millisecond) // the loop's tick, where drained workers stop
 	if len(f.running) != 0 {
 		t.Fatalf("sink started on %v, on the decommissioning node", f.workersRunning())
 	}
@@ -61,6 +62,7 @@ func TestDecommissioningWorkerKeepsNeededOutputThenGoes(t *testing.T) {
 	if got := f.workersRunning(); !slices.Equal(got, []string{"w2"}) {
 		t.Fatalf("sink runs on %v, want w2", got)
 	}
+	f.tick(250 * time.Millisecond)
 	if slices.Contains(f.stopped, "w1") {
 		t.Fatal("w1 stopped while sink, reading its output, runs")
 	}
