@@ -55,8 +55,8 @@ func (s *NodeState) UnmarshalText(b []byte) error {
 
 // nodeCond is a node the cluster reports not RUNNING.
 type nodeCond struct {
-	state NodeState
-	since time.Time
+	reported NodeState
+	since    time.Time
 	// drainBy: when the cluster's decommissioning timeout ends (zero when
 	// it gave none): what runs there after it is killed.
 	drainBy time.Time
@@ -93,16 +93,16 @@ func (c *Core) NodeStateChanged(now time.Time, e NodeChanged) {
 			return
 		}
 		delete(c.nodeConds, id)
-		c.logf("node %s is RUNNING again (was %s)", id, old.state)
+		c.logf("node %s is RUNNING again (was %s)", id, old.reported)
 		c.undrainNode(id)
 		c.resendWants()
 		c.schedule()
 		return
 	}
-	if old != nil && old.state == e.State {
+	if old != nil && old.reported == e.State {
 		return
 	}
-	nc := &nodeCond{state: e.State, since: c.now}
+	nc := &nodeCond{reported: e.State, since: c.now}
 	if e.DrainTimeout > 0 {
 		nc.drainBy = c.now.Add(e.DrainTimeout)
 	}
@@ -121,7 +121,7 @@ func (c *Core) drainForState(id string) {
 	if nc == nil || n == nil {
 		return
 	}
-	why := fmt.Sprintf("cluster reports it %s", nc.state)
+	why := fmt.Sprintf("cluster reports it %s", nc.reported)
 	if !nc.drainBy.IsZero() {
 		why += fmt.Sprintf(", killed at %s", nc.drainBy.UTC().Format(time.RFC3339))
 	}
@@ -185,7 +185,7 @@ func (c *Core) unusableNodes() []string {
 // done (NodeRunning, zero for a node the cluster says nothing against).
 func (c *Core) nodeCondOf(id string) (NodeState, time.Time) {
 	if nc := c.nodeConds[id]; nc != nil {
-		return nc.state, nc.drainBy
+		return nc.reported, nc.drainBy
 	}
 	return NodeRunning, time.Time{}
 }
