@@ -37,6 +37,11 @@ func TestYarnDecommissionDrainsTheNode(t *testing.T) {
 		}
 		t.Skipf("SKIPPING INTEGRATION TEST %s: %s is unset (scripts/minicluster/start-decommission.sh RUNDIR)", t.Name(), envDecommissionConfDir)
 	}
+	// A decommissioned NodeManager shuts down: the script starts it again
+	// (and leaves a running one alone).
+	if out, err := exec.Command("../../scripts/minicluster/start-decommission.sh", filepath.Dir(dir)).CombinedOutput(); err != nil {
+		t.Fatalf("start-decommission.sh: %v\n%s", err, out)
+	}
 	t.Setenv(testcluster.EnvConfDir, dir) // the helpers below read this cluster
 	y := newYarnTest(t)
 	env := testcluster.Env(t)
