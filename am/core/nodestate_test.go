@@ -150,3 +150,16 @@ vertices: [{name: v, command: "true", parallelism: 3, memoryMB: 1024}]
 		t.Errorf("avoid %q prefer %q: nm1:1 is RUNNING again and has room", f.avoid, f.c.preferNodes(f.c.groups["g"], 8))
 	}
 }
+
+// A worker that registers on a node the cluster already reports
+// decommissioning (its container was allocated before the report reached
+// the AM) takes no attempt and is released at once.
+func TestWorkerOnDecommissioningNodeIsReleasedAtRegistration(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	f.submit(srcSink)
+	f.change("n1", NodeDecommissioning)
+	f.addWorker("w1", "g", "n1", 512)
+	if len(f.running) != 0 || !slices.Equal(f.stopped, []string{"w1"}) {
+		t.Fatalf("running on %v, stopped %v: want nothing on w1 and w1 stopped", f.workersRunning(), f.stopped)
+	}
+}
