@@ -24,7 +24,8 @@ const envDecommissionConfDir = "EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR"
 // (exclude list, rmadmin -refreshNodes -g 120). The AM's api/v1/nodes
 // shows it DECOMMISSIONING (or, once empty, DECOMMISSIONED) within a few
 // heartbeats; no attempt starts there after the AM shows it; the DAG
-// succeeds with no failed attempt.
+// succeeds with no failed attempt; the session's workers there are gone
+// well before the RM's timeout.
 //
 // DAG: map (48 attempts of 1024 MB, 3 s) -> reduce (2 attempts): 1024 MB
 // workers, more wanted than the four 4096 MB NodeManagers hold, so the RM
@@ -125,6 +126,23 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	if len(failed) > 0 {
 		t.Errorf("failed attempts: %v", failed)
 	}
+	// Off the node before the RM's 120 s timeout: the session keeps its
+	// workers elsewhere (idle timeout 10 min by default), but those on the
+	// decommissioning node go once no running DAG needs them.
+	y.waitFor("no worker of the session left on "+host, 60*time.Second, func() bool {
+		var ws []ui.Worker
+		if !y.tryJSON(api+"workers", &ws) {
+			return false
+		}
+		for _, w := range ws {
+			if strings.HasPrefix(w.Node, host+":") {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("the session's last worker on %s was gone %s after rmadmin -refreshNodes (the RM's timeout: 120 s); %d attempts in all",
+		host, time.Since(asked).Round(time.Second), len(d.Attempts))
 }
 
 // refreshNodes writes the exclude list (host, or empty) and has the RM
