@@ -96,6 +96,26 @@ if [ -z "${EBB_TEST_SECURE_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-
 fi
 # -- end of Kerberos part 1
 
+# -- Decommission cluster (issue 23), part 1 of 2: a third minicluster with
+# a fourth NodeManager under 127.0.0.2 the RM's exclude list can
+# decommission alone (scripts/minicluster/start-decommission.sh), for
+# TestYarnDecommissionDrainsTheNode; started in the background too.
+decom_pid=
+decomdir=
+decom_stop() {
+  if [ -n "$decomdir" ]; then
+    scripts/minicluster/stop.sh "$decomdir" >/dev/null 2>&1 || true
+  fi
+}
+if [ -z "${EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start-decommission.sh ]; then
+  decomdir="$(mktemp -d /tmp/ebb-test-decommission.XXXXXX)"
+  echo "== starting the decommission minicluster in $decomdir (background)"
+  scripts/minicluster/start-decommission.sh "$decomdir" >"$decomdir.out" 2>"$decomdir.err" &
+  decom_pid=$!
+  trap 'secure_stop; decom_stop' EXIT
+fi
+# -- end of decommission part 1
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.
@@ -118,12 +138,12 @@ cleanup() {
     scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
-trap cleanup EXIT
+trap 'cleanup; secure_stop; decom_stop' EXIT # every cluster this run started
 
 # -- Kerberos cluster, part 2 of 2: wait for it; CI=true makes a failed
 # start a failure, elsewhere the Kerberos tests skip loudly.
 if [ -n "$secure_pid" ]; then
-  trap 'cleanup; secure_stop' EXIT
+  trap 'cleanup; secure_stop; decom_stop' EXIT
   if wait "$secure_pid" && sconf=$(tail -n 1 "$securedir.out") && [ -d "$sconf" ]; then
     export EBB_TEST_SECURE_HADOOP_CONF_DIR="$sconf"
     echo "Kerberos minicluster up: $sconf ($(grep 'ready in' "$securedir.err" || true))"
@@ -137,6 +157,23 @@ if [ -n "$secure_pid" ]; then
   fi
 fi
 # -- end of Kerberos part 2
+
+# -- Decommission cluster, part 2 of 2: wait for it (same CI=true rule).
+if [ -n "$decom_pid" ]; then
+  trap 'cleanup; secure_stop; decom_stop' EXIT
+  if wait "$decom_pid" && dconf=$(tail -n 1 "$decomdir.out") && [ -d "$dconf" ]; then
+    export EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR="$dconf"
+    echo "decommission minicluster up: $dconf"
+  elif [ "${CI:-}" = true ]; then
+    tail -n 30 "$decomdir.err" >&2
+    echo "the decommission minicluster did not start (CI=true: that is a failure)" >&2
+    exit 1
+  else
+    tail -n 30 "$decomdir.err" >&2
+    echo "WARNING: the decommission minicluster did not start: the decommission test will skip" >&2
+  fi
+fi
+# -- end of decommission part 2
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)

@@ -70,6 +70,11 @@ type Core struct {
 	rec        *recovery
 	journaling bool
 	succeeded  []TaskDone
+
+	// nodeConds: nodes the cluster reports not RUNNING (decommissioning,
+	// unhealthy, lost...), kept until it reports them RUNNING again
+	// (nodestate.go).
+	nodeConds map[string]*nodeCond
 }
 
 // NewCore returns an empty Core, or the first option it cannot work

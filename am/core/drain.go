@@ -16,6 +16,9 @@ type drainState struct {
 	// mr3.auto.scale.in.wait.dag.finished the workers keep serving (and
 	// may finish attempts) until all of them have ended.
 	waitFor map[*dagRun]struct{}
+	// byState: the cluster's report of the node caused the drain, so its
+	// report of RUNNING again lifts it (nodestate.go).
+	byState bool
 }
 
 // DrainNode stops new work on a node and stops its workers as soon as
@@ -83,7 +86,7 @@ func (c *Core) stopDrained() {
 }
 
 // drainingNodes lists nodes the world must not put new workers on:
-// draining and blacklisted ones.
+// draining, blacklisted and not RUNNING (nodestate.go) ones.
 func (c *Core) drainingNodes() []string {
 	var out []string
 	for id, n := range c.nodes {
@@ -93,6 +96,12 @@ func (c *Core) drainingNodes() []string {
 	}
 	for id := range c.blacklist {
 		if n := c.nodes[id]; n == nil || !n.draining {
+			out = append(out, id)
+		}
+	}
+	for _, id := range c.unusableNodes() {
+		_, black := c.blacklist[id]
+		if n := c.nodes[id]; !black && (n == nil || !n.draining) {
 			out = append(out, id)
 		}
 	}

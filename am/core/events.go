@@ -120,6 +120,8 @@ func (c *Core) Apply(now time.Time, ev Event) Reply {
 		c.WorkerLost(now, e.Worker, e.Reason)
 	case NodesReported:
 		c.SetClusterNodes(now, e.Nodes)
+	case NodeChanged:
+		c.NodeStateChanged(now, e)
 	case NodesBilled:
 		c.paid = e.PaidUntil
 	case GroupRefused:

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sort"
 	"time"
 )
 
@@ -184,18 +185,33 @@ type NodeStatus struct {
 	Draining   bool
 	// Idle: no worker on the node runs an attempt or holds an output.
 	Idle bool
+	// State: as the cluster last reported it (nodestate.go); DrainBy:
+	// when a decommissioning node's timeout ends (zero when none).
+	State   NodeState
+	DrainBy time.Time
 }
 
-// Nodes returns the nodes holding workers, by id.
+// Nodes returns the nodes holding workers and those the cluster reports
+// not RUNNING, by id.
 func (c *Core) Nodes() []NodeStatus {
 	var out []NodeStatus
-	for _, id := range sortedKeys(c.nodes) {
-		n := c.nodes[id]
-		idle := true
-		for w := range n.workers {
-			idle = idle && w.idle()
+	ids := sortedKeys(c.nodes)
+	for _, id := range c.unusableNodes() {
+		if _, ok := c.nodes[id]; !ok {
+			ids = append(ids, id)
 		}
-		out = append(out, NodeStatus{ID: id, CapacityMB: n.capacityMB, UsedMB: n.usedMB, Workers: len(n.workers), Draining: n.draining, Idle: idle})
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		st := NodeStatus{ID: id, Idle: true}
+		st.State, st.DrainBy = c.nodeCondOf(id)
+		if n := c.nodes[id]; n != nil {
+			for w := range n.workers {
+				st.Idle = st.Idle && w.idle()
+			}
+			st.CapacityMB, st.UsedMB, st.Workers, st.Draining = n.capacityMB, n.usedMB, len(n.workers), n.draining
+		}
+		out = append(out, st)
 	}
 	return out
 }

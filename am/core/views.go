@@ -183,13 +183,18 @@ type NodeView struct {
 	Groups      []string
 }
 
-// NodeViews returns the nodes holding workers, by id.
+// NodeViews returns the nodes holding workers and those the cluster
+// reports not RUNNING, by id.
 func (c *Core) NodeViews() []NodeView {
 	var out []NodeView
 	for _, s := range c.Nodes() {
 		v := NodeView{NodeStatus: s}
 		seen := map[string]bool{}
-		for w := range c.nodes[s.ID].workers {
+		var ws map[*workerRun]struct{}
+		if n := c.nodes[s.ID]; n != nil {
+			ws = n.workers // nil for a node known only by its state
+		}
+		for w := range ws {
 			v.ContainerMB += w.info.MemoryMB
 			if !seen[w.group.info.Name] {
 				seen[w.group.info.Name] = true

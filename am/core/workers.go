@@ -51,6 +51,8 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 		// The cluster placed it before it learned of the blacklist.
 		c.DrainNode(now, info.Node, why, false)
 	}
+	// Placed before the cluster's report of the node's state reached us.
+	c.drainForState(info.Node)
 	c.schedule()
 	c.updateWanted()
 	return nil

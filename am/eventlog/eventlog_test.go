@@ -32,6 +32,7 @@ func TestEveryEventRoundTrips(t *testing.T) {
 		core.NodesReported{Nodes: []core.ClusterNode{{ID: "n", CapacityMB: 8192}}},
 		core.GroupRefused{Group: "g", Reason: "r"},
 		core.NodesBilled{PaidUntil: map[string]time.Time{"n": t0}},
+		core.NodeChanged{Node: core.ClusterNode{ID: "n", CapacityMB: 8192}, State: core.NodeDecommissioning, DrainTimeout: time.Minute},
 		core.DAGArrived{Submission: sub},
 		core.DAGKillRequested{ID: "d", Reason: "r"},
 		core.DAGOutputSettled{ID: "d", State: core.DAGFailed, Diagnostics: "x"},

@@ -58,6 +58,7 @@ var events = map[string]func([]byte) (core.Event, error){
 	"NodesReported":    decode[core.NodesReported],
 	"GroupRefused":     decode[core.GroupRefused],
 	"NodesBilled":      decode[core.NodesBilled],
+	"NodeChanged":      decode[core.NodeChanged],
 	"DAGArrived":       decode[core.DAGArrived],
 	"DAGKillRequested": decode[core.DAGKillRequested],
 	"DAGOutputSettled": decode[core.DAGOutputSettled],

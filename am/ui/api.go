@@ -156,6 +156,11 @@ type Node struct {
 	Workers     int      `json:"workers"`
 	Draining    bool     `json:"draining"`
 	Groups      []string `json:"groups"`
+	// State is the node's state as the cluster reports it (RUNNING,
+	// DECOMMISSIONING, UNHEALTHY, LOST, ...); DrainBy, for a
+	// decommissioning node, when the cluster kills what still runs there.
+	State   string     `json:"state"`
+	DrainBy *time.Time `json:"drainBy,omitempty"`
 }
 
 // Worker is one ContainerWorker.

@@ -168,8 +168,14 @@ func (u *UI) node(n core.NodeView) Node {
 	if groups == nil {
 		groups = []string{}
 	}
-	return Node{ID: n.ID, CapacityMB: n.CapacityMB, ContainerMB: n.ContainerMB, TaskMB: n.UsedMB,
-		Packing: packing.BandOf(n.UsedMB, n.CapacityMB, u.o.PackingHighPercent).String(), Workers: n.Workers, Draining: n.Draining, Groups: groups}
+	out := Node{ID: n.ID, CapacityMB: n.CapacityMB, ContainerMB: n.ContainerMB, TaskMB: n.UsedMB,
+		Packing: packing.BandOf(n.UsedMB, n.CapacityMB, u.o.PackingHighPercent).String(), Workers: n.Workers, Draining: n.Draining, Groups: groups,
+		State: n.State.String()}
+	if !n.DrainBy.IsZero() {
+		by := n.DrainBy
+		out.DrainBy = &by
+	}
+	return out
 }
 
 func (u *UI) workers(v View) []Worker {

@@ -29,8 +29,16 @@ type Snapshot struct {
 }
 
 // historyVersion changes when a Snapshot's layout does, so an older ebb
-// says what it cannot read rather than showing half a page.
-const historyVersion = 1
+// says what it cannot read rather than showing half a page. Version 2
+// added the nodes' State and DrainBy; a version-1 file still reads (every
+// node RUNNING), so oldestHistoryVersion stays 1.
+const (
+	historyVersion       = 2
+	oldestHistoryVersion = 1
+)
+
+// readableVersion reports whether this ebb reads a history of version v.
+func readableVersion(v int) bool { return v >= oldestHistoryVersion && v <= historyVersion }
 
 // Capture freezes a view (on the loop goroutine, for a live AM).
 func Capture(app AppInfo, v View) Snapshot {
@@ -60,7 +68,7 @@ func DecodeSnapshot(b []byte) (*Snapshot, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("reading the application's history: %w", err)
 	}
-	if s.Version != historyVersion {
+	if !readableVersion(s.Version) {
 		return nil, fmt.Errorf("the history has version %d; this ebb reads version %d", s.Version, historyVersion)
 	}
 	return &s, nil
@@ -131,7 +139,7 @@ func DecodeDAG(b []byte) (core.DAGView, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return core.DAGView{}, fmt.Errorf("reading a DAG's history: %w", err)
 	}
-	if r.Version != historyVersion {
+	if !readableVersion(r.Version) {
 		return core.DAGView{}, fmt.Errorf("the DAG's history has version %d; this ebb reads version %d", r.Version, historyVersion)
 	}
 	return r.DAG.core(), nil

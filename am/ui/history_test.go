@@ -53,7 +53,7 @@ func newHistFixture() histFixture {
 			UsedMB: 512, Running: []string{"a1"}, Outputs: map[string]int{"app_1dag_0001": 2}, Draining: true,
 			Stopping: true, RecycleTo: "h", LastSeen: at(80)},
 		node: core.NodeView{NodeStatus: core.NodeStatus{ID: "n1", CapacityMB: 4096, UsedMB: 512, Workers: 1,
-			Draining: true, Idle: true}, ContainerMB: 1024, Groups: []string{"g"}},
+			Draining: true, Idle: true, State: core.NodeDecommissioning, DrainBy: at(120)}, ContainerMB: 1024, Groups: []string{"g"}},
 		trans: core.Transition{At: at(40), Group: "g", From: "STABLE", To: "SCALE_OUT", Reason: "usage 85%"},
 		move:  core.WorkerMove{At: at(50), Worker: "w1", From: "g", To: "h"},
 	}

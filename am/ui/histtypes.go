@@ -152,6 +152,9 @@ type histNode struct {
 	Idle        bool     `json:"Idle"`
 	ContainerMB int64    `json:"ContainerMB"`
 	Groups      []string `json:"Groups"`
+	// Since version 2; absent (RUNNING, no timeout) in version 1.
+	State   core.NodeState `json:"State,omitzero"`
+	DrainBy time.Time      `json:"DrainBy,omitzero"`
 }
 
 type histTransition struct {
@@ -270,12 +273,12 @@ func (h histWorker) core() core.WorkerView {
 
 func toHistNode(n core.NodeView) histNode {
 	return histNode{ID: n.ID, CapacityMB: n.CapacityMB, UsedMB: n.UsedMB, Workers: n.Workers, Draining: n.Draining,
-		Idle: n.Idle, ContainerMB: n.ContainerMB, Groups: n.Groups}
+		Idle: n.Idle, ContainerMB: n.ContainerMB, Groups: n.Groups, State: n.State, DrainBy: n.DrainBy}
 }
 
 func (h histNode) core() core.NodeView {
 	return core.NodeView{NodeStatus: core.NodeStatus{ID: h.ID, CapacityMB: h.CapacityMB, UsedMB: h.UsedMB,
-		Workers: h.Workers, Draining: h.Draining, Idle: h.Idle}, ContainerMB: h.ContainerMB, Groups: h.Groups}
+		Workers: h.Workers, Draining: h.Draining, Idle: h.Idle, State: h.State, DrainBy: h.DrainBy}, ContainerMB: h.ContainerMB, Groups: h.Groups}
 }
 
 func toHistTransition(t core.Transition) histTransition {

@@ -2,7 +2,9 @@ package yarn
 
 import (
 	"context"
+	"time"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -63,6 +65,10 @@ type NodeReport struct {
 	VCores     int32
 	Running    bool
 	Containers int32
+	// State is the node's state; DrainTimeout, while DECOMMISSIONING, how
+	// long the RM waits before it kills what runs there (0 = not said).
+	State        core.NodeState
+	DrainTimeout time.Duration
 }
 
 // NMToken authenticates the AM to one NodeManager.

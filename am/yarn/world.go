@@ -314,6 +314,7 @@ func (w *World) beat(ctx context.Context) error {
 		w.nodes[n.Node] = n
 		w.book.SetRack(n.Node, n.Rack)
 	}
+	changed := resp.UpdatedNodes
 	keep, released := w.book.Allocated(resp.Allocated)
 	lost := w.book.Completed(resp.Completed)
 	w.stats.Allocated += len(resp.Allocated)
@@ -338,6 +339,11 @@ func (w *World) beat(ctx context.Context) error {
 	}
 	for _, c := range lost {
 		w.lost(c)
+	}
+	// The RM lists a node here when its state changed (decommissioning,
+	// unhealthy, lost, running again): the Core stops or resumes using it.
+	for _, n := range changed {
+		w.o.Events.Send(nodeChanged(n))
 	}
 	switch resp.Command {
 	case CommandResync:

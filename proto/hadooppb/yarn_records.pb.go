@@ -1633,8 +1633,10 @@ type NodeReportProto struct {
 	HealthReport         *string                `protobuf:"bytes,8,opt,name=health_report,json=healthReport" json:"health_report,omitempty"`
 	LastHealthReportTime *int64                 `protobuf:"varint,9,opt,name=last_health_report_time,json=lastHealthReportTime" json:"last_health_report_time,omitempty"`
 	NodeLabels           []string               `protobuf:"bytes,10,rep,name=node_labels,json=nodeLabels" json:"node_labels,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// 11, 12 (utilization) are not read by ebb.
+	DecommissioningTimeout *uint32 `protobuf:"varint,13,opt,name=decommissioning_timeout,json=decommissioningTimeout" json:"decommissioning_timeout,omitempty"` // seconds; set while DECOMMISSIONING
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *NodeReportProto) Reset() {
@@ -1735,6 +1737,13 @@ func (x *NodeReportProto) GetNodeLabels() []string {
 		return x.NodeLabels
 	}
 	return nil
+}
+
+func (x *NodeReportProto) GetDecommissioningTimeout() uint32 {
+	if x != nil && x.DecommissioningTimeout != nil {
+		return *x.DecommissioningTimeout
+	}
+	return 0
 }
 
 type ExecutionTypeRequestProto struct {
@@ -3027,7 +3036,7 @@ const file_yarn_records_proto_rawDesc = "" +
 	"\bpriority\x18\x17 \x01(\v2\x1e.ebb.hadoop.yarn.PriorityProtoR\bpriority\"5\n" +
 	"\vNodeIdProto\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x12\n" +
-	"\x04port\x18\x02 \x01(\x05R\x04port\"\xdc\x03\n" +
+	"\x04port\x18\x02 \x01(\x05R\x04port\"\x95\x04\n" +
 	"\x0fNodeReportProto\x124\n" +
 	"\x06nodeId\x18\x01 \x01(\v2\x1c.ebb.hadoop.yarn.NodeIdProtoR\x06nodeId\x12 \n" +
 	"\vhttpAddress\x18\x02 \x01(\tR\vhttpAddress\x12\x1a\n" +
@@ -3043,7 +3052,8 @@ const file_yarn_records_proto_rawDesc = "" +
 	"\x17last_health_report_time\x18\t \x01(\x03R\x14lastHealthReportTime\x12\x1f\n" +
 	"\vnode_labels\x18\n" +
 	" \x03(\tR\n" +
-	"nodeLabels\"\xb0\x01\n" +
+	"nodeLabels\x127\n" +
+	"\x17decommissioning_timeout\x18\r \x01(\rR\x16decommissioningTimeout\"\xb0\x01\n" +
 	"\x19ExecutionTypeRequestProto\x12V\n" +
 	"\x0eexecution_type\x18\x01 \x01(\x0e2#.ebb.hadoop.yarn.ExecutionTypeProto:\n" +
 	"GUARANTEEDR\rexecutionType\x12;\n" +

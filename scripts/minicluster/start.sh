@@ -32,6 +32,9 @@
 # Central into ~/.m2 (some hundreds of MB); later runs build offline.
 # Environment: EBB_MINICLUSTER_JAVA_OPTS replaces the default heap/GC options;
 # EBB_MINICLUSTER_JAVA names the java binary (else a Java 8..21 is looked for).
+# EBB_MINICLUSTER_CLASSPATH is put first on the JVM's classpath: a directory
+# with a yarn-site.xml there is what the RM re-reads on `rmadmin -refreshNodes`
+# (the decommission test's exclude list).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -179,7 +182,7 @@ t0=$SECONDS
   # As on a real cluster, the NodeManagers' HADOOP_CONF_DIR reaches containers
   # through yarn.nodemanager.env-whitelist.
   HADOOP_CONF_DIR="$confdir" exec setsid "$java" "${opens[@]}" "${jopts[@]}" -Djava.net.preferIPv4Stack=true \
-    -cp "$here/target/classes:$(cat "$cp_file")" \
+    -cp "${EBB_MINICLUSTER_CLASSPATH:+$EBB_MINICLUSTER_CLASSPATH:}$here/target/classes:$(cat "$cp_file")" \
     ebb.minicluster.Main "$rundir" "${launcher_args[@]}" </dev/null >"$log" 2>&1
 ) &
 pid=$!

@@ -36,6 +36,16 @@ stop_pids() {
   done
 }
 
+# The extra NodeManager of start-decommission.sh, in a JVM of its own.
+if [[ -f "$rundir/nm2/pid" ]]; then
+  pid="$(cat "$rundir/nm2/pid")"
+  if tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q 'nodemanager\.NodeManager'; then
+    say "stopping the extra NodeManager $pid"
+    stop_pids "$pid"
+  fi
+  rm -f "$rundir/nm2/pid"
+fi
+
 if [[ -f "$rundir/pid" ]]; then
   pid="$(cat "$rundir/pid")"
   # Only a launcher: a stale pid file's pid may belong to someone else now.
