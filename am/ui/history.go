@@ -30,7 +30,7 @@ type Snapshot struct {
 
 // historyVersion changes when a Snapshot's layout does, so an older ebb
 // says what it cannot read rather than showing half a page.
-const historyVersion = 1
+const historyVersion = 2
 
 // Capture freezes a view (on the loop goroutine, for a live AM).
 func Capture(app AppInfo, v View) Snapshot {
