@@ -31,33 +31,29 @@ func (HeadroomReported) event() {}
 
 const (
 	// preemptBackoff: after a warning the queue counts as being preempted
-	// this long; meanwhile new asks stay within the headroom. The RM
-	// repeats its message on every allocate while it still wants
-	// containers, so the window only has to outlast one monitoring round
-	// of the preemption policy (3 s by default) and the kill that follows
+	// this long; meanwhile new asks stay within the headroom. The
+	// CapacityScheduler's policy marks more containers each round (3 s by
+	// default) while the other queue still lacks its share, so the window
+	// only has to outlast a few rounds and the kill that follows
 	// (max_wait_before_kill, 15 s by default).
 	preemptBackoff = 30 * time.Second
-	// preemptCredit: a container given back counts against the RM's
-	// demand this long. The RM unmarks the containers it no longer needs
-	// only on its policy's next round (3 s by default), so its message may
-	// repeat a demand already met; without the credit each repeat would
-	// give back one more worker.
-	preemptCredit = 6 * time.Second
 )
 
 // preemptState is the Core's memory of preemption (zero value: none yet).
 type preemptState struct {
 	until      time.Time // the queue counts as preempted before then
 	headroomMB int64
-	headroomOK bool                 // a headroom was reported
-	warned     map[string]struct{}  // workers a warning named, counted once
-	given      map[string]givenBack // recent give-backs, by worker
-	counts     map[string]*PreemptCounts
+	headroomOK bool // a headroom was reported
+	// warned: workers a warning named, by id, with their group and
+	// memory: counted once, and a -102 that comes after the worker's
+	// connection closed is still counted against its group.
+	warned map[string]warnedWorker
+	counts map[string]*PreemptCounts
 }
 
-type givenBack struct {
-	at time.Time
-	mb int64
+type warnedWorker struct {
+	group string
+	mb    int64
 }
 
 // PreemptCounts are a group's preemption counters, for the UI, /metrics
@@ -89,41 +85,47 @@ func (c *Core) PreemptCounts(group string) PreemptCounts {
 	return PreemptCounts{}
 }
 
-// PreemptionWarning gives back the strict contract's workers, then enough
-// workers, cheapest first (preemptVictims), to cover what is left of the
-// negotiable demand.
+// PreemptionWarning gives back what the warning costs least. The strict
+// contract's workers go as named. The negotiable demand is met by the
+// cost rule (preemptVictims), where a named worker goes first among
+// equally cheap ones: the CapacityScheduler names each container once,
+// when it marks it, and kills it at the deadline while the other queue
+// still lacks room, whatever else was given back. Named workers seen in
+// an earlier warning count as demand already met, so an RM that repeats
+// its message takes nothing more.
 func (c *Core) PreemptionWarning(now time.Time, e PreemptionWarned) {
 	c.advance(now)
 	p := &c.preempt
 	p.until = c.now.Add(preemptBackoff)
 	if p.warned == nil {
-		p.warned = map[string]struct{}{}
-		p.given = map[string]givenBack{}
-	}
-	for _, id := range append(append([]string(nil), e.Strict...), e.Negotiable...) {
-		if w, ok := c.workers[id]; ok {
-			if _, seen := p.warned[id]; !seen {
-				p.warned[id] = struct{}{}
-				p.group(w.group.info.Name).Warned++
-			}
-		}
+		p.warned = map[string]warnedWorker{}
 	}
 	need := e.NegotiableMB
-	for id, g := range p.given {
-		if c.now.Sub(g.at) >= preemptCredit {
-			delete(p.given, id)
+	named := map[string]bool{}
+	for _, id := range append(append([]string(nil), e.Strict...), e.Negotiable...) {
+		if old, seen := p.warned[id]; seen {
+			need -= old.mb
 			continue
 		}
-		need -= g.mb
-	}
-	for _, id := range e.Strict {
 		if w, ok := c.workers[id]; ok {
-			need -= w.info.MemoryMB
+			named[id] = true
+			p.warned[id] = warnedWorker{group: w.group.info.Name, mb: w.info.MemoryMB}
+			p.group(w.group.info.Name).Warned++
+		}
+	}
+	c.logf("preemption warning: %d containers strict, %d negotiable (%d MB); %d MB still to give back",
+		len(e.Strict), len(e.Negotiable), e.NegotiableMB, max(need, 0))
+	for _, id := range e.Strict {
+		if w, ok := c.workers[id]; ok && !w.stopping {
 			c.giveBack(w, "named in the ResourceManager's strict preemption contract")
 		}
 	}
 	if need > 0 {
-		for _, id := range preemptVictims(c.preemptCandidates(), need) {
+		cands := c.preemptCandidates()
+		for i := range cands {
+			cands[i].Named = named[cands[i].ID]
+		}
+		for _, id := range preemptVictims(cands, need) {
 			c.giveBack(c.workers[id], fmt.Sprintf("the ResourceManager wants %d MB back (negotiable preemption)", e.NegotiableMB))
 		}
 	}
@@ -135,16 +137,18 @@ func (c *Core) PreemptionWarning(now time.Time, e PreemptionWarned) {
 // recomputed, none counted as a task failure (as for a lost container).
 func (c *Core) giveBack(w *workerRun, why string) {
 	id := w.info.ID
-	c.preempt.given[id] = givenBack{at: c.now, mb: w.info.MemoryMB}
 	c.preempt.group(w.group.info.Name).GivenBack++
 	reason := "given back before preemption: " + why
 	c.emit(StopWorker{Worker: id, Graceful: false, Reason: reason})
 	c.WorkerLost(c.now, id, reason)
 }
 
-// preemptLost counts a worker the RM killed by preemption.
+// preemptLost counts a worker the RM killed by preemption: one it had
+// warned of (its connection may have closed first), or one still here.
 func (c *Core) preemptLost(id string) {
-	if w, ok := c.workers[id]; ok {
+	if ww, ok := c.preempt.warned[id]; ok {
+		c.preempt.group(ww.group).Lost++
+	} else if w, ok := c.workers[id]; ok {
 		c.preempt.group(w.group.info.Name).Lost++
 	}
 }
@@ -167,12 +171,15 @@ type preemptCand struct {
 	// (what a kill throws away).
 	Running int
 	Work    time.Duration
+	// Named: the RM's warning named it (it will be killed anyway).
+	Named bool
 }
 
 // preemptVictims picks workers worth at least needMB, cheapest first:
 // idle workers, then workers holding no needed output by the least work
 // lost (the youngest attempts), and workers holding needed outputs only
-// when nothing else is left, fewest outputs first. Ties go by id, so the
+// when nothing else is left, fewest outputs first. Within each of these
+// three classes a worker the RM named goes first. Ties go by id, so the
 // choice replays. If all of them cannot cover needMB it returns them all:
 // what the AM does not give back, the RM takes.
 func preemptVictims(cands []preemptCand, needMB int64) []string {
@@ -190,6 +197,9 @@ func preemptVictims(cands []preemptCand, needMB int64) []string {
 		a, b := cs[i], cs[j]
 		if class(a) != class(b) {
 			return class(a) < class(b)
+		}
+		if a.Named != b.Named {
+			return a.Named
 		}
 		if a.Needed != b.Needed {
 			return a.Needed < b.Needed

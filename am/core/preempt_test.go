@@ -14,6 +14,9 @@ func TestPreemptVictims(t *testing.T) {
 	old := preemptCand{ID: "old", MemoryMB: 1024, Running: 2, Work: 60 * time.Second}
 	holder := preemptCand{ID: "holder", MemoryMB: 1024, Needed: 3}
 	holder1 := preemptCand{ID: "holder1", MemoryMB: 1024, Needed: 1, Running: 1, Work: time.Hour}
+	named := preemptCand{ID: "named", MemoryMB: 1024, Running: 1, Work: time.Minute, Named: true}
+	namedHolder := holder
+	namedHolder.Named = true
 	all := []preemptCand{holder, old, young, idle}
 	for _, tc := range []struct {
 		name  string
@@ -32,6 +35,11 @@ func TestPreemptVictims(t *testing.T) {
 		// Only holders: the one with fewer needed outputs (1 < 3), though
 		// it has run for an hour.
 		{"fewest outputs", []preemptCand{holder, holder1}, 1, []string{"holder1"}},
+		// Named (the RM kills it anyway) before the younger young, after
+		// idle: 1500 = idle 1024 + named 1024.
+		{"named first in its class", []preemptCand{young, named, idle}, 1500, []string{"idle", "named"}},
+		// A named holder of a needed output: young stands in for it.
+		{"stand-in for a named holder", []preemptCand{namedHolder, young}, 1024, []string{"young"}},
 	} {
 		if got := preemptVictims(tc.cands, tc.need); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: need %d MB: gave back %v, want %v", tc.name, tc.need, got, tc.want)
@@ -78,27 +86,25 @@ func (f *fakeWorld) apply(ev Event) {
 	f.drain()
 }
 
-// A negotiable demand of 1024 MB takes the idle w4 and the youngest
-// attempt's w3, not w1 (the only copy of a needed output) nor w2 (10 s of
-// work); the same demand repeated within the credit takes nothing more.
+// A negotiable demand of 1024 MB naming w2 takes the idle w4, then w2
+// (named: the RM kills it anyway) before w3, which has as little work;
+// the same message again takes nothing more. When the RM then names w1,
+// the only copy of a needed output, w3 stands in for it.
 func TestPreemptionGivesBackCheapest(t *testing.T) {
 	f := preemptFixture(t)
-	f.apply(PreemptionWarned{Negotiable: []string{"w1", "w2"}, NegotiableMB: 1024})
-	if want := []string{"w4", "w3"}; !reflect.DeepEqual(f.stopped, want) {
+	f.apply(PreemptionWarned{Negotiable: []string{"w2"}, NegotiableMB: 1024})
+	if want := []string{"w4", "w2"}; !reflect.DeepEqual(f.stopped, want) {
 		t.Fatalf("gave back %v, want %v", f.stopped, want)
 	}
-	// Repeated 2 s later (the RM has not yet unmarked w1 and w2):
-	// 1024 - 2*512 of credit = 0 MB still wanted.
+	// Repeated: 512 MB wanted - 512 MB of w2, named before = 0 MB.
 	f.now = f.now.Add(2 * time.Second)
-	f.apply(PreemptionWarned{Negotiable: []string{"w1", "w2"}, NegotiableMB: 1024})
+	f.apply(PreemptionWarned{Negotiable: []string{"w2"}, NegotiableMB: 512})
 	if len(f.stopped) != 2 {
 		t.Fatalf("a repeated warning gave back more: %v", f.stopped)
 	}
-	// The credit has run out and the RM still wants 512 MB: w2 now (10+8
-	// s of work), still not w1.
-	f.now = f.now.Add(6 * time.Second)
+	f.now = f.now.Add(3 * time.Second)
 	f.apply(PreemptionWarned{Negotiable: []string{"w1"}, NegotiableMB: 512})
-	if want := []string{"w4", "w3", "w2"}; !reflect.DeepEqual(f.stopped, want) {
+	if want := []string{"w4", "w2", "w3"}; !reflect.DeepEqual(f.stopped, want) {
 		t.Fatalf("gave back %v, want %v", f.stopped, want)
 	}
 	got := f.c.Groups()[0].Preempt
@@ -108,16 +114,20 @@ func TestPreemptionGivesBackCheapest(t *testing.T) {
 }
 
 // The strict contract's workers go whatever they cost; a -102 kill counts
-// as lost to preemption and not as a task failure.
+// as lost to preemption, also when the worker's connection closed first,
+// and not as a task failure.
 func TestPreemptionStrictAndLost(t *testing.T) {
 	f := preemptFixture(t)
 	f.apply(PreemptionWarned{Strict: []string{"w1"}})
 	if want := []string{"w1"}; !reflect.DeepEqual(f.stopped, want) {
 		t.Fatalf("gave back %v, want %v", f.stopped, want)
 	}
+	// Named with no memory wanted: nothing given back, but a warning.
+	f.apply(PreemptionWarned{Negotiable: []string{"w2"}})
+	f.apply(WorkerGone{Worker: "w2", Reason: "connection closed"})
 	f.apply(WorkerGone{Worker: "w2", Reason: "exit status -102", Exited: true, Preempted: true})
 	got := f.c.Groups()[0].Preempt
-	if want := (PreemptCounts{Warned: 1, GivenBack: 1, Lost: 1}); got != want {
+	if want := (PreemptCounts{Warned: 2, GivenBack: 1, Lost: 1}); got != want {
 		t.Errorf("counters %+v, want %+v", got, want)
 	}
 	for _, d := range f.c.DAGs() {
