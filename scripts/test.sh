@@ -96,6 +96,25 @@ if [ -z "${EBB_TEST_SECURE_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-
 fi
 # -- end of Kerberos part 1
 
+# -- Preemption cluster (issue 23), part 1 of 2: queues a and b with the
+# CapacityScheduler's preemption policy (internal/testcluster/preemptargs),
+# for TestYarnPreemption; started in the background like the Kerberos one.
+preempt_pid=
+preemptdir=
+preempt_stop() {
+  if [ -n "$preemptdir" ]; then
+    scripts/minicluster/stop.sh "$preemptdir" >/dev/null 2>&1 || true
+  fi
+}
+if [ -z "${EBB_TEST_PREEMPT_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
+  preemptdir="$(mktemp -d /tmp/ebb-test-preempt.XXXXXX)"
+  echo "== starting the preemption minicluster in $preemptdir (background)"
+  EBB_MINICLUSTER_ARGS="$(go run ./internal/testcluster/preemptargs)" \
+    scripts/minicluster/start.sh "$preemptdir" >"$preemptdir.out" 2>"$preemptdir.err" &
+  preempt_pid=$!
+fi
+# -- end of preemption part 1
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.
@@ -118,7 +137,7 @@ cleanup() {
     scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
-trap cleanup EXIT
+trap 'cleanup; secure_stop; preempt_stop' EXIT
 
 # -- Kerberos cluster, part 2 of 2: wait for it; CI=true makes a failed
 # start a failure, elsewhere the Kerberos tests skip loudly.
@@ -137,6 +156,23 @@ if [ -n "$secure_pid" ]; then
   fi
 fi
 # -- end of Kerberos part 2
+
+# -- Preemption cluster, part 2 of 2.
+if [ -n "$preempt_pid" ]; then
+  trap 'cleanup; secure_stop; preempt_stop' EXIT
+  if wait "$preempt_pid" && pconf=$(tail -n 1 "$preemptdir.out") && [ -d "$pconf" ]; then
+    export EBB_TEST_PREEMPT_HADOOP_CONF_DIR="$pconf"
+    echo "preemption minicluster up: $pconf"
+  elif [ "${CI:-}" = true ]; then
+    tail -n 30 "$preemptdir.err" >&2
+    echo "the preemption minicluster did not start (CI=true: that is a failure)" >&2
+    exit 1
+  else
+    tail -n 30 "$preemptdir.err" >&2
+    echo "WARNING: the preemption minicluster did not start: TestYarnPreemption will skip" >&2
+  fi
+fi
+# -- end of preemption part 2
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)
