@@ -110,6 +110,9 @@ type Group struct {
 	UsagePercent                    float64
 	Workers, PendingWorkers, Nodes  int
 	QueuedAttempts, RunningAttempts int
+	// Preemption: containers the RM warned of, the AM gave back before
+	// the kill, and the RM killed.
+	PreemptWarned, PreemptGivenBack, PreemptLost int
 }
 
 // Transition is one change of a group's autoscaler state.
@@ -123,7 +126,8 @@ func clusterOf(r *ebbpb.ClusterStatusResponse) Cluster {
 	for _, g := range r.Groups {
 		c.Groups = append(c.Groups, Group{Name: g.Name, Kind: g.Kind, State: g.State, UsagePercent: g.UsagePercent,
 			Workers: int(g.Workers), PendingWorkers: int(g.PendingWorkers), Nodes: int(g.Nodes),
-			QueuedAttempts: int(g.QueuedAttempts), RunningAttempts: int(g.RunningAttempts)})
+			QueuedAttempts: int(g.QueuedAttempts), RunningAttempts: int(g.RunningAttempts),
+			PreemptWarned: int(g.PreemptWarned), PreemptGivenBack: int(g.PreemptGivenBack), PreemptLost: int(g.PreemptLost)})
 	}
 	for _, t := range r.Transitions {
 		c.Transitions = append(c.Transitions, Transition{At: time.UnixMilli(t.UnixMs), Group: t.Group, From: t.From, To: t.To, Reason: t.Reason})

@@ -115,6 +115,24 @@ if [ -z "${EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLU
   trap 'secure_stop; decom_stop' EXIT
 fi
 # -- end of decommission part 1
+# -- Preemption cluster (issue 23), part 1 of 2: queues a and b with the
+# CapacityScheduler's preemption policy (internal/testcluster/preemptargs),
+# for TestYarnPreemption; started in the background like the Kerberos one.
+preempt_pid=
+preemptdir=
+preempt_stop() {
+  if [ -n "$preemptdir" ]; then
+    scripts/minicluster/stop.sh "$preemptdir" >/dev/null 2>&1 || true
+  fi
+}
+if [ -z "${EBB_TEST_PREEMPT_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
+  preemptdir="$(mktemp -d /tmp/ebb-test-preempt.XXXXXX)"
+  echo "== starting the preemption minicluster in $preemptdir (background)"
+  EBB_MINICLUSTER_ARGS="$(go run ./internal/testcluster/preemptargs)" \
+    scripts/minicluster/start.sh "$preemptdir" >"$preemptdir.out" 2>"$preemptdir.err" &
+  preempt_pid=$!
+fi
+# -- end of preemption part 1
 
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
@@ -138,12 +156,12 @@ cleanup() {
     scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
-trap 'cleanup; secure_stop; decom_stop' EXIT # every cluster this run started
+trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT # every cluster this run started
 
 # -- Kerberos cluster, part 2 of 2: wait for it; CI=true makes a failed
 # start a failure, elsewhere the Kerberos tests skip loudly.
 if [ -n "$secure_pid" ]; then
-  trap 'cleanup; secure_stop; decom_stop' EXIT
+  trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT
   if wait "$secure_pid" && sconf=$(tail -n 1 "$securedir.out") && [ -d "$sconf" ]; then
     export EBB_TEST_SECURE_HADOOP_CONF_DIR="$sconf"
     echo "Kerberos minicluster up: $sconf ($(grep 'ready in' "$securedir.err" || true))"
@@ -160,7 +178,7 @@ fi
 
 # -- Decommission cluster, part 2 of 2: wait for it (same CI=true rule).
 if [ -n "$decom_pid" ]; then
-  trap 'cleanup; secure_stop; decom_stop' EXIT
+  trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT
   if wait "$decom_pid" && dconf=$(tail -n 1 "$decomdir.out") && [ -d "$dconf" ]; then
     export EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR="$dconf"
     echo "decommission minicluster up: $dconf"
@@ -174,6 +192,22 @@ if [ -n "$decom_pid" ]; then
   fi
 fi
 # -- end of decommission part 2
+# -- Preemption cluster, part 2 of 2.
+if [ -n "$preempt_pid" ]; then
+  trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT
+  if wait "$preempt_pid" && pconf=$(tail -n 1 "$preemptdir.out") && [ -d "$pconf" ]; then
+    export EBB_TEST_PREEMPT_HADOOP_CONF_DIR="$pconf"
+    echo "preemption minicluster up: $pconf"
+  elif [ "${CI:-}" = true ]; then
+    tail -n 30 "$preemptdir.err" >&2
+    echo "the preemption minicluster did not start (CI=true: that is a failure)" >&2
+    exit 1
+  else
+    tail -n 30 "$preemptdir.err" >&2
+    echo "WARNING: the preemption minicluster did not start: TestYarnPreemption will skip" >&2
+  fi
+fi
+# -- end of preemption part 2
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)

@@ -63,7 +63,8 @@ type Core struct {
 	recycled  int
 	lastFair  time.Time
 	rasPlan   *scheduler.RASPlan
-	journal   journal // what the status UI shows beyond the live state (journal.go)
+	journal   journal      // what the status UI shows beyond the live state (journal.go)
+	preempt   preemptState // preemption warnings, give-backs, headroom (preempt.go)
 
 	// Recovery (recover.go): the wait for workers of an earlier attempt,
 	// and the tasks that succeeded since TakeJournal.

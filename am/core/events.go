@@ -41,6 +41,9 @@ type AttemptUpdated struct {
 type WorkerGone struct {
 	Worker, Reason string
 	Exited         bool
+	// Preempted: the cluster killed it to give another queue its share
+	// (YARN exit status -102); counted, still no task failure.
+	Preempted bool
 }
 
 // NodesReported: the cluster's nodes (replaces the earlier list).
@@ -117,7 +120,14 @@ func (c *Core) Apply(now time.Time, ev Event) Reply {
 		}
 		c.AttemptUpdate(now, e.Update)
 	case WorkerGone:
+		if e.Preempted {
+			c.preemptLost(e.Worker)
+		}
 		c.WorkerLost(now, e.Worker, e.Reason)
+	case PreemptionWarned:
+		c.PreemptionWarning(now, e)
+	case HeadroomReported:
+		c.SetHeadroom(now, e.MemoryMB)
 	case NodesReported:
 		c.SetClusterNodes(now, e.Nodes)
 	case NodeChanged:

@@ -147,6 +147,8 @@ type GroupStatus struct {
 	// for an autoscaled group, as its last step estimated the work in
 	// sight (scheduler.Autoscaler.WantsWorkers).
 	NeedsWorkers bool
+	// Preempt: preemption warnings, give-backs and kills (preempt.go).
+	Preempt PreemptCounts
 }
 
 // Groups returns every group's status in creation order.
@@ -154,7 +156,7 @@ func (c *Core) Groups() []GroupStatus {
 	var out []GroupStatus
 	for _, g := range c.gorder {
 		s := GroupStatus{Name: g.info.Name, State: "STABLE", Workers: len(g.workers), PendingWorkers: g.pending,
-			Nodes: len(g.byNode), QueuedAttempts: g.queue.Len()}
+			Nodes: len(g.byNode), QueuedAttempts: g.queue.Len(), Preempt: c.PreemptCounts(g.info.Name)}
 		for w := range g.workers {
 			s.RunningAttempts += len(w.running)
 			s.OfferedMB += w.info.MemoryMB

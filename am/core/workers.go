@@ -246,6 +246,7 @@ func (c *Core) updateWanted() {
 		c.recycle()
 		c.schedule()
 	}
+	budgetMB := c.preempt.headroomMB // shared by the groups (preemptCap)
 	for _, g := range c.gorder {
 		live := len(g.workers) - g.unavail
 		want := live
@@ -269,6 +270,7 @@ func (c *Core) updateWanted() {
 		if m := c.opts.MaxPendingRequests; m > 0 && want-live > m {
 			want = live + m // the rest is asked for as these arrive
 		}
+		want = c.preemptCap(g, live, want, &budgetMB)
 		g.pending = max(0, want-live)
 		if want != g.wanted {
 			g.wanted = want

@@ -28,7 +28,7 @@ func TestEveryEventRoundTrips(t *testing.T) {
 			Reconnected: true, Outputs: []string{"a"}, Attempts: []core.AdoptedAttempt{{ID: "a", DAG: "d", Vertex: "v", Task: 1}}}},
 		core.WorkerBeat{Worker: "w", Running: []string{"a", "b"}},
 		core.AttemptUpdated{Worker: "w", Update: core.AttemptUpdate{AttemptID: "a", Result: core.AttemptKilled, Progress: 0.5, MemoryUsedMB: 3}},
-		core.WorkerGone{Worker: "w", Reason: "r", Exited: true},
+		core.WorkerGone{Worker: "w", Reason: "r", Exited: true, Preempted: true},
 		core.NodesReported{Nodes: []core.ClusterNode{{ID: "n", CapacityMB: 8192}}},
 		core.GroupRefused{Group: "g", Reason: "r"},
 		core.NodesBilled{PaidUntil: map[string]time.Time{"n": t0}},
@@ -40,6 +40,8 @@ func TestEveryEventRoundTrips(t *testing.T) {
 		core.AllocationSet{Limits: core.AllocationLimits{MinMB: 256, MaxMB: 8192}},
 		core.DAGsRecovered{DAGs: []core.RecoveredDAG{{ID: "d", Submission: sub, Submit: t0, Ended: true, State: core.DAGSucceeded, Finish: t0}},
 			Options: core.RecoverOptions{Window: time.Minute, Expect: []string{"w"}}},
+		core.PreemptionWarned{Strict: []string{"w"}, Negotiable: []string{"x"}, NegotiableMB: 1024},
+		core.HeadroomReported{MemoryMB: 2048},
 	}
 	if len(evs) != len(events) {
 		t.Fatalf("the test covers %d event kinds, the decoder %d", len(evs), len(events))

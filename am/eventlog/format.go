@@ -65,6 +65,8 @@ var events = map[string]func([]byte) (core.Event, error){
 	"AutoscaleSet":     decode[core.AutoscaleSet],
 	"AllocationSet":    decode[core.AllocationSet],
 	"DAGsRecovered":    decode[core.DAGsRecovered],
+	"PreemptionWarned": decode[core.PreemptionWarned],
+	"HeadroomReported": decode[core.HeadroomReported],
 }
 
 func decode[E core.Event](b []byte) (core.Event, error) {

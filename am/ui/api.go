@@ -136,6 +136,11 @@ type Group struct {
 	WorkerMemoryMB  int64   `json:"workerMemoryMB"`
 	// SizedByEbb: the DAG left workerMemoryMB out and ebb chose it.
 	SizedByEbb bool `json:"workerMemorySizedByEbb"`
+	// Preemption: containers the RM warned of, the AM gave back before
+	// the kill, and the RM killed (-102).
+	PreemptWarned    int `json:"preemptionWarned"`
+	PreemptGivenBack int `json:"preemptionGivenBack"`
+	PreemptLost      int `json:"preemptionLost"`
 }
 
 // GroupDetail is GET api/v1/groups/{name}: the chart's data.

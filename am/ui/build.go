@@ -147,7 +147,8 @@ func group(g core.GroupView) Group {
 		OutThreshold: g.OutThreshold, InThreshold: g.InThreshold, WorkersWanted: g.Wanted, Workers: g.Workers,
 		WorkersPending: g.PendingWorkers, WorkersDraining: g.Draining, Nodes: g.Nodes, NodesDraining: g.DrainingNodes,
 		QueuedAttempts: g.QueuedAttempts, RunningAttempts: g.RunningAttempts, TaskMB: g.RunningMB, OfferedMB: g.OfferedMB,
-		WorkerMemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb}
+		WorkerMemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb,
+		PreemptWarned: g.Preempt.Warned, PreemptGivenBack: g.Preempt.GivenBack, PreemptLost: g.Preempt.Lost}
 }
 
 func (u *UI) groupDetail(v View, name string) (GroupDetail, bool) {

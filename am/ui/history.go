@@ -30,7 +30,7 @@ type Snapshot struct {
 
 // historyVersion changes when a Snapshot's layout does, so an older ebb
 // says what it cannot read rather than showing half a page. Version 2
-// added the nodes' State and DrainBy; a version-1 file still reads (every
+// added the nodes' State and DrainBy and the groups' preemption counters; a version-1 file still reads (every
 // node RUNNING), so oldestHistoryVersion stays 1.
 const (
 	historyVersion       = 2

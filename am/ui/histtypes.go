@@ -101,6 +101,7 @@ type histGroup struct {
 	RunningMB       int64            `json:"RunningMB"`
 	OfferedMB       int64            `json:"OfferedMB"`
 	NeedsWorkers    bool             `json:"NeedsWorkers"`
+	Preempt         histPreempt      `json:"Preempt"`
 	Kind            string           `json:"Kind"`
 	MemoryMB        int64            `json:"MemoryMB"`
 	SizedByEbb      bool             `json:"SizedByEbb"`
@@ -233,11 +234,18 @@ func (h histAttempt) core() core.AttemptRecord {
 		ExitCode: h.ExitCode, Diagnostics: h.Diagnostics, Progress: h.Progress}
 }
 
+// histPreempt is core.PreemptCounts as the history file keeps it.
+type histPreempt struct {
+	Warned    int `json:"Warned"`
+	GivenBack int `json:"GivenBack"`
+	Lost      int `json:"Lost"`
+}
+
 func toHistGroup(g core.GroupView) histGroup {
 	return histGroup{Name: g.Name, State: g.State, UsagePercent: g.UsagePercent, Workers: g.Workers,
 		PendingWorkers: g.PendingWorkers, Nodes: g.Nodes, QueuedAttempts: g.QueuedAttempts,
 		RunningAttempts: g.RunningAttempts, RunningMB: g.RunningMB, OfferedMB: g.OfferedMB, NeedsWorkers: g.NeedsWorkers,
-		Kind: g.Kind, MemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb, VCores: g.VCores, Autoscaled: g.Autoscaled,
+		Preempt: histPreempt(g.Preempt), Kind: g.Kind, MemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb, VCores: g.VCores, Autoscaled: g.Autoscaled,
 		OutThreshold: g.OutThreshold, InThreshold: g.InThreshold, Wanted: g.Wanted, Draining: g.Draining,
 		DrainingNodes: g.DrainingNodes, Usage: mapSlice(g.Usage, func(p core.UsagePoint) histUsagePoint {
 			return histUsagePoint{At: p.At, UsagePercent: p.UsagePercent, InstantPercent: p.InstantPercent, State: p.State,
@@ -249,7 +257,8 @@ func toHistGroup(g core.GroupView) histGroup {
 func (h histGroup) core() core.GroupView {
 	return core.GroupView{GroupStatus: core.GroupStatus{Name: h.Name, State: h.State, UsagePercent: h.UsagePercent,
 		Workers: h.Workers, PendingWorkers: h.PendingWorkers, Nodes: h.Nodes, QueuedAttempts: h.QueuedAttempts,
-		RunningAttempts: h.RunningAttempts, RunningMB: h.RunningMB, OfferedMB: h.OfferedMB, NeedsWorkers: h.NeedsWorkers},
+		RunningAttempts: h.RunningAttempts, RunningMB: h.RunningMB, OfferedMB: h.OfferedMB, NeedsWorkers: h.NeedsWorkers,
+		Preempt: core.PreemptCounts(h.Preempt)},
 		Kind: h.Kind, MemoryMB: h.MemoryMB, SizedByEbb: h.SizedByEbb, VCores: h.VCores, Autoscaled: h.Autoscaled,
 		OutThreshold: h.OutThreshold, InThreshold: h.InThreshold, Wanted: h.Wanted, Draining: h.Draining,
 		DrainingNodes: h.DrainingNodes, Usage: mapSlice(h.Usage, func(p histUsagePoint) core.UsagePoint {

@@ -80,6 +80,13 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 	for _, g := range o.Groups {
 		fmt.Fprintf(b, "ebb_group_queued_attempts{group=%q} %d\n", g.Name, g.QueuedAttempts)
 	}
+	help(b, "ebb_group_preempted_containers_total", "counter",
+		"Containers per ContainerGroup the ResourceManager warned it would preempt, the AM gave back before the kill, and the RM killed.")
+	for _, g := range o.Groups {
+		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"warned\"} %d\n", g.Name, g.PreemptWarned)
+		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"given_back\"} %d\n", g.Name, g.PreemptGivenBack)
+		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"lost\"} %d\n", g.Name, g.PreemptLost)
+	}
 	help(b, "ebb_autoscaler_transitions_total", "counter", "Autoscaler state changes by group, change and reason (numbers in the reason replaced by N).")
 	byReason := map[string]int{}
 	var keys []string

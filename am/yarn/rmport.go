@@ -129,6 +129,11 @@ func (p RMPort) Allocate(ctx context.Context, req AllocateRequest) (AllocateResp
 	for _, n := range r.GetUpdatedNodes() {
 		out.UpdatedNodes = append(out.UpdatedNodes, nodeReportFrom(n))
 	}
+	out.Preempt = preemptionFrom(r.GetPreempt())
+	if l := r.GetLimit(); l != nil {
+		lim := resourceFrom(l)
+		out.Limit = &lim
+	}
 	if t := r.GetAmRmToken(); t != nil {
 		tok := yarnrpc.TokenFromProto(t)
 		out.AMRMToken = &tok // yarnrpc already uses it for new connections

@@ -106,6 +106,10 @@ type AllocateResponse struct {
 	NMTokens     []NMToken
 	UpdatedNodes []NodeReport
 	AMRMToken    *yarnrpc.Token
+	// Preempt is the RM's preemption warning (nil: none).
+	Preempt *Preemption
+	// Limit is the application's headroom (nil: not reported).
+	Limit *Resource
 }
 
 // Registration is the RM's answer to register.

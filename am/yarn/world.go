@@ -107,6 +107,10 @@ type World struct {
 	// progress is what allocate reports to the RM (its UI shows it),
 	// refreshed from the loop's summary on every tick.
 	progress float32
+	// headroomMB: the last headroom told to the Core (headroomSent: one
+	// was); only beat reads and writes them.
+	headroomMB   int64
+	headroomSent bool
 	// tokens replace Options.Worker.Tokens once the AM has fresh ones
 	// (SetWorkerTokens); launches read them from any goroutine.
 	tokensMu sync.Mutex
@@ -345,6 +349,11 @@ func (w *World) beat(ctx context.Context) error {
 	for _, n := range changed {
 		w.o.Events.Send(nodeChanged(n))
 	}
+	if w.o.Events != nil {
+		for _, ev := range preemptionEvents(resp, &w.headroomMB, &w.headroomSent) {
+			w.o.Events.Send(ev)
+		}
+	}
 	switch resp.Command {
 	case CommandResync:
 		return w.reregister(ctx, "the ResourceManager asked for a resync")
@@ -357,7 +366,7 @@ func (w *World) beat(ctx context.Context) error {
 // lost tells the Core that the worker of a completed container is gone.
 func (w *World) lost(c Completed) {
 	id, reason := c.ID.String(), lostReason(c)
-	w.o.Events.Send(core.WorkerGone{Worker: id, Reason: reason, Exited: true})
+	w.o.Events.Send(core.WorkerGone{Worker: id, Reason: reason, Exited: true, Preempted: c.ExitStatus == exitPreempted})
 }
 
 func lostReason(c Completed) string {

@@ -244,8 +244,8 @@ func printStatus(ctx context.Context, out *printer, c *amclient.Client, page amc
 		return err
 	}
 	for _, g := range cs.Groups {
-		out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running\n",
-			g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts)
+		out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running%s\n",
+			g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts, preemptLine(g))
 	}
 	trs := cs.Transitions
 	if len(trs) > 10 {
@@ -329,4 +329,13 @@ func waitDAG(ctx context.Context, out *printer, c *amclient.Client, id string) e
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// preemptLine is a group's preemption counters for `ebb dag status`, ""
+// while the cluster has preempted nothing of it.
+func preemptLine(g amclient.Group) string {
+	if g.PreemptWarned+g.PreemptGivenBack+g.PreemptLost == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; preemption: %d containers warned, %d given back, %d lost", g.PreemptWarned, g.PreemptGivenBack, g.PreemptLost)
 }

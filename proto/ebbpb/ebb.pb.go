@@ -2280,8 +2280,13 @@ type GroupStatus struct {
 	Nodes           int32                  `protobuf:"varint,7,opt,name=nodes,proto3" json:"nodes,omitempty"`
 	QueuedAttempts  int32                  `protobuf:"varint,8,opt,name=queued_attempts,json=queuedAttempts,proto3" json:"queued_attempts,omitempty"`
 	RunningAttempts int32                  `protobuf:"varint,9,opt,name=running_attempts,json=runningAttempts,proto3" json:"running_attempts,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Containers the ResourceManager warned it would preempt, the AM gave
+	// back before the kill, and the RM killed (exit status -102).
+	PreemptWarned    int32 `protobuf:"varint,10,opt,name=preempt_warned,json=preemptWarned,proto3" json:"preempt_warned,omitempty"`
+	PreemptGivenBack int32 `protobuf:"varint,11,opt,name=preempt_given_back,json=preemptGivenBack,proto3" json:"preempt_given_back,omitempty"`
+	PreemptLost      int32 `protobuf:"varint,12,opt,name=preempt_lost,json=preemptLost,proto3" json:"preempt_lost,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *GroupStatus) Reset() {
@@ -2373,6 +2378,27 @@ func (x *GroupStatus) GetQueuedAttempts() int32 {
 func (x *GroupStatus) GetRunningAttempts() int32 {
 	if x != nil {
 		return x.RunningAttempts
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetPreemptWarned() int32 {
+	if x != nil {
+		return x.PreemptWarned
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetPreemptGivenBack() int32 {
+	if x != nil {
+		return x.PreemptGivenBack
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetPreemptLost() int32 {
+	if x != nil {
+		return x.PreemptLost
 	}
 	return 0
 }
@@ -2900,7 +2926,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x15ClusterStatusResponse\x12+\n" +
 	"\x06groups\x18\x01 \x03(\v2\x13.ebb.v1.GroupStatusR\x06groups\x12(\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x12.ebb.v1.NodeStatusR\x05nodes\x124\n" +
-	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\x9d\x02\n" +
+	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\x95\x03\n" +
 	"\vGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
@@ -2910,7 +2936,11 @@ const file_ebb_proto_rawDesc = "" +
 	"\x0fpending_workers\x18\x06 \x01(\x05R\x0ependingWorkers\x12\x14\n" +
 	"\x05nodes\x18\a \x01(\x05R\x05nodes\x12'\n" +
 	"\x0fqueued_attempts\x18\b \x01(\x05R\x0equeuedAttempts\x12)\n" +
-	"\x10running_attempts\x18\t \x01(\x05R\x0frunningAttempts\"\x8c\x01\n" +
+	"\x10running_attempts\x18\t \x01(\x05R\x0frunningAttempts\x12%\n" +
+	"\x0epreempt_warned\x18\n" +
+	" \x01(\x05R\rpreemptWarned\x12,\n" +
+	"\x12preempt_given_back\x18\v \x01(\x05R\x10preemptGivenBack\x12!\n" +
+	"\fpreempt_lost\x18\f \x01(\x05R\vpreemptLost\"\x8c\x01\n" +
 	"\n" +
 	"NodeStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
