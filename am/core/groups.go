@@ -29,9 +29,10 @@ type group struct {
 	pnodes   []packing.Node
 	pindex   map[string]int
 	byNode   map[string][]*workerRun
-	wanted   int // last WantWorkers total sent
-	unavail  int // workers draining or told to stop, still registered
-	pending  int // workers asked for and not yet registered (wanted - registered, >= 0)
+	wanted   int      // last WantWorkers total sent
+	unavail  int      // workers draining or told to stop, still registered
+	pending  int      // workers asked for and not yet registered (wanted - registered, >= 0)
+	asked    []string // under packing, the nodes of the pending workers' asks (asked.go)
 	maxW     int
 	incoming int // workers a fair rebalancing is sending here
 	// reserveHeld is the free memory the last placement pass left idle

@@ -42,9 +42,7 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	c.workers[info.ID] = w
 	n.workers[w] = struct{}{}
 	g.addWorker(w)
-	if g.pending > 0 {
-		g.pending--
-	}
+	g.askArrived(info.Node)
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
 	c.recoveredWorker(w)
 	if why, ok := c.blacklist[info.Node]; ok && !n.draining {
@@ -270,7 +268,7 @@ func (c *Core) updateWanted() {
 		g.pending = max(0, want-live)
 		if want != g.wanted {
 			g.wanted = want
-			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.preferNodes(g, want-live), Avoid: c.drainingNodes()})
+			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.drainingNodes()})
 		}
 	}
 }
@@ -291,7 +289,7 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if nd.draining {
 			continue
 		}
-		var used int64
+		used := c.inFlightMB(id)
 		for w := range nd.workers {
 			used += w.info.MemoryMB
 		}
@@ -307,7 +305,8 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if _, bad := c.blacklist[id]; bad {
 			continue
 		}
-		nodes = append(nodes, packing.Node{ID: id, CapacityMB: c.cluster[id], FitsMB: c.cluster[id]})
+		used := c.inFlightMB(id)
+		nodes = append(nodes, packing.Node{ID: id, CapacityMB: c.cluster[id], UsedMB: used, FitsMB: c.cluster[id] - used})
 	}
 	if len(nodes) == 0 {
 		return nil
