@@ -96,6 +96,27 @@ if [ -z "${EBB_TEST_SECURE_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-
 fi
 # -- end of Kerberos part 1
 
+# -- Priority cluster (issue 23), part 1 of 2: application priorities above
+# 0 (yarn.cluster.max-application-priority) and one active AM per queue, so
+# TestYarnPriorityActivatedFirst can fill its queue; the other tests would
+# wait behind each other's AMs there, so it is a cluster of its own.
+prio_pid=
+priodir=
+prio_stop() {
+  if [ -n "$priodir" ]; then
+    scripts/minicluster/stop.sh "$priodir" >/dev/null 2>&1 || true
+  fi
+}
+if [ -z "${EBB_TEST_PRIORITY_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
+  priodir="$(mktemp -d /tmp/ebb-test-priority.XXXXXX)"
+  echo "== starting the priority minicluster in $priodir (background)"
+  EBB_MINICLUSTER_ARGS="--set yarn.cluster.max-application-priority=10 --set yarn.scheduler.capacity.maximum-am-resource-percent=0.01" \
+    scripts/minicluster/start.sh "$priodir" >"$priodir.out" 2>"$priodir.err" &
+  prio_pid=$!
+  trap 'secure_stop; prio_stop' EXIT
+fi
+# -- end of priority part 1
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.
@@ -118,12 +139,12 @@ cleanup() {
     scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
-trap cleanup EXIT
+trap 'cleanup; secure_stop; prio_stop' EXIT
 
 # -- Kerberos cluster, part 2 of 2: wait for it; CI=true makes a failed
 # start a failure, elsewhere the Kerberos tests skip loudly.
 if [ -n "$secure_pid" ]; then
-  trap 'cleanup; secure_stop' EXIT
+  trap 'cleanup; secure_stop; prio_stop' EXIT
   if wait "$secure_pid" && sconf=$(tail -n 1 "$securedir.out") && [ -d "$sconf" ]; then
     export EBB_TEST_SECURE_HADOOP_CONF_DIR="$sconf"
     echo "Kerberos minicluster up: $sconf ($(grep 'ready in' "$securedir.err" || true))"
@@ -137,6 +158,23 @@ if [ -n "$secure_pid" ]; then
   fi
 fi
 # -- end of Kerberos part 2
+
+# -- Priority cluster, part 2 of 2.
+if [ -n "$prio_pid" ]; then
+  trap 'cleanup; secure_stop; prio_stop' EXIT
+  if wait "$prio_pid" && pconf=$(tail -n 1 "$priodir.out") && [ -d "$pconf" ]; then
+    export EBB_TEST_PRIORITY_HADOOP_CONF_DIR="$pconf"
+    echo "priority minicluster up: $pconf"
+  elif [ "${CI:-}" = true ]; then
+    tail -n 30 "$priodir.err" >&2
+    echo "the priority minicluster did not start (CI=true: that is a failure)" >&2
+    exit 1
+  else
+    tail -n 30 "$priodir.err" >&2
+    echo "WARNING: the priority minicluster did not start: the priority test will skip" >&2
+  fi
+fi
+# -- end of priority part 2
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)
