@@ -29,6 +29,11 @@ func (c *Core) planAsks(g *group, n int) []string {
 		g.asked = nil
 		return nil
 	}
+	// No known node for the new ones: anywhere, not round-robin over
+	// the nodes of the asks in flight, which they may fill.
+	for len(fresh) < n-len(kept) {
+		fresh = append(fresh, "")
+	}
 	g.asked = append(fresh, kept...)
 	return slices.Clone(g.asked)
 }
