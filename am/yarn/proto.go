@@ -46,11 +46,22 @@ func nodeName(n *hadooppb.NodeIdProto) string {
 }
 
 func resourceProto(r Resource) *hadooppb.ResourceProto {
-	return &hadooppb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(r.VCores)}
+	p := &hadooppb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(r.VCores)}
+	types := ParseTypes(r.Types)
+	for _, name := range slices.Sorted(maps.Keys(types)) {
+		p.ResourceValueMap = append(p.ResourceValueMap, &hadooppb.ResourceInformationProto{Key: proto.String(name), Value: proto.Int64(types[name])})
+	}
+	return p
 }
 
 func resourceFrom(p *hadooppb.ResourceProto) Resource {
-	return Resource{MemoryMB: p.GetMemory(), VCores: p.GetVirtualCores()}
+	types := map[string]int64{}
+	for _, ri := range p.GetResourceValueMap() {
+		if k := ri.GetKey(); k != "memory-mb" && k != "vcores" {
+			types[k] = ri.GetValue()
+		}
+	}
+	return Resource{MemoryMB: p.GetMemory(), VCores: p.GetVirtualCores(), Types: TypesKey(types)}
 }
 
 func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {

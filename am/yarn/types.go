@@ -10,6 +10,9 @@ import (
 type Resource struct {
 	MemoryMB int64
 	VCores   int32
+	// Types are the other resource types (yarn.io/gpu), in the canonical
+	// form TypesKey gives, so that a Resource stays comparable.
+	Types string
 }
 
 // AnyHost is the resource name that matches every node.

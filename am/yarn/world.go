@@ -534,7 +534,8 @@ const (
 )
 
 func tooBig(r, limit Resource) bool {
-	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores
+	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores ||
+		typesTooBig(r, limit) != ""
 }
 
 // refuse fails the DAGs of a group whose workers no container can hold:
@@ -543,6 +544,9 @@ func tooBig(r, limit Resource) bool {
 func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	reason := fmt.Sprintf("container group %s needs %d MB / %d vcores workers, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d, yarn.scheduler.maximum-allocation-vcores=%d)",
 		g.Name, g.MemoryMB, max(g.VCores, 1), limit.MemoryMB, limit.VCores)
+	if why := typesTooBig(capability(g), limit); why != "" {
+		reason = fmt.Sprintf("container group %s: %s", g.Name, why)
+	}
 	w.o.Log.Error("yarn: " + reason)
 	// WantWorkers runs on the loop's goroutine: post from another one (a
 	// full event queue would otherwise block the goroutine that drains it).
