@@ -117,6 +117,24 @@ if [ -z "${EBB_TEST_PRIORITY_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER
 fi
 # -- end of priority part 1
 
+# -- GPU cluster (issue 23): one yarn.io/gpu per NodeManager and the
+# DominantResourceCalculator, for TestYarnGPUWorkersOnePerNode.
+gpu_pid=
+gpudir=
+gpu_stop() {
+  if [ -n "$gpudir" ]; then
+    scripts/minicluster/stop.sh "$gpudir" >/dev/null 2>&1 || true
+  fi
+}
+if [ -z "${EBB_TEST_GPU_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
+  gpudir="$(mktemp -d /tmp/ebb-test-gpu.XXXXXX)"
+  echo "== starting the GPU minicluster in $gpudir (background)"
+  EBB_MINICLUSTER_ARGS="--set yarn.resource-types=yarn.io/gpu --set yarn.nodemanager.resource-type.yarn.io/gpu=1 --set yarn.scheduler.capacity.resource-calculator=org.apache.hadoop.yarn.util.resource.DominantResourceCalculator" \
+    scripts/minicluster/start.sh "$gpudir" >"$gpudir.out" 2>"$gpudir.err" &
+  gpu_pid=$!
+  trap 'secure_stop; prio_stop; gpu_stop' EXIT
+fi
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.
@@ -139,12 +157,12 @@ cleanup() {
     scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
-trap 'cleanup; secure_stop; prio_stop' EXIT
+trap 'cleanup; secure_stop; prio_stop; gpu_stop' EXIT
 
 # -- Kerberos cluster, part 2 of 2: wait for it; CI=true makes a failed
 # start a failure, elsewhere the Kerberos tests skip loudly.
 if [ -n "$secure_pid" ]; then
-  trap 'cleanup; secure_stop; prio_stop' EXIT
+  trap 'cleanup; secure_stop; prio_stop; gpu_stop' EXIT
   if wait "$secure_pid" && sconf=$(tail -n 1 "$securedir.out") && [ -d "$sconf" ]; then
     export EBB_TEST_SECURE_HADOOP_CONF_DIR="$sconf"
     echo "Kerberos minicluster up: $sconf ($(grep 'ready in' "$securedir.err" || true))"
@@ -161,7 +179,7 @@ fi
 
 # -- Priority cluster, part 2 of 2.
 if [ -n "$prio_pid" ]; then
-  trap 'cleanup; secure_stop; prio_stop' EXIT
+  trap 'cleanup; secure_stop; prio_stop; gpu_stop' EXIT
   if wait "$prio_pid" && pconf=$(tail -n 1 "$priodir.out") && [ -d "$pconf" ]; then
     export EBB_TEST_PRIORITY_HADOOP_CONF_DIR="$pconf"
     echo "priority minicluster up: $pconf"
@@ -175,6 +193,21 @@ if [ -n "$prio_pid" ]; then
   fi
 fi
 # -- end of priority part 2
+
+# -- GPU cluster, part 2 of 2.
+if [ -n "$gpu_pid" ]; then
+  if wait "$gpu_pid" && gconf=$(tail -n 1 "$gpudir.out") && [ -d "$gconf" ]; then
+    export EBB_TEST_GPU_HADOOP_CONF_DIR="$gconf"
+    echo "GPU minicluster up: $gconf"
+  elif [ "${CI:-}" = true ]; then
+    tail -n 30 "$gpudir.err" >&2
+    echo "the GPU minicluster did not start (CI=true: that is a failure)" >&2
+    exit 1
+  else
+    tail -n 30 "$gpudir.err" >&2
+    echo "WARNING: the GPU minicluster did not start: the GPU test will skip" >&2
+  fi
+fi
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)

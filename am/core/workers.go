@@ -283,6 +283,12 @@ func (c *Core) preferNodes(g *group, n int) []string {
 	if n <= 0 || c.opts.Allocator.Name() != "packed" {
 		return nil
 	}
+	if len(g.info.Resources) > 0 {
+		// The packer counts memory only: a node it picks may lack the
+		// group's other resource types (a GPU), and a strict ask there
+		// would pend forever. The ResourceManager places these.
+		return nil
+	}
 	var nodes []packing.Node
 	for _, id := range sortedKeys(c.nodes) {
 		nd := c.nodes[id]
