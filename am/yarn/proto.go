@@ -67,7 +67,7 @@ func resourceFrom(p *hadooppb.ResourceProto) Resource {
 func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {
 	return NodeReport{Node: nodeName(n.GetNodeId()), HTTP: n.GetHttpAddress(), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
 		VCores: n.GetCapability().GetVirtualCores(), Running: n.GetNodeState() == hadooppb.NodeStateProto_NS_RUNNING,
-		Containers: n.GetNumContainers()}
+		Containers: n.GetNumContainers(), Types: resourceFrom(n.GetCapability()).Types}
 }
 
 func nmTokensFrom(ts []*hadooppb.NMTokenProto) []NMToken {

@@ -64,3 +64,34 @@ func orNone(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// noNodeHolds says why no known node can hold r's other resource types
+// ("" when one can, or when r asks for none or no node is known): the
+// RM's maximum for a type is per container and may exceed every node's
+// (yarn.resource-types.<type>.maximum-allocation defaults to no limit),
+// so an ask for 2 GPUs on nodes of 1 would pend forever.
+func noNodeHolds(r Resource, nodes map[string]NodeReport) string {
+	want := ParseTypes(r.Types)
+	if len(want) == 0 || len(nodes) == 0 {
+		return ""
+	}
+	most := map[string]int64{}
+	for _, n := range nodes {
+		have := ParseTypes(n.Types)
+		fits := true
+		for name, v := range want {
+			most[name] = max(most[name], have[name])
+			if have[name] < v {
+				fits = false
+			}
+		}
+		if fits {
+			return ""
+		}
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		parts = append(parts, fmt.Sprintf("%s=%d (the most on one node: %d)", name, want[name], most[name]))
+	}
+	return fmt.Sprintf("no NodeManager has the resources a worker asks for: %s", strings.Join(parts, ", "))
+}

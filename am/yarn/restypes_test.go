@@ -58,3 +58,20 @@ func TestResourceTypesTooBig(t *testing.T) {
 		}
 	}
 }
+
+// The RM's per-container maximum for a type may exceed every node's: a
+// group asking more of a type than any NodeManager has is refused with
+// what it asked and the most one node has, not left pending.
+func TestNoNodeHoldsTheTypes(t *testing.T) {
+	nodes := map[string]NodeReport{"n1:1": {Node: "n1:1", Types: "yarn.io/gpu=1"}, "n2:1": {Node: "n2:1"}}
+	if why := noNodeHolds(Resource{Types: "yarn.io/gpu=1"}, nodes); why != "" {
+		t.Errorf("one GPU, n1 has one: refused %q", why)
+	}
+	why := noNodeHolds(Resource{Types: "yarn.io/gpu=2"}, nodes)
+	if !strings.Contains(why, "yarn.io/gpu=2 (the most on one node: 1)") {
+		t.Errorf("two GPUs, nodes of at most one: %q", why)
+	}
+	if why := noNodeHolds(Resource{}, nodes); why != "" {
+		t.Errorf("no types asked: refused %q", why)
+	}
+}

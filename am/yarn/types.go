@@ -66,6 +66,8 @@ type NodeReport struct {
 	VCores     int32
 	Running    bool
 	Containers int32
+	// Types: the node's other resource types (TypesKey), e.g. yarn.io/gpu=1.
+	Types string
 }
 
 // NMToken authenticates the AM to one NodeManager.

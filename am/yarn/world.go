@@ -379,6 +379,11 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 		w.refuse(g, limit)
 		return
 	}
+	if why := noNodeHolds(capability(g), w.nodes); why != "" {
+		w.mu.Unlock()
+		w.refuseBecause(g, fmt.Sprintf("container group %s: %s", g.Name, why))
+		return
+	}
 	w.book.Want(g, total, prefer, avoid)
 	w.mu.Unlock()
 	select {
@@ -547,6 +552,11 @@ func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	if why := typesTooBig(capability(g), limit); why != "" {
 		reason = fmt.Sprintf("container group %s: %s", g.Name, why)
 	}
+	w.refuseBecause(g, reason)
+}
+
+// refuseBecause fails the DAGs of group g with reason.
+func (w *World) refuseBecause(g core.GroupInfo, reason string) {
 	w.o.Log.Error("yarn: " + reason)
 	// WantWorkers runs on the loop's goroutine: post from another one (a
 	// full event queue would otherwise block the goroutine that drains it).

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,5 +57,35 @@ vertices:
 		if len(ws) > 1 {
 			t.Errorf("node %s ran %d GPU workers with one GPU: %v", node, len(ws), ws)
 		}
+	}
+}
+
+// More GPUs per worker than any NodeManager has: the DAG fails at once,
+// saying so, instead of waiting forever for a container. (Here the RM's
+// maximum capability follows its largest node, so the maximum says it;
+// where an admin set a larger yarn.io/gpu maximum-allocation, the node
+// reports do: noNodeHolds.)
+func TestYarnGPUMoreThanAnyNodeRefused(t *testing.T) {
+	dir := os.Getenv(envGPUConfDir)
+	if dir == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is unset and CI=true", envGPUConfDir)
+		}
+		t.Skipf("SKIPPING INTEGRATION TEST %s: %s is unset", t.Name(), envGPUConfDir)
+	}
+	t.Setenv("EBB_TEST_HADOOP_CONF_DIR", dir)
+	y := newYarnTest(t)
+	spec := y.writeDAG(`
+name: yarn-gpu-2
+containerGroup: {name: gpu2, workerMemoryMB: 512, resources: {yarn.io/gpu: 2}}
+vertices:
+  - {name: v, command: "true", parallelism: 1, memoryMB: 512}
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := y.ebb(ctx, append([]string{"submit", spec}, amSets...)...)
+	t.Logf("ebb submit:\n%s", out)
+	if err == nil || !strings.Contains(out, "FAILED") || !strings.Contains(out, "resource type yarn.io/gpu: workers need 2") {
+		t.Fatalf("want the DAG refused for two GPUs on nodes of one; err %v", err)
 	}
 }
