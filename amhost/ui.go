@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -32,7 +33,12 @@ func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (u
 		}
 	}
 	o := ui.Options{
-		App:                ui.AppInfo{ID: app, Name: "ebb", User: user, World: "yarn", Attempt: int(cid.Attempt.Attempt)},
+		App: ui.AppInfo{ID: app, Name: "ebb", User: user, World: "yarn", Attempt: int(cid.Attempt.Attempt), Priority: priorityText(c)},
+		AppLate: func(a *ui.AppInfo) {
+			if q := st.queue.Load(); q != nil {
+				a.Queue = *q
+			}
+		},
 		PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
 		ExtraMetrics:       st.metrics,
 		NodeLogURL: func(node, container, file string) string {
@@ -63,7 +69,24 @@ func yarnUIOptions(c *conf.Config, cid yarn.ContainerID, user, secret string) (u
 // NodeManagers' web addresses and the world whose RM round trips it shows.
 type yarnUIState struct {
 	nodeHTTP atomic.Pointer[map[string]string]
+	queue    atomic.Pointer[string] // the RM's queue for the application, from registration
 	world    atomic.Pointer[yarn.World]
+}
+
+// setQueue records the queue the RM placed the application in.
+func (s *yarnUIState) setQueue(q string) {
+	if q != "" {
+		s.queue.Store(&q)
+	}
+}
+
+// priorityText is ebb.am.priority for the header: "" when unset (the
+// queue's default, which the AM does not learn).
+func priorityText(c *conf.Config) string {
+	if p := c.Int("ebb.am.priority"); p >= 0 {
+		return strconv.Itoa(p)
+	}
+	return ""
 }
 
 func (s *yarnUIState) setNodes(nodes []yarn.NodeReport) {

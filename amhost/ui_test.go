@@ -51,3 +51,30 @@ func TestYarnUIOptions(t *testing.T) {
 		t.Errorf("metrics before the world: %q", b.String())
 	}
 }
+
+// The header's queue on YARN is the one the RM names at registration (it
+// was "-"), and its priority is ebb.am.priority ("" at -1: the queue's
+// default).
+func TestYarnUIQueueAndPriority(t *testing.T) {
+	for _, prio := range []string{"3", "-1"} {
+		c, _, err := conf.Load(conf.LoadOptions{Getenv: func(string) string { return "" }, Sets: map[string]string{"ebb.am.priority": prio}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cid, err := yarn.ParseContainerID("container_1700000000000_0007_01_000001")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, st := yarnUIOptions(c, cid, "alice", "s")
+		st.setQueue("root.b")
+		a := o.App
+		o.AppLate(&a)
+		want := prio
+		if prio == "-1" {
+			want = ""
+		}
+		if a.Queue != "root.b" || a.Priority != want {
+			t.Errorf("ebb.am.priority=%s: header queue %q priority %q, want root.b and %q", prio, a.Queue, a.Priority, want)
+		}
+	}
+}

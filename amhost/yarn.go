@@ -327,6 +327,7 @@ func (s *yarnStart) registerAndRecover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.ui.setQueue(reg.Queue)
 	app := s.cid.Attempt.App
 	// Groups whose DAG leaves the worker size to ebb are sized within
 	// what the RM grants: asks round up to the minimum allocation.

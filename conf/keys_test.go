@@ -66,6 +66,8 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"mr3.am.resource.memory.mb":                               "4096",
 		"mr3.am.resource.cpu.cores":                               "1",
 		"mr3.am.max.app.attempts":                                 "2",
+		"ebb.am.attempt.failures.validity.interval.ms":            "-1",
+		"ebb.am.priority":                                         "-1",
 		"mr3.am.rm.heartbeat.interval.ms":                         "1000",
 		"mr3.am.resourcescheduler.max.requests.per.taskscheduler": "10",
 		"mr3.am.max.num.concurrent.dags":                          "128",

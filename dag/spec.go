@@ -63,6 +63,9 @@ type GroupSpec struct {
 	Env            map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 	// MaxWorkers caps the group's workers (0: mr3.container.max.num.workers).
 	MaxWorkers int `yaml:"maxWorkers,omitempty" json:"maxWorkers,omitempty"`
+	// Resources are YARN resource types other than memory and vcores that
+	// each worker's container asks for, by name (yarn.io/gpu: 1).
+	Resources map[string]int64 `yaml:"resources,omitempty" json:"resources,omitempty"`
 }
 
 // VertexSpec is one stage: a command run once per task.

@@ -2,7 +2,9 @@ package dag
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -99,6 +101,17 @@ func (g *GroupSpec) validate() error {
 	}
 	if g.MaxWorkers < 0 {
 		return fieldErr("containerGroup.maxWorkers", "%d: want 0 (unlimited) or more", g.MaxWorkers)
+	}
+	for _, name := range slices.Sorted(maps.Keys(g.Resources)) {
+		field := "containerGroup.resources." + name
+		switch {
+		case name == "" || strings.ContainsAny(name, " ,="):
+			return fieldErr("containerGroup.resources", "%q: want a YARN resource type name (yarn.io/gpu)", name)
+		case name == "memory-mb" || name == "vcores":
+			return fieldErr(field, "memory and vcores are workerMemoryMB and workerVCores")
+		case g.Resources[name] < 1:
+			return fieldErr(field, "%d: want 1 or more", g.Resources[name])
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -13,6 +14,8 @@ type GroupProps struct {
 	WorkerVCores   int
 	Env            map[string]string
 	MaxWorkers     int // 0 = unlimited
+	// Resources: other YARN resource types per worker (yarn.io/gpu: 1).
+	Resources map[string]int64
 	// SizedByEbb: the DAG left the worker size to ebb (SizeWorker chose
 	// WorkerMemoryMB); TaskMB is then the DAG's largest task, which is all
 	// it needs of a worker. Diff compares neither: MergeGroup does.
@@ -40,6 +43,9 @@ func (p GroupProps) Diff(q GroupProps) []string {
 	if p.MaxWorkers != q.MaxWorkers {
 		d = append(d, "maxWorkers")
 	}
+	if !maps.Equal(p.Resources, q.Resources) {
+		d = append(d, "resources")
+	}
 	return d
 }
 
@@ -51,5 +57,10 @@ func (p GroupProps) Diff(q GroupProps) []string {
 // environment, max workers, the task memory inside the worker) is
 // re-initialised when a worker is recycled, so it does not split kinds.
 func KindKey(p GroupProps) string {
-	return "memoryMB=" + strconv.FormatInt(p.WorkerMemoryMB, 10) + ",vcores=" + strconv.Itoa(p.WorkerVCores)
+	k := "memoryMB=" + strconv.FormatInt(p.WorkerMemoryMB, 10) + ",vcores=" + strconv.Itoa(p.WorkerVCores)
+	// Other resource types are part of the container too.
+	for _, name := range slices.Sorted(maps.Keys(p.Resources)) {
+		k += "," + name + "=" + strconv.FormatInt(p.Resources[name], 10)
+	}
+	return k
 }

@@ -71,68 +71,83 @@ command -v chromium >/dev/null 2>&1 || echo "WARNING: chromium missing: the brow
 export EBB_UI_SCREENSHOTS="${EBB_UI_SCREENSHOTS:-/tmp/ebb-ui-screenshots}"
 echo "UI screenshots go to $EBB_UI_SCREENSHOTS"
 
-# -- Kerberos cluster (issue 16), part 1 of 2: a second, secure minicluster
-# for the Kerberos tests, started in the background so that it comes up
-# while the plain one does; part 2 waits for it before `go test`.
-secure_pid=
-securedir=
-secure_stop() {
-  if [ -n "$securedir" ]; then
-    scripts/minicluster/stop.sh "$securedir" >/dev/null 2>&1 || true
+# -- Background clusters: besides the plain one, tests that need settings of
+# their own each get a minicluster of their own, started here in the
+# background so that they come up while the plain one does, and waited for
+# (wait_background) before `go test`. Each is found by its tests through an
+# environment variable; one given by the caller is used as it is. Under
+# CI=true a cluster that does not start is a failure; elsewhere its tests
+# skip loudly.
+bg_names=()
+declare -A bg_pid bg_dir bg_var
+# start_background NAME VAR COMMAND...: runs COMMAND RUNDIR in the background.
+start_background() {
+  local name=$1 var=$2
+  shift 2
+  if [ -n "${!var:-}" ] || [ -n "${EBB_NO_MINICLUSTER:-}" ] || [ ! -x scripts/minicluster/start.sh ]; then
+    return 0
   fi
+  local dir
+  dir="$(mktemp -d "/tmp/ebb-test-$name.XXXXXX")"
+  echo "== starting the $name minicluster in $dir (background)"
+  "$@" "$dir" >"$dir.out" 2>"$dir.err" &
+  bg_pid[$name]=$!
+  bg_dir[$name]=$dir
+  bg_var[$name]=$var
+  bg_names+=("$name")
 }
-if [ -z "${EBB_TEST_SECURE_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
-  if ! command -v kinit >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq krb5-user) >/dev/null 2>&1 || true
-  fi
-  securedir="$(mktemp -d /tmp/ebb-test-secure.XXXXXX)"
-  echo "== starting the Kerberos minicluster in $securedir (background)"
-  # Tokens that die after 30 s: security's TestSecureTokensPastMaxLifetime
-  # waits that long to show a keytab login outliving them.
-  EBB_MINICLUSTER_ARGS="--set dfs.namenode.delegation.token.max-lifetime=30000 --set dfs.namenode.delegation.token.renew-interval=30000" \
-    scripts/minicluster/start.sh --secure "$securedir" >"$securedir.out" 2>"$securedir.err" &
-  secure_pid=$!
-  trap secure_stop EXIT
-fi
-# -- end of Kerberos part 1
+stop_background() {
+  local name
+  for name in "${bg_names[@]}"; do
+    scripts/minicluster/stop.sh "${bg_dir[$name]}" >/dev/null 2>&1 || true
+  done
+}
+wait_background() {
+  local name conf
+  for name in "${bg_names[@]}"; do
+    if wait "${bg_pid[$name]}" && conf=$(tail -n 1 "${bg_dir[$name]}.out") && [ -d "$conf" ]; then
+      export "${bg_var[$name]}=$conf"
+      echo "$name minicluster up: $conf ($(grep 'ready in' "${bg_dir[$name]}.err" || true))"
+    elif [ "${CI:-}" = true ]; then
+      tail -n 30 "${bg_dir[$name]}.err" >&2
+      echo "the $name minicluster did not start (CI=true: that is a failure)" >&2
+      exit 1
+    else
+      tail -n 30 "${bg_dir[$name]}.err" >&2
+      echo "WARNING: the $name minicluster did not start: the tests that read ${bg_var[$name]} will skip" >&2
+    fi
+  done
+}
+trap stop_background EXIT
 
-# -- Decommission cluster (issue 23), part 1 of 2: a third minicluster with
-# a fourth NodeManager under 127.0.0.2 the RM's exclude list can
-# decommission alone (scripts/minicluster/start-decommission.sh), for
-# TestYarnDecommissionDrainsTheNode; started in the background too.
-decom_pid=
-decomdir=
-decom_stop() {
-  if [ -n "$decomdir" ]; then
-    scripts/minicluster/stop.sh "$decomdir" >/dev/null 2>&1 || true
-  fi
-}
-if [ -z "${EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start-decommission.sh ]; then
-  decomdir="$(mktemp -d /tmp/ebb-test-decommission.XXXXXX)"
-  echo "== starting the decommission minicluster in $decomdir (background)"
-  scripts/minicluster/start-decommission.sh "$decomdir" >"$decomdir.out" 2>"$decomdir.err" &
-  decom_pid=$!
-  trap 'secure_stop; decom_stop' EXIT
+# Kerberos (issue 16): the Kerberos tests, with kinit from Debian's
+# krb5-user. Tokens die after 30 s: security's
+# TestSecureTokensPastMaxLifetime waits that long to show a keytab login
+# outliving them.
+if [ -z "${EBB_TEST_SECURE_HADOOP_CONF_DIR:-}" ] && ! command -v kinit >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq krb5-user) >/dev/null 2>&1 || true
 fi
-# -- end of decommission part 1
-# -- Preemption cluster (issue 23), part 1 of 2: queues a and b with the
-# CapacityScheduler's preemption policy (internal/testcluster/preemptargs),
-# for TestYarnPreemption; started in the background like the Kerberos one.
-preempt_pid=
-preemptdir=
-preempt_stop() {
-  if [ -n "$preemptdir" ]; then
-    scripts/minicluster/stop.sh "$preemptdir" >/dev/null 2>&1 || true
-  fi
-}
-if [ -z "${EBB_TEST_PREEMPT_HADOOP_CONF_DIR:-}" ] && [ -z "${EBB_NO_MINICLUSTER:-}" ] && [ -x scripts/minicluster/start.sh ]; then
-  preemptdir="$(mktemp -d /tmp/ebb-test-preempt.XXXXXX)"
-  echo "== starting the preemption minicluster in $preemptdir (background)"
-  EBB_MINICLUSTER_ARGS="$(go run ./internal/testcluster/preemptargs)" \
-    scripts/minicluster/start.sh "$preemptdir" >"$preemptdir.out" 2>"$preemptdir.err" &
-  preempt_pid=$!
-fi
-# -- end of preemption part 1
+start_background secure EBB_TEST_SECURE_HADOOP_CONF_DIR \
+  env EBB_MINICLUSTER_ARGS="--set dfs.namenode.delegation.token.max-lifetime=30000 --set dfs.namenode.delegation.token.renew-interval=30000" \
+  scripts/minicluster/start.sh --secure
+# Decommission (issue 23): a fourth NodeManager in a JVM of its own under
+# 127.0.0.2, which the RM's exclude list can decommission alone.
+start_background decommission EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR scripts/minicluster/start-decommission.sh
+# Preemption (issue 23): queues a and b with the CapacityScheduler's
+# preemption policy (internal/testcluster/preemptargs).
+start_background preempt EBB_TEST_PREEMPT_HADOOP_CONF_DIR \
+  env EBB_MINICLUSTER_ARGS="$(go run ./internal/testcluster/preemptargs)" scripts/minicluster/start.sh
+# Priority (issue 23): application priorities above 0 and one active AM per
+# queue, so TestYarnPriorityActivatedFirst can fill its queue (other tests
+# would wait behind each other's AMs there).
+start_background priority EBB_TEST_PRIORITY_HADOOP_CONF_DIR \
+  env EBB_MINICLUSTER_ARGS="--set yarn.cluster.max-application-priority=10 --set yarn.scheduler.capacity.maximum-am-resource-percent=0.01" \
+  scripts/minicluster/start.sh
+# GPU (issue 23): one yarn.io/gpu per NodeManager and the
+# DominantResourceCalculator, for the resource-type tests.
+start_background gpu EBB_TEST_GPU_HADOOP_CONF_DIR \
+  env EBB_MINICLUSTER_ARGS="--set yarn.resource-types=yarn.io/gpu --set yarn.nodemanager.resource-type.yarn.io/gpu=1 --set yarn.scheduler.capacity.resource-calculator=org.apache.hadoop.yarn.util.resource.DominantResourceCalculator" \
+  scripts/minicluster/start.sh
 
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
@@ -156,58 +171,8 @@ cleanup() {
     scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
-trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT # every cluster this run started
-
-# -- Kerberos cluster, part 2 of 2: wait for it; CI=true makes a failed
-# start a failure, elsewhere the Kerberos tests skip loudly.
-if [ -n "$secure_pid" ]; then
-  trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT
-  if wait "$secure_pid" && sconf=$(tail -n 1 "$securedir.out") && [ -d "$sconf" ]; then
-    export EBB_TEST_SECURE_HADOOP_CONF_DIR="$sconf"
-    echo "Kerberos minicluster up: $sconf ($(grep 'ready in' "$securedir.err" || true))"
-  elif [ "${CI:-}" = true ]; then
-    tail -n 30 "$securedir.err" >&2
-    echo "the Kerberos minicluster did not start (CI=true: that is a failure)" >&2
-    exit 1
-  else
-    tail -n 30 "$securedir.err" >&2
-    echo "WARNING: the Kerberos minicluster did not start: the Kerberos tests will skip" >&2
-  fi
-fi
-# -- end of Kerberos part 2
-
-# -- Decommission cluster, part 2 of 2: wait for it (same CI=true rule).
-if [ -n "$decom_pid" ]; then
-  trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT
-  if wait "$decom_pid" && dconf=$(tail -n 1 "$decomdir.out") && [ -d "$dconf" ]; then
-    export EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR="$dconf"
-    echo "decommission minicluster up: $dconf"
-  elif [ "${CI:-}" = true ]; then
-    tail -n 30 "$decomdir.err" >&2
-    echo "the decommission minicluster did not start (CI=true: that is a failure)" >&2
-    exit 1
-  else
-    tail -n 30 "$decomdir.err" >&2
-    echo "WARNING: the decommission minicluster did not start: the decommission test will skip" >&2
-  fi
-fi
-# -- end of decommission part 2
-# -- Preemption cluster, part 2 of 2.
-if [ -n "$preempt_pid" ]; then
-  trap 'cleanup; secure_stop; decom_stop; preempt_stop' EXIT
-  if wait "$preempt_pid" && pconf=$(tail -n 1 "$preemptdir.out") && [ -d "$pconf" ]; then
-    export EBB_TEST_PREEMPT_HADOOP_CONF_DIR="$pconf"
-    echo "preemption minicluster up: $pconf"
-  elif [ "${CI:-}" = true ]; then
-    tail -n 30 "$preemptdir.err" >&2
-    echo "the preemption minicluster did not start (CI=true: that is a failure)" >&2
-    exit 1
-  else
-    tail -n 30 "$preemptdir.err" >&2
-    echo "WARNING: the preemption minicluster did not start: TestYarnPreemption will skip" >&2
-  fi
-fi
-# -- end of preemption part 2
+trap 'cleanup; stop_background' EXIT # every cluster this run started
+wait_background
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)

@@ -195,6 +195,10 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 		// (they hold its outputs and run its attempts).
 		KeepContainers: c.conf.Bool("mr3.dag.recovery.enabled"),
 		RolledLogs:     c.conf.String("ebb.log.aggregation.rolled.include.pattern"),
+		// A long-lived session loses its AM now and then: only recent
+		// failures should end it.
+		AttemptFailuresValidity: c.conf.Duration("ebb.am.attempt.failures.validity.interval.ms"),
+		Priority:                priority(c.conf),
 		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
 			Env: env},
 	}
@@ -202,6 +206,17 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 		app.Tags = []string{SessionTag}
 	}
 	return app, inline, nil
+}
+
+// priority is ebb.am.priority for the submission: nil (-1) leaves the
+// application at its queue's default priority.
+func priority(c *conf.Config) *int32 {
+	p := c.Int("ebb.am.priority")
+	if p < 0 {
+		return nil
+	}
+	v := int32(p)
+	return &v
 }
 
 // amCommand is the AM container's command line. exec: the container's

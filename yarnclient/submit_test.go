@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -259,6 +260,38 @@ func TestSubmitLocalizesALargeDAG(t *testing.T) {
 		}
 		if got := inlineFile(t, app.AM.Tokens, f); got != "" {
 			t.Errorf("%s is in the AM's token file too", f)
+		}
+	}
+}
+
+// ebb.am.priority and ebb.am.attempt.failures.validity.interval.ms become
+// the application's priority and validity interval; at -1 there is no
+// priority (the queue's default) and the interval is off (the RM client
+// sends only a positive one: TestSubmitPriorityAndValidityInterval).
+func TestSubmitPriorityAndValidityKeys(t *testing.T) {
+	for _, tc := range []struct {
+		prio, validity string
+		wantPrio       int32 // -1: none
+		wantValidity   time.Duration
+	}{
+		{"7", "3600000", 7, time.Hour},
+		{"0", "0", 0, 0},
+		{"-1", "-1", -1, -time.Millisecond},
+	} {
+		rm, fs := newFakeRM(), newMemStore()
+		c := testConf(t, "ebb.am.priority", tc.prio, "ebb.am.attempt.failures.validity.interval.ms", tc.validity)
+		yc := testClient(t, c, rm, fs)
+		if _, err := yc.Submit(context.Background(), SubmitOptions{DAGPath: writeDAG(t)}); err != nil {
+			t.Fatal(err)
+		}
+		app := rm.submitted[0]
+		got := int32(-1)
+		if app.Priority != nil {
+			got = *app.Priority
+		}
+		if got != tc.wantPrio || app.AttemptFailuresValidity != tc.wantValidity {
+			t.Errorf("priority %s, validity %s ms: submitted priority %d (-1: none), validity %s; want %d, %s",
+				tc.prio, tc.validity, got, app.AttemptFailuresValidity, tc.wantPrio, tc.wantValidity)
 		}
 	}
 }

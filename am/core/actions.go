@@ -81,6 +81,8 @@ type GroupInfo struct {
 	MemoryMB int64
 	VCores   int
 	Env      map[string]string
+	// Resources: other resource types each worker's container asks for.
+	Resources map[string]int64 `json:",omitempty"`
 }
 
 // AttemptSpec is everything a worker needs to run one attempt.

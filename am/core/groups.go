@@ -29,9 +29,10 @@ type group struct {
 	pnodes   []packing.Node
 	pindex   map[string]int
 	byNode   map[string][]*workerRun
-	wanted   int // last WantWorkers total sent
-	unavail  int // workers draining or told to stop, still registered
-	pending  int // workers asked for and not yet registered (wanted - registered, >= 0)
+	wanted   int      // last WantWorkers total sent
+	unavail  int      // workers draining or told to stop, still registered
+	pending  int      // workers asked for and not yet registered (wanted - registered, >= 0)
+	asked    []string // under packing, the nodes of the pending workers' asks (asked.go)
 	maxW     int
 	incoming int // workers a fair rebalancing is sending here
 	// reserveHeld is the free memory the last placement pass left idle
@@ -70,7 +71,7 @@ func (c *Core) groupFor(spec *dag.Spec) (*group, error) {
 	}
 	c.seq++
 	g := &group{
-		info:    GroupInfo{Name: p.Name, MemoryMB: p.WorkerMemoryMB, VCores: p.WorkerVCores, Env: p.Env},
+		info:    GroupInfo{Name: p.Name, MemoryMB: p.WorkerMemoryMB, VCores: p.WorkerVCores, Env: p.Env, Resources: p.Resources},
 		props:   p,
 		seq:     c.seq,
 		owners:  map[*dagRun]struct{}{},
@@ -98,7 +99,7 @@ func (c *Core) groupFor(spec *dag.Spec) (*group, error) {
 func (c *Core) groupProps(spec *dag.Spec) (scheduler.GroupProps, error) {
 	gs := spec.Group
 	p := scheduler.GroupProps{Name: gs.Name, WorkerMemoryMB: gs.WorkerMemoryMB, WorkerVCores: gs.WorkerVCores,
-		Env: maps.Clone(gs.Env), MaxWorkers: gs.MaxWorkers}
+		Env: maps.Clone(gs.Env), MaxWorkers: gs.MaxWorkers, Resources: maps.Clone(gs.Resources)}
 	if p.WorkerVCores == 0 {
 		p.WorkerVCores = 1
 	}

@@ -42,9 +42,7 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	c.workers[info.ID] = w
 	n.workers[w] = struct{}{}
 	g.addWorker(w)
-	if g.pending > 0 {
-		g.pending--
-	}
+	g.askArrived(info.Node)
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
 	c.recoveredWorker(w)
 	if why, ok := c.blacklist[info.Node]; ok && !n.draining {
@@ -274,7 +272,7 @@ func (c *Core) updateWanted() {
 		g.pending = max(0, want-live)
 		if want != g.wanted {
 			g.wanted = want
-			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.preferNodes(g, want-live), Avoid: c.drainingNodes()})
+			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.drainingNodes()})
 		}
 	}
 }
@@ -289,13 +287,19 @@ func (c *Core) preferNodes(g *group, n int) []string {
 	if n <= 0 || c.opts.Allocator.Name() != "packed" {
 		return nil
 	}
+	if len(g.info.Resources) > 0 {
+		// The packer counts memory only: a node it picks may lack the
+		// group's other resource types (a GPU), and a strict ask there
+		// would pend forever. The ResourceManager places these.
+		return nil
+	}
 	var nodes []packing.Node
 	for _, id := range sortedKeys(c.nodes) {
 		nd := c.nodes[id]
 		if nd.draining {
 			continue
 		}
-		var used int64
+		used := c.inFlightMB(id)
 		for w := range nd.workers {
 			used += w.info.MemoryMB
 		}
@@ -311,7 +315,8 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if _, bad := c.blacklist[id]; bad {
 			continue
 		}
-		nodes = append(nodes, packing.Node{ID: id, CapacityMB: c.cluster[id], FitsMB: c.cluster[id]})
+		used := c.inFlightMB(id)
+		nodes = append(nodes, packing.Node{ID: id, CapacityMB: c.cluster[id], UsedMB: used, FitsMB: c.cluster[id] - used})
 	}
 	if len(nodes) == 0 {
 		return nil

@@ -13,9 +13,19 @@ import (
 
 // This file turns the core's views into the API's types.
 
+// app is the header's application, with what the AM learned since the UI
+// was built (Options.AppLate).
+func (u *UI) app() AppInfo {
+	a := u.o.App
+	if u.o.AppLate != nil {
+		u.o.AppLate(&a)
+	}
+	return a
+}
+
 func (u *UI) overview(v View) Overview {
 	now := v.Now()
-	o := Overview{App: u.o.App, Now: now, DAGs: []DAG{}, Groups: []Group{}, Nodes: []Node{}, Transitions: []Transition{}, Moves: []Move{}}
+	o := Overview{App: u.app(), Now: now, DAGs: []DAG{}, Groups: []Group{}, Nodes: []Node{}, Transitions: []Transition{}, Moves: []Move{}}
 	if !u.o.App.Started.IsZero() {
 		end := now
 		if !u.o.App.Finished.IsZero() {

@@ -86,7 +86,7 @@ func init() {
 
 func (u *UI) newPage(r *http.Request, name, title string, o Overview) *page {
 	return &page{Title: title, Page: name, Root: root(r), Key: r.URL.Query().Get("key"), PollMS: u.o.Poll.Milliseconds(),
-		Live: u.o.App.Finished.IsZero(), App: u.o.App, Uptime: time.Duration(o.UptimeSecs * float64(time.Second)),
+		Live: u.o.App.Finished.IsZero(), App: u.app(), Uptime: time.Duration(o.UptimeSecs * float64(time.Second)),
 		Rows: rows{Root: root(r), DAGs: o.DAGs, Groups: o.Groups, Nodes: o.Nodes, Transitions: o.Transitions, Moves: o.Moves}}
 }
 

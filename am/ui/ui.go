@@ -50,13 +50,16 @@ type Source interface {
 
 // AppInfo describes the application in the page header.
 type AppInfo struct {
-	ID      string    `json:"id"`
-	Name    string    `json:"name"`
-	User    string    `json:"user"`
-	Queue   string    `json:"queue"`
-	Attempt int       `json:"attempt"`
-	World   string    `json:"world"` // local, yarn
-	Started time.Time `json:"started"`
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	User  string `json:"user"`
+	Queue string `json:"queue"`
+	// Priority is the application's YARN priority as submitted
+	// (ebb.am.priority); "" when the queue's default applies.
+	Priority string    `json:"priority,omitempty"`
+	Attempt  int       `json:"attempt"`
+	World    string    `json:"world"` // local, yarn
+	Started  time.Time `json:"started"`
 	// Finished is set when the pages show a saved, ended application.
 	Finished time.Time `json:"finished,omitzero"`
 }
@@ -64,6 +67,10 @@ type AppInfo struct {
 // Options configure the UI.
 type Options struct {
 	App AppInfo
+	// AppLate, when set, fills in what the AM learns of its application
+	// after the UI is built: on YARN the queue, from registration (the UI
+	// must listen before the AM registers, to give the RM its address).
+	AppLate func(*AppInfo)
 	// Secret is the application secret: no response may contain it (see
 	// Handler's guard), and tests look for it.
 	Secret string

@@ -115,7 +115,7 @@ func capability(g core.GroupInfo) Resource {
 	if v <= 0 {
 		v = 1
 	}
-	return Resource{MemoryMB: g.MemoryMB, VCores: int32(v)}
+	return Resource{MemoryMB: g.MemoryMB, VCores: int32(v), Types: TypesKey(g.Resources)}
 }
 
 // resourceName is how the RM names a node in asks and the blacklist.

@@ -2,6 +2,7 @@ package yarn
 
 import (
 	"context"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -56,8 +57,13 @@ type AppSpec struct {
 	Type        string
 	Resource    Resource
 	MaxAttempts int
-	Tags        []string
-	AM          Launch
+	// AttemptFailuresValidity: only AM failures this recent count towards
+	// MaxAttempts (attempt_failures_validity_interval); 0: every one.
+	AttemptFailuresValidity time.Duration
+	// Priority is the application's priority; nil leaves it to the queue.
+	Priority *int32
+	Tags     []string
+	AM       Launch
 	// KeepContainers: the workers outlive a failed AM attempt, for the next
 	// one to take over (keep_containers_across_application_attempts).
 	KeepContainers bool
@@ -70,9 +76,20 @@ type AppSpec struct {
 
 // Submit submits an application under an id from NewApp.
 func (c *Client) Submit(ctx context.Context, s AppSpec) error {
-	clc, err := launchProto(s.AM)
+	sub, err := submissionContext(s)
 	if err != nil {
 		return err
+	}
+	// Submitting again to the RM that took over is safe: the application
+	// id makes it the same submission.
+	return c.rms.do(ctx, func(ac appClient) error { return ac.SubmitApplication(ctx, sub) })
+}
+
+// submissionContext is the ApplicationSubmissionContext s stands for.
+func submissionContext(s AppSpec) (*hadooppb.ApplicationSubmissionContextProto, error) {
+	clc, err := launchProto(s.AM)
+	if err != nil {
+		return nil, err
 	}
 	sub := &hadooppb.ApplicationSubmissionContextProto{
 		ApplicationId:   appIDProto(s.ID),
@@ -88,15 +105,19 @@ func (c *Client) Submit(ctx context.Context, s AppSpec) error {
 	if s.MaxAttempts > 0 {
 		sub.MaxAppAttempts = proto.Int32(int32(s.MaxAttempts))
 	}
+	if s.AttemptFailuresValidity > 0 {
+		sub.AttemptFailuresValidityInterval = proto.Int64(s.AttemptFailuresValidity.Milliseconds())
+	}
+	if s.Priority != nil {
+		sub.Priority = &hadooppb.PriorityProto{Priority: proto.Int32(*s.Priority)}
+	}
 	if s.KeepContainers {
 		sub.KeepContainersAcrossApplicationAttempts = proto.Bool(true)
 	}
 	if s.RolledLogs != "" {
 		sub.LogAggregationContext = logAggregationProto(s.RolledLogs)
 	}
-	// Submitting again to the RM that took over is safe: the application
-	// id makes it the same submission.
-	return c.rms.do(ctx, func(ac appClient) error { return ac.SubmitApplication(ctx, sub) })
+	return sub, nil
 }
 
 // AppState is YARN's application state.

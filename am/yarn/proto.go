@@ -46,17 +46,29 @@ func nodeName(n *hadooppb.NodeIdProto) string {
 }
 
 func resourceProto(r Resource) *hadooppb.ResourceProto {
-	return &hadooppb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(r.VCores)}
+	p := &hadooppb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(r.VCores)}
+	types := ParseTypes(r.Types)
+	for _, name := range slices.Sorted(maps.Keys(types)) {
+		p.ResourceValueMap = append(p.ResourceValueMap, &hadooppb.ResourceInformationProto{Key: proto.String(name), Value: proto.Int64(types[name])})
+	}
+	return p
 }
 
 func resourceFrom(p *hadooppb.ResourceProto) Resource {
-	return Resource{MemoryMB: p.GetMemory(), VCores: p.GetVirtualCores()}
+	types := map[string]int64{}
+	for _, ri := range p.GetResourceValueMap() {
+		if k := ri.GetKey(); k != "memory-mb" && k != "vcores" {
+			types[k] = ri.GetValue()
+		}
+	}
+	return Resource{MemoryMB: p.GetMemory(), VCores: p.GetVirtualCores(), Types: TypesKey(types)}
 }
 
 func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {
 	return NodeReport{Node: nodeName(n.GetNodeId()), HTTP: n.GetHttpAddress(), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
 		VCores: n.GetCapability().GetVirtualCores(), Running: n.GetNodeState() == hadooppb.NodeStateProto_NS_RUNNING,
-		Containers: n.GetNumContainers(), State: nodeStateFrom(n.GetNodeState()), DrainTimeout: drainTimeoutFrom(n)}
+		Containers: n.GetNumContainers(), State: nodeStateFrom(n.GetNodeState()), DrainTimeout: drainTimeoutFrom(n),
+		Types: resourceFrom(n.GetCapability()).Types}
 }
 
 func nmTokensFrom(ts []*hadooppb.NMTokenProto) []NMToken {

@@ -12,6 +12,9 @@ import (
 type Resource struct {
 	MemoryMB int64
 	VCores   int32
+	// Types are the other resource types (yarn.io/gpu), in the canonical
+	// form TypesKey gives, so that a Resource stays comparable.
+	Types string
 }
 
 // AnyHost is the resource name that matches every node.
@@ -69,6 +72,8 @@ type NodeReport struct {
 	// long the RM waits before it kills what runs there (0 = not said).
 	State        core.NodeState
 	DrainTimeout time.Duration
+	// Types: the node's other resource types (TypesKey), e.g. yarn.io/gpu=1.
+	Types string
 }
 
 // NMToken authenticates the AM to one NodeManager.

@@ -394,6 +394,11 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 		w.refuse(g, limit)
 		return
 	}
+	if why := noNodeHolds(capability(g), w.nodes); why != "" {
+		w.mu.Unlock()
+		w.refuseBecause(g, fmt.Sprintf("container group %s: %s", g.Name, why))
+		return
+	}
 	w.book.Want(g, total, prefer, avoid)
 	w.mu.Unlock()
 	select {
@@ -549,7 +554,8 @@ const (
 )
 
 func tooBig(r, limit Resource) bool {
-	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores
+	return limit.MemoryMB > 0 && r.MemoryMB > limit.MemoryMB || limit.VCores > 0 && r.VCores > limit.VCores ||
+		typesTooBig(r, limit) != ""
 }
 
 // refuse fails the DAGs of a group whose workers no container can hold:
@@ -558,6 +564,14 @@ func tooBig(r, limit Resource) bool {
 func (w *World) refuse(g core.GroupInfo, limit Resource) {
 	reason := fmt.Sprintf("container group %s needs %d MB / %d vcores workers, more than the cluster's largest container (yarn.scheduler.maximum-allocation-mb=%d, yarn.scheduler.maximum-allocation-vcores=%d)",
 		g.Name, g.MemoryMB, max(g.VCores, 1), limit.MemoryMB, limit.VCores)
+	if why := typesTooBig(capability(g), limit); why != "" {
+		reason = fmt.Sprintf("container group %s: %s", g.Name, why)
+	}
+	w.refuseBecause(g, reason)
+}
+
+// refuseBecause fails the DAGs of group g with reason.
+func (w *World) refuseBecause(g core.GroupInfo, reason string) {
 	w.o.Log.Error("yarn: " + reason)
 	// WantWorkers runs on the loop's goroutine: post from another one (a
 	// full event queue would otherwise block the goroutine that drains it).

@@ -25,6 +25,19 @@ import (
 // AM container's command execs ebb, so the container's process is it).
 func (y *yarnTest) amPID(id yarn.AppID) int {
 	y.t.Helper()
+	found := y.amPIDs(id)
+	if len(found) != 1 {
+		y.t.Fatalf("found AM processes %v of %s, want one", found, id)
+	}
+	return found[0]
+}
+
+// amPIDOK: exactly one `ebb am` process of the application runs (a new
+// attempt's has started, an old one's is gone).
+func (y *yarnTest) amPIDOK(id yarn.AppID) bool { return len(y.amPIDs(id)) == 1 }
+
+// amPIDs lists the application's running `ebb am` processes.
+func (y *yarnTest) amPIDs(id yarn.AppID) []int {
 	var found []int
 	for _, d := range strings.Split(testcluster.EnvValue(y.t, "NM_LOCAL_DIRS"), ",") {
 		files, _ := filepath.Glob(filepath.Join(d, "nmPrivate", id.String(), "container_*", "*.pid"))
@@ -43,10 +56,7 @@ func (y *yarnTest) amPID(id yarn.AppID) int {
 			}
 		}
 	}
-	if len(found) != 1 {
-		y.t.Fatalf("found AM processes %v of %s, want one", found, id)
-	}
-	return found[0]
+	return found
 }
 
 // kill9AM kills the application's AM process with SIGKILL: no unregister,

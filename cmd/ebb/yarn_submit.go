@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 type submitOptions struct {
 	yarnclient.SubmitOptions
 	detach bool
+	// priority: --priority, set as ebb.am.priority when given.
+	priority int
 	// krb: --principal and --keytab (a secure cluster); empty means the
 	// ticket cache kinit left.
 	krb kerberos.Options
@@ -51,6 +54,12 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("priority") {
+				// Through the key: its bounds and error messages are the one rule.
+				if err := c.Set("ebb.am.priority", strconv.Itoa(o.priority)); err != nil {
+					return err
+				}
+			}
 			if len(args) == 1 {
 				o.DAGPath = args[0]
 			} else {
@@ -66,6 +75,7 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 	f := cmd.Flags()
 	f.BoolVar(&o.detach, "detach", false, "return once the AM runs (exit non-zero if the application fails first)")
 	f.StringVar(&o.Queue, "queue", "", "the YARN queue (default: the cluster's default)")
+	f.IntVar(&o.priority, "priority", -1, "the application's YARN priority (ebb.am.priority; higher goes first in a full queue)")
 	f.StringVar(&o.Name, "name", "", "the application name (default: the DAG's name, or ebb-session)")
 	f.StringVar(&o.Output, "output", "", "override the DAG's output (an hdfs:// URL)")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
