@@ -31,13 +31,7 @@ const envDecommissionConfDir = "EBB_TEST_DECOMMISSION_HADOOP_CONF_DIR"
 // workers, more wanted than the four 4096 MB NodeManagers hold, so the RM
 // gives some on every node, 127.0.0.2 included.
 func TestYarnDecommissionDrainsTheNode(t *testing.T) {
-	dir := os.Getenv(envDecommissionConfDir)
-	if dir == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is unset and CI=true: start scripts/minicluster/start-decommission.sh", envDecommissionConfDir)
-		}
-		t.Skipf("SKIPPING INTEGRATION TEST %s: %s is unset (scripts/minicluster/start-decommission.sh RUNDIR)", t.Name(), envDecommissionConfDir)
-	}
+	dir := testcluster.SpecialConfDir(t, envDecommissionConfDir, "start one with scripts/minicluster/start-decommission.sh RUNDIR")
 	// A decommissioned NodeManager shuts down: the script starts it again
 	// (and leaves a running one alone).
 	if out, err := exec.Command("../../scripts/minicluster/start-decommission.sh", filepath.Dir(dir)).CombinedOutput(); err != nil {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"os"
+	"github.com/ebb-am/ebb/internal/testcluster"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +24,7 @@ const envGPUConfDir = "EBB_TEST_GPU_HADOOP_CONF_DIR"
 // strict asks for one node pended, and one worker ran all six tasks); the
 // DAG succeeds. Without the type in the asks the RM packs them together.
 func TestYarnGPUWorkersOnePerNode(t *testing.T) {
-	dir := os.Getenv(envGPUConfDir)
-	if dir == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is unset and CI=true: the GPU test needs its own minicluster (see %s's comment)", envGPUConfDir, envGPUConfDir)
-		}
-		t.Skipf("SKIPPING INTEGRATION TEST %s: %s is unset (a minicluster with yarn.io/gpu on its NodeManagers)", t.Name(), envGPUConfDir)
-	}
+	dir := testcluster.SpecialConfDir(t, envGPUConfDir, "see envGPUConfDir's comment in cmd/ebb/yarn_gpu_test.go")
 	t.Setenv("EBB_TEST_HADOOP_CONF_DIR", dir)
 	y := newYarnTest(t)
 	spec := y.writeDAG(`
@@ -66,13 +60,7 @@ vertices:
 // where an admin set a larger yarn.io/gpu maximum-allocation, the node
 // reports do: noNodeHolds.)
 func TestYarnGPUMoreThanAnyNodeRefused(t *testing.T) {
-	dir := os.Getenv(envGPUConfDir)
-	if dir == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is unset and CI=true", envGPUConfDir)
-		}
-		t.Skipf("SKIPPING INTEGRATION TEST %s: %s is unset", t.Name(), envGPUConfDir)
-	}
+	dir := testcluster.SpecialConfDir(t, envGPUConfDir, "see envGPUConfDir's comment in cmd/ebb/yarn_gpu_test.go")
 	t.Setenv("EBB_TEST_HADOOP_CONF_DIR", dir)
 	y := newYarnTest(t)
 	spec := y.writeDAG(`

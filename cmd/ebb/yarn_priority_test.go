@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+	"github.com/ebb-am/ebb/internal/testcluster"
 	"sync"
 	"testing"
 	"time"
@@ -26,13 +26,7 @@ const envPriorityConfDir = "EBB_TEST_PRIORITY_HADOOP_CONF_DIR"
 // application submitted with --priority 5 is activated before an earlier
 // one at priority 1.
 func TestYarnPriorityActivatedFirst(t *testing.T) {
-	dir := os.Getenv(envPriorityConfDir)
-	if dir == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is unset and CI=true: the priority test needs its own minicluster (see %s's comment)", envPriorityConfDir, envPriorityConfDir)
-		}
-		t.Skipf("SKIPPING INTEGRATION TEST %s: %s is unset (a minicluster with yarn.cluster.max-application-priority > 0 and one active AM per queue)", t.Name(), envPriorityConfDir)
-	}
+	dir := testcluster.SpecialConfDir(t, envPriorityConfDir, "see envPriorityConfDir's comment in cmd/ebb/yarn_priority_test.go")
 	t.Setenv("EBB_TEST_HADOOP_CONF_DIR", dir)
 	y := newYarnTest(t)
 	dagOf := func(name string, secs int) string {
