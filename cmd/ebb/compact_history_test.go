@@ -49,20 +49,14 @@ vertices: [{name: only, command: [true], parallelism: 1, memoryMB: 256}]
 		t.Fatalf("api/v1/dags: %+v", list)
 	}
 	// The record is written off the loop once the DAG settled: poll.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var d ui.DAGDetail
+	var d ui.DAGDetail
+	waitUntil(t, fmt.Sprintf("api/v1/dags/%s to show the DAG's vertex and attempt from the history", ids[0]), 30*time.Second, 20*time.Millisecond, func() bool {
+		d = ui.DAGDetail{}
 		getJSON(t, base+"dags/"+ids[0], &d)
-		if len(d.Vertices) == 1 && len(d.Attempts) == 1 {
-			if d.Vertices[0].Name != "only" || d.Attempts[0].State != "SUCCEEDED" || d.State != "SUCCEEDED" {
-				t.Fatalf("the compacted DAG's page: %+v", d)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("api/v1/dags/%s never showed the DAG's vertex and attempt from the history: %+v", ids[0], d)
-		}
-		time.Sleep(20 * time.Millisecond) // polling a condition with a deadline
+		return len(d.Vertices) == 1 && len(d.Attempts) == 1
+	})
+	if d.Vertices[0].Name != "only" || d.Attempts[0].State != "SUCCEEDED" || d.State != "SUCCEEDED" {
+		t.Fatalf("the compacted DAG's page: %+v", d)
 	}
 }
 

@@ -139,29 +139,21 @@ func TestWedgedWorkerExitsOnSIGTERM(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the wedged worker is still running 30s after SIGTERM (its grace is 1s)")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(grandchild) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the task's grandchild %d outlived the worker", grandchild)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the process table
-	}
+	waitUntil(t, fmt.Sprintf("the task's grandchild %d to die with the worker", grandchild), 10*time.Second, 20*time.Millisecond,
+		func() bool { return !alive(grandchild) })
 }
 
 // waitPIDFile reads a pid the task writes, within a deadline.
 func waitPIDFile(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	pid := 0
+	waitUntil(t, "a pid in "+path, 30*time.Second, 20*time.Millisecond, func() bool {
 		b, err := os.ReadFile(path)
-		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s within 30s", path)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the task's file
-	}
+		n, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		pid = n
+		return err == nil && perr == nil
+	})
+	return pid
 }
 
 // pipeBytes is how many bytes wait unread in the pipe (FIONREAD).

@@ -130,12 +130,20 @@ func (y *yarnTest) report(id yarn.AppID) yarn.AppReport {
 // waitFor polls cond every 100 ms until it holds or the deadline passes.
 func (y *yarnTest) waitFor(what string, timeout time.Duration, cond func() bool) {
 	y.t.Helper()
+	waitUntil(y.t, what, timeout, 100*time.Millisecond, cond)
+}
+
+// waitUntil polls cond every period until it holds, failing the test with
+// what when timeout passes first: the one way tests here wait for a
+// condition.
+func waitUntil(t testing.TB, what string, timeout, period time.Duration, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			y.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(period)
 	}
 }
 

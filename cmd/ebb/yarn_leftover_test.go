@@ -37,7 +37,11 @@ func (y *yarnTest) amPID(id yarn.AppID) int {
 func (y *yarnTest) amPIDOK(id yarn.AppID) bool { return len(y.amPIDs(id)) == 1 }
 
 // amPIDs lists the application's running `ebb am` processes.
-func (y *yarnTest) amPIDs(id yarn.AppID) []int {
+func (y *yarnTest) amPIDs(id yarn.AppID) []int { return y.containerPIDs(id, "am\x00--conf") }
+
+// containerPIDs lists the application's container processes (from the
+// NodeManagers' pid files) whose command line holds cmd.
+func (y *yarnTest) containerPIDs(id yarn.AppID, cmd string) []int {
 	var found []int
 	for _, d := range strings.Split(testcluster.EnvValue(y.t, "NM_LOCAL_DIRS"), ",") {
 		files, _ := filepath.Glob(filepath.Join(d, "nmPrivate", id.String(), "container_*", "*.pid"))
@@ -50,8 +54,8 @@ func (y *yarnTest) amPIDs(id yarn.AppID) []int {
 			if err != nil {
 				continue
 			}
-			cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-			if err == nil && strings.Contains(string(cmd), "am\x00--conf") {
+			line, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			if err == nil && strings.Contains(string(line), cmd) {
 				found = append(found, pid)
 			}
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/ebb-am/ebb/am/eventlog"
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/amhost"
-	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
 // TestYarnEventLogReplays records a run on the minicluster — a DAG whose
@@ -110,23 +109,5 @@ func firstDiff(a, b string) string {
 // NodeManagers' container pid files (the container's command execs ebb).
 func (y *yarnTest) workerPIDs(id yarn.AppID) []int {
 	y.t.Helper()
-	var found []int
-	for _, d := range strings.Split(testcluster.EnvValue(y.t, "NM_LOCAL_DIRS"), ",") {
-		files, _ := filepath.Glob(filepath.Join(d, "nmPrivate", id.String(), "container_*", "*.pid"))
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				continue
-			}
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				continue
-			}
-			cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-			if err == nil && strings.Contains(string(cmd), "ebb\x00worker") {
-				found = append(found, pid)
-			}
-		}
-	}
-	return found
+	return y.containerPIDs(id, "ebb\x00worker")
 }
