@@ -5,24 +5,23 @@ package scheduler
 // from the DAGs' goals, observed task times and resource profiles: each
 // DAG's s_req, and per node how many tasks of each DAG and kind it should
 // hold (the paper's job slots). Between cycles ras is the paper's task
-// scheduler: the lowest utility now whose task fits goes first (utilities
-// from the tasks each DAG runs at this moment and the s_req of the last
-// plan), and it goes to the nodes where the plan has a slot of its DAG and
-// kind free, so the plan's pairing of CPU-bound and I/O-bound tasks on a
-// node is what runs. Only a DAG with no planned slot free where its task
-// fits may go to any node where it fits: the plan keeps running attempts
-// where they are and counts them as planned, so on a full cluster it gives
-// a DAG that arrived (or fell behind its goal) after the last cycle no
-// slot, and the paper's attrition, freed slots going to the lowest
-// utility, is what moves the cluster towards it.
+// scheduler: a node fills from the plan's job slots for that node, and
+// among the DAGs with a planned slot free there and a task that fits, the
+// lowest utility now goes first (utilities from the tasks each DAG runs at
+// this moment and the s_req of the last plan). So the plan's pairing of
+// CPU-bound and I/O-bound tasks on a node is what runs. A DAG with no
+// planned slot free anywhere waits for the next cycle (a DAG that arrived
+// after the last plan is in the next one), and a node's slots left unused
+// by their DAG stay free until then: the plan decides, not the moment.
 //
 // It never overloads a node: an attempt fits on a node only if its profile
 // fits in what the node's running attempts leave of 1.0 CPU, memory and
 // I/O, the node holds fewer tasks than the plan's cap, and a worker there
-// has the memory. It never kills anything. Ties go to fifo order.
-// Consumers are planned first and spread (stage 1 of Plan), and follow the
-// same rule. The node among those allowed is the packing allocator's
-// choice (Pick.Fits), so packed and uniform still differ.
+// has the memory. It never kills anything, so DAGs move from one placement
+// to the next by attrition, as attempts finish. Ties go to fifo order.
+// Consumers are planned first and spread (stage 1 of Plan), so they follow
+// the same rule. The node among a DAG's planned ones is the packing
+// allocator's choice (Pick.Fits), so packed and uniform still differ.
 type ras struct{}
 
 func (ras) Name() string        { return "ras" }
@@ -32,27 +31,20 @@ func (ras) Next(s *OrderSnapshot) (Pick, bool) {
 	v := newRASView(s)
 	fits := make([]bool, len(s.Nodes))
 	best, bestU := -1, 0.0
+	var bestFits []bool
 	for i, h := range s.Heads {
-		if !v.fits(h, fits) {
+		if !v.fits(h, fits) || !v.plannedFree(h, fits) {
 			continue
 		}
 		if u := UtilityNow(h.DAG, h.Demand, s.Plan); best < 0 || u < bestU {
 			best, bestU = i, u
+			bestFits = append(bestFits[:0], fits...)
 		}
 	}
 	if best < 0 {
 		return Pick{}, false
 	}
-	v.fits(s.Heads[best], fits)
-	planned := append([]bool(nil), fits...)
-	h := s.Heads[best]
-	switch {
-	case v.plannedFree(h, planned):
-		fits = planned
-	case h.Kind == RASConsumer:
-		v.spreadConsumers(h.DAG, fits, false)
-	}
-	return Pick{Head: best, Fits: fits}, true
+	return Pick{Head: best, Fits: bestFits}, true
 }
 
 // plannedFree narrows fits to the nodes where the plan has a slot of h's
@@ -160,43 +152,4 @@ func (v rasView) fits(h QueueHead, out []bool) bool {
 		some = some || out[i]
 	}
 	return some
-}
-
-// spreadConsumers narrows fits for a consumer of dag: to the plan's nodes
-// for it when planned (some fit and the plan wants more there), else to
-// the nodes with the fewest of dag's consumers, then the fewest of any
-// DAG's, as stage 1 of Plan spreads them.
-func (v rasView) spreadConsumers(dag string, fits []bool, planned bool) {
-	k := rasSlotKey{dag, RASConsumer}
-	best := [2]int{-1, -1}
-	for i, n := range v.nodes {
-		if !fits[i] {
-			continue
-		}
-		if planned {
-			fits[i] = n.planned[k] > n.running[k]
-			continue
-		}
-		total := 0
-		for _, c := range n.consumers {
-			total += c
-		}
-		key := [2]int{n.consumers[dag], total}
-		if best[0] < 0 || key[0] < best[0] || key[0] == best[0] && key[1] < best[1] {
-			best = key
-		}
-	}
-	if planned {
-		return
-	}
-	for i, n := range v.nodes {
-		if !fits[i] {
-			continue
-		}
-		total := 0
-		for _, c := range n.consumers {
-			total += c
-		}
-		fits[i] = n.consumers[dag] == best[0] && total == best[1]
-	}
 }

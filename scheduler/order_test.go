@@ -63,7 +63,7 @@ func TestFIFOAndFair(t *testing.T) {
 }
 
 // rasTestPlan is a plan by hand: on n0, A should hold 3 producers, B 1
-// producer and 1 consumer; n1 has no slots. s_req: A 4, B 2, C 1. The
+// producer and 1 consumer, C 2 producers; n1 has no slots. s_req: A 4, B 2, C 1. The
 // utilities the plan computed (A -0.5, B -0.2, C 0.3) are a cycle old: ras
 // computes them again from what each DAG runs now.
 func rasTestPlan() RASPlan {
@@ -77,13 +77,14 @@ func rasTestPlan() RASPlan {
 			{DAG: "A", Kind: RASProducer, Planned: 3},
 			{DAG: "B", Kind: RASConsumer, Planned: 1},
 			{DAG: "B", Kind: RASProducer, Planned: 1},
+			{DAG: "C", Kind: RASProducer, Planned: 2},
 		}}},
 		MaxTasksPerNode: 4,
 	}
 }
 
-// The paper's task scheduler: the room goes to the lowest utility now whose
-// task fits, whatever the plan's slots say.
+// The paper's task scheduler: a node's room goes, among the DAGs with a
+// planned slot free there, to the lowest utility now whose task fits.
 func TestRASNext(t *testing.T) {
 	p25 := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
 	big := Profile{CPU: 0.6, Memory: 0.1, IO: 0.1}
@@ -119,11 +120,11 @@ func TestRASNext(t *testing.T) {
 		{"no memory", []OrderNode{{ID: "n0", FitsMB: 99}}, // the head asks 100 MB
 			[]QueueHead{head("C", RASProducer, p25, prod(0, 1))}, ""},
 		{"no heads", n0(), nil, ""},
-		// N is not in the plan: s_req = its 8 unfinished producers, so one
-		// running is log 1 / log 8 - 1 = -1; A with 3 of s_req 4:
-		// log 3 / log 4 - 1 = -0.21.
-		{"DAG newer than the plan: s_req is all its tasks", n0(a, a, a),
-			[]QueueHead{head("A", RASProducer, p25, prod(3, 5)), head("N", RASProducer, p25, prod(1, 7))}, "N/producer"},
+		// N is not in the plan: it waits for the next cycle, although its
+		// utility (s_req = its 8 unfinished producers: log 1 / log 8 - 1 =
+		// -1) is the lowest; A's 3 planned slots on n0 are all running.
+		{"a DAG newer than the plan waits for the next cycle", n0(a, a, a),
+			[]QueueHead{head("A", RASProducer, p25, prod(3, 5)), head("N", RASProducer, p25, prod(1, 7))}, ""},
 		// Both at the floor (nothing running below s_req): fifo order.
 		{"ties: fifo order", n0(),
 			[]QueueHead{head("C", RASProducer, p25, prod(0, 3)), head("A", RASProducer, p25, prod(0, 3))}, "C/producer"},
@@ -131,8 +132,8 @@ func TestRASNext(t *testing.T) {
 		// placed (part -1): 0. A with 5 of s_req 4, 9 left: (5-4)/(9-4) = 0.2.
 		{"an unplaced consumer lowers its DAG", n0(),
 			[]QueueHead{head("A", RASProducer, p25, prod(5, 4)), head("B", RASConsumer, p25, RASDemand{QueuedConsumers: 1})}, "B/consumer"},
-		{"a node the plan does not know is still used", []OrderNode{{ID: "new", FitsMB: 1000}},
-			[]QueueHead{head("C", RASProducer, p25, prod(1, 0)), head("A", RASProducer, p25, prod(1, 3))}, "A/producer"},
+		{"a node the plan does not know takes nothing until the next cycle", []OrderNode{{ID: "new", FitsMB: 1000}},
+			[]QueueHead{head("C", RASProducer, p25, prod(1, 0)), head("A", RASProducer, p25, prod(1, 3))}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,8 +149,8 @@ func TestRASNext(t *testing.T) {
 	}
 }
 
-// Consumers go where the plan put them, else spread: to the nodes with the
-// fewest of the DAG's consumers, then the fewest of any DAG's.
+// Consumers go where the plan put them (stage 1 of Plan spread them), and
+// nowhere else.
 func TestRASConsumerNodes(t *testing.T) {
 	p25 := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
 	nodes := []OrderNode{
@@ -161,32 +162,32 @@ func TestRASConsumerNodes(t *testing.T) {
 	for _, c := range []struct {
 		dag, want string
 	}{
-		{"D", "[false false true true]"},  // the plan knows no D: n2 and n3 hold no consumer at all
+		{"D", "none"},                     // the plan knows no D: it waits for the next cycle
 		{"B", "[true false false false]"}, // the plan wants B's consumer on n0 (rasTestPlan)
 	} {
 		h := QueueHead{DAG: c.dag, Kind: RASConsumer, Profile: p25, MemoryMB: 100, Demand: RASDemand{QueuedConsumers: 1}}
 		plan := rasTestPlan()
 		plan.Nodes[0].ID = "n0"
 		p, ok := ras{}.Next(&OrderSnapshot{Heads: []QueueHead{h}, Nodes: nodes, Plan: plan})
-		if !ok {
-			t.Fatalf("%s: no pick", c.dag)
+		got := "none"
+		if ok {
+			got = fmt.Sprint(p.Fits)
 		}
-		if got := fmt.Sprint(p.Fits); got != c.want {
+		if got != c.want {
 			t.Errorf("%s's consumer may go to %s, want %s", c.dag, got, c.want)
 		}
 	}
 }
 
-// ras says where the attempt may go: A has a planned slot free on n0
-// (1 running of 3), so n0 only, though n1 has room too; the allocator
-// chooses among those.
+// ras says where the attempt may go: the plan's nodes for it with a slot
+// free and room; the allocator chooses among those.
 func TestRASPickNodes(t *testing.T) {
 	p25 := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
 	a := RASAttempt{"A", RASProducer, p25}
 	full := RASAttempt{"C", RASProducer, Profile{CPU: 1}}
 	nodes := []OrderNode{
-		{ID: "n0", FitsMB: 1000, Running: []RASAttempt{a}},    // A 1 of 3 planned: fits, planned
-		{ID: "n1", FitsMB: 1000},                              // empty, no slots: fits, not planned
+		{ID: "n0", FitsMB: 1000, Running: []RASAttempt{a}},    // A 1 of 3 planned: fits, wanted
+		{ID: "n1", FitsMB: 1000},                              // empty, but no slots for A
 		{ID: "n2", FitsMB: 1000, Running: []RASAttempt{full}}, // CPU 1.0: no room
 		{ID: "n3", FitsMB: 50},                                // too little memory
 	}
@@ -202,7 +203,8 @@ func TestRASPickNodes(t *testing.T) {
 // Started one by one as ras says, on the nodes it allows, a node never
 // passes 1.0: the AM's loop of calls fills it exactly to what fits.
 func TestRASFillsWithoutOverload(t *testing.T) {
-	plan := RASPlan{DAGs: []RASDAGPlan{{ID: "A"}, {ID: "B", Order: 1}}}
+	plan := RASPlan{DAGs: []RASDAGPlan{{ID: "A"}, {ID: "B", Order: 1}},
+		Nodes: []RASNodePlan{{ID: "n0", Slots: []RASSlot{{DAG: "A", Kind: RASProducer, Planned: 5}, {DAG: "B", Kind: RASProducer, Planned: 5}}}}}
 	heads := []QueueHead{
 		{DAG: "A", Kind: RASProducer, Profile: Profile{CPU: 0.3, Memory: 0.1, IO: 0.1}, MemoryMB: 1},
 		{DAG: "B", Kind: RASProducer, Profile: Profile{CPU: 0.1, Memory: 0.1, IO: 0.4}, MemoryMB: 1},
@@ -237,38 +239,43 @@ func TestRASFillsWithoutOverload(t *testing.T) {
 }
 
 // The task scheduler follows the plan's per-node slots: the plan pairs A's
-// CPU-bound producer with n0 and B's I/O-bound one with n1, and both nodes
-// have room for either. A goes to n0 only, B to n1 only. Once A's planned
-// slot is taken (A running on n0), A's next task, with no planned slot
-// free, may go wherever it fits (the fallback for DAGs the plan gives no
-// room, Next's comment).
+// CPU-bound producer with n0 and B's I/O-bound one with n1. A has the lower
+// utility (nothing running of s_req 2: the floor; B one of s_req 1, 5
+// left: (1-1)/(5-1) = 0), so
+// it goes first, but only to n0; then B, only to n1; then nothing, though
+// both nodes have room for either: the slots the plan gave are taken.
 func TestRASFollowsThePlansSlots(t *testing.T) {
-	cpu := Profile{CPU: 0.4, Memory: 0.1, IO: 0.1}
-	io := Profile{CPU: 0.1, Memory: 0.1, IO: 0.4}
+	cpu := Profile{CPU: 0.5, Memory: 0.1, IO: 0.1}
+	io := Profile{CPU: 0.1, Memory: 0.1, IO: 0.5}
 	plan := RASPlan{
-		DAGs: []RASDAGPlan{{ID: "A", SReq: 2}, {ID: "B", Order: 1, SReq: 2}},
+		DAGs: []RASDAGPlan{{ID: "A", SReq: 2}, {ID: "B", Order: 1, SReq: 1}},
 		Nodes: []RASNodePlan{
 			{ID: "n0", Slots: []RASSlot{{DAG: "A", Kind: RASProducer, Planned: 1}}},
-			{ID: "n1", Slots: []RASSlot{{DAG: "B", Kind: RASProducer, Planned: 1}}},
+			{ID: "n1", Slots: []RASSlot{{DAG: "B", Kind: RASProducer, Planned: 2, Running: 1}}},
 		},
 	}
-	headA := QueueHead{DAG: "A", Kind: RASProducer, Profile: cpu, MemoryMB: 100, Demand: RASDemand{QueuedProducers: 4}}
-	headB := QueueHead{DAG: "B", Kind: RASProducer, Profile: io, MemoryMB: 100, Demand: RASDemand{QueuedProducers: 4}}
-	empty := []OrderNode{{ID: "n0", FitsMB: 1000}, {ID: "n1", FitsMB: 1000}}
-	aOnN0 := []OrderNode{{ID: "n0", FitsMB: 1000, Running: []RASAttempt{{"A", RASProducer, cpu}}}, {ID: "n1", FitsMB: 1000}}
-	for _, c := range []struct {
-		name  string
-		nodes []OrderNode
-		head  QueueHead
-		want  string
-	}{
-		{"A to its planned node", empty, headA, "[true false]"},
-		{"B to its planned node", empty, headB, "[false true]"},
-		{"A with its planned slot taken: anywhere it fits", aOnN0, headA, "[true true]"},
-	} {
-		p, ok := ras{}.Next(&OrderSnapshot{Plan: plan, Nodes: c.nodes, Heads: []QueueHead{c.head}})
-		if got := fmt.Sprint(p.Fits); !ok || got != c.want {
-			t.Errorf("%s: Fits %s (ok %v), want %s", c.name, got, ok, c.want)
+	s := &OrderSnapshot{Plan: plan,
+		Nodes: []OrderNode{{ID: "n0", FitsMB: 1000}, {ID: "n1", FitsMB: 1000, Running: []RASAttempt{{"B", RASProducer, io}}}},
+		Heads: []QueueHead{
+			{DAG: "A", Kind: RASProducer, Profile: cpu, MemoryMB: 100, Demand: RASDemand{QueuedProducers: 4}},
+			{DAG: "B", Kind: RASProducer, Profile: io, MemoryMB: 100, Demand: RASDemand{RunningProducers: 1, QueuedProducers: 4}},
+		}}
+	for _, want := range []string{"A [true false]", "B [false true]", "none"} {
+		p, ok := ras{}.Next(s)
+		got := "none"
+		if ok {
+			h := s.Heads[p.Head]
+			got = h.DAG + " " + fmt.Sprint(p.Fits)
+			for i, f := range p.Fits {
+				if f {
+					s.Nodes[i].Running = append(s.Nodes[i].Running, RASAttempt{h.DAG, h.Kind, h.Profile})
+					break
+				}
+			}
+			s.Heads[p.Head].Demand.RunningProducers++
+		}
+		if got != want {
+			t.Fatalf("Next = %s, want %s", got, want)
 		}
 	}
 }

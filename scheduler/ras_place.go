@@ -29,12 +29,15 @@ func (pl *rasPlanner) placeConsumers() {
 	}
 }
 
-// consumerNode is where d's next consumer goes, or -1: a node with no
-// consumer at all if any fits, else one with the fewest of d's, then the
-// fewest consumers, then the least loaded after placing, then the first.
+// consumerNode is where d's next consumer goes, or -1: a node where one of
+// d's consumers runs that no planned slot fills yet, if any fits (a
+// consumer holds its node to the end of its DAG, so the plan keeps it
+// where it is); else a node with no consumer at all, else one with the
+// fewest of d's, then the fewest consumers, then the least loaded after
+// placing, then the first.
 func (pl *rasPlanner) consumerNode(d *rasDAGState) int {
 	best := -1
-	var bestKey [4]float64
+	var bestKey [5]float64
 	for i, n := range pl.nodes {
 		if !pl.fits(n, n.load, d.consProfile) {
 			continue
@@ -43,7 +46,7 @@ func (pl *rasPlanner) consumerNode(d *rasDAGState) int {
 		if n.consumers > 0 {
 			shared = 1
 		}
-		key := [4]float64{shared, float64(d.consOn[i]), float64(n.consumers), n.load.add(d.consProfile).max()}
+		key := [5]float64{notRunning(d.consOn[i], d.consRunOn[i]), shared, float64(d.consOn[i]), float64(n.consumers), n.load.add(d.consProfile).max()}
 		if best < 0 || rasLessKey(key[:], bestKey[:]) {
 			best, bestKey = i, key
 		}
@@ -66,7 +69,7 @@ func (pl *rasPlanner) raiseLowest(maxRounds int) int {
 		if l == nil {
 			break
 		}
-		if i := pl.producerNode(l.prodProfile); i >= 0 {
+		if i := pl.producerNode(l); i >= 0 {
 			pl.place(l, RASProducer, i)
 		} else if !pl.moveTo(l) {
 			break
@@ -77,10 +80,11 @@ func (pl *rasPlanner) raiseLowest(maxRounds int) int {
 }
 
 // moveTo makes room for the lowest DAG l, whose producer fits on no node
-// as loads stand, by moving one producer task planned this cycle (of any
-// DAG) to another node where it also fits; l's task takes its place. The
-// moved DAG keeps its allocation, so the lowest utility rises and nothing
-// else falls. Running attempts are never moved.
+// as loads stand, by moving one planned producer slot (of any DAG) to
+// another node where it also fits; l's task takes its place. The moved DAG
+// keeps its allocation, so the lowest utility rises and nothing else
+// falls. A slot a running attempt fills may move too: the attempt runs on
+// and its room goes to l when it ends.
 //
 // The paper's other kind of move, taking a task from a higher DAG, is not
 // needed here: the rounds give every planned task to its DAG while that DAG
@@ -91,7 +95,7 @@ func (pl *rasPlanner) moveTo(l *rasDAGState) bool {
 	sort.SliceStable(owners, func(i, j int) bool { return rasBefore(owners[j], owners[i]) })
 	for i, n := range pl.nodes {
 		for _, h := range owners {
-			if h.newProdOn[i] == 0 {
+			if h.prodOn[i] == 0 {
 				continue
 			}
 			freed := n.load.sub(h.prodProfile)
@@ -99,7 +103,7 @@ func (pl *rasPlanner) moveTo(l *rasDAGState) bool {
 			if !l.prodProfile.fitsOn(freed) {
 				continue
 			}
-			j := pl.producerNodeExcept(h.prodProfile, i)
+			j := pl.producerNodeExcept(h, i)
 			if j < 0 {
 				continue
 			}
@@ -118,7 +122,7 @@ func (pl *rasPlanner) fill() {
 	for {
 		placed := false
 		for _, d := range pl.wantingLowestFirst() {
-			if i := pl.producerNode(d.prodProfile); i >= 0 {
+			if i := pl.producerNode(d); i >= 0 {
 				pl.place(d, RASProducer, i)
 				placed = true
 				break
@@ -130,26 +134,40 @@ func (pl *rasPlanner) fill() {
 	}
 }
 
-// producerNode is where a producer task of profile p goes, or -1: the node
-// whose most loaded resource stays lowest, which pairs tasks that use
-// different resources (an I/O-bound task beside a CPU-bound one) and leaves
-// room on every node; ties go to the first node.
-func (pl *rasPlanner) producerNode(p Profile) int {
-	return pl.producerNodeExcept(p, -1)
+// producerNode is where d's next producer slot goes, or -1: a node where
+// one of d's producers runs that no planned slot fills yet, if any fits
+// (so a plan that agrees with what runs leaves it alone); else, and among
+// those, the node whose most loaded resource stays lowest, which pairs
+// tasks that use different resources (an I/O-bound task beside a CPU-bound
+// one) and leaves room on every node; ties go to the first node.
+func (pl *rasPlanner) producerNode(d *rasDAGState) int {
+	return pl.producerNodeExcept(d, -1)
 }
 
 // producerNodeExcept is producerNode skipping node skip.
-func (pl *rasPlanner) producerNodeExcept(p Profile, skip int) int {
-	best, bestLoad := -1, 0.0
+func (pl *rasPlanner) producerNodeExcept(d *rasDAGState, skip int) int {
+	p := d.prodProfile
+	best := -1
+	var bestKey [2]float64
 	for i, n := range pl.nodes {
 		if i == skip || !pl.fits(n, n.load, p) {
 			continue
 		}
-		if load := n.load.add(p).max(); best < 0 || load < bestLoad {
-			best, bestLoad = i, load
+		key := [2]float64{notRunning(d.prodOn[i], d.prodRunOn[i]), n.load.add(p).max()}
+		if best < 0 || rasLessKey(key[:], bestKey[:]) {
+			best, bestKey = i, key
 		}
 	}
 	return best
+}
+
+// notRunning is 0 where a running attempt waits for a planned slot (more
+// run than are planned) and 1 elsewhere: the first key of a node choice.
+func notRunning(planned, running int) float64 {
+	if running > planned {
+		return 0
+	}
+	return 1
 }
 
 func (pl *rasPlanner) fits(n *rasNodeState, load, p Profile) bool {
@@ -165,13 +183,13 @@ func (pl *rasPlanner) place(d *rasDAGState, kind RASKind, i int) {
 		n.consumers++
 		d.consOn[i]++
 		d.consLeft--
-		d.newCons++
+		d.consPlanned++
 		return
 	}
 	n.load = n.load.add(d.prodProfile)
-	d.newProdOn[i]++
+	d.prodOn[i]++
 	d.prodLeft--
-	d.newProd++
+	d.prodPlanned++
 }
 
 func (pl *rasPlanner) unplaceProducer(d *rasDAGState, i int) {
@@ -179,9 +197,9 @@ func (pl *rasPlanner) unplaceProducer(d *rasDAGState, i int) {
 	n.tasks--
 	n.slot(d.in.ID, RASProducer).Planned--
 	n.load = n.load.sub(d.prodProfile)
-	d.newProdOn[i]--
+	d.prodOn[i]--
 	d.prodLeft++
-	d.newProd--
+	d.prodPlanned--
 }
 
 // lowestWanting is the lowest-utility DAG with producers left to place.

@@ -6,8 +6,10 @@ import (
 )
 
 // RASPlan is the outcome of one control cycle: per DAG its s_req, utility
-// and planned slots; per node which DAGs' tasks it should hold. Counts
-// include attempts already running, which the plan never moves.
+// and planned slots; per node which DAGs' tasks it should hold. It is a
+// target, not a list of starts: a running attempt fills a planned slot of
+// its DAG and kind on its node, and one the plan gives no slot there runs
+// on until it ends and its room goes to the DAG the plan names (attrition).
 type RASPlan struct {
 	At              time.Time     `json:"at"`
 	DAGs            []RASDAGPlan  `json:"dags"`
@@ -24,22 +26,24 @@ type RASDAGPlan struct {
 	Utility      float64 `json:"utility"`
 	Producers    int     `json:"producers"`    // planned concurrent producer tasks
 	Consumers    int     `json:"consumers"`    // planned concurrent consumer tasks
-	NewProducers int     `json:"newProducers"` // of Producers, to start
-	NewConsumers int     `json:"newConsumers"` // of Consumers, to start
+	NewProducers int     `json:"newProducers"` // planned slots no running attempt fills, at most the pending tasks
+	NewConsumers int     `json:"newConsumers"` // the same for consumers
 }
 
 // RASNodePlan is one node's part of the plan.
 type RASNodePlan struct {
 	ID    string    `json:"id"`
 	Slots []RASSlot `json:"slots"` // by DAG, then kind
-	Load  Profile   `json:"load"`  // under the plan, at most 1.0 each unless running attempts already exceed it
+	Load  Profile   `json:"load"`  // of the planned slots (and of attempts of DAGs the snapshot does not hold), at most 1.0 each unless those attempts exceed it
 }
 
-// RASSlot is how many tasks of one (DAG, kind) a node should hold.
+// RASSlot is how many tasks of one (DAG, kind) a node should hold, and how
+// many it runs now. Running above Planned is what attrition removes: those
+// attempts end and the room goes to the DAGs planned there.
 type RASSlot struct {
 	DAG     string  `json:"dag"`
 	Kind    RASKind `json:"kind"`
-	Planned int     `json:"planned"` // running + to start
+	Planned int     `json:"planned"` // the target: running ones count against it
 	Running int     `json:"running"`
 }
 
@@ -80,10 +84,20 @@ const (
 //
 // No stage plans a task on a node where it would take the CPU, memory or I/O
 // load past 1.0, so the number of tasks per node (the paper's job slots)
-// follows from the profiles. Running attempts stay where they are: the plan
-// only says what should start next. Nodes are tried in the snapshot's order
-// and ties broken by submission order, so a snapshot always gives the same
-// plan.
+// follows from the profiles.
+//
+// The plan is a target reached by attrition, as in the paper: every
+// unfinished task of a DAG, running or pending, is planned afresh on nodes
+// as if empty, so a DAG that arrived or fell behind its goal since the last
+// cycle gets its share even on a full cluster. Running attempts are not
+// pinned: one fills a planned slot of its DAG and kind on its node (each
+// stage tries such a node first, so a plan that agrees with what runs
+// leaves it alone), and one the plan gives no slot there runs on; when it
+// ends, the task scheduler gives the room to the DAGs the plan put there.
+// Only attempts of DAGs the snapshot does not hold are fixed load: no DAG
+// of the plan could take their slots. Nodes are tried in the snapshot's
+// order and ties broken by submission order, so a snapshot always gives
+// the same plan.
 func Plan(now time.Time, s RASSnapshot) RASPlan {
 	pl := newRASPlanner(now, s)
 	pl.placeConsumers()
@@ -101,9 +115,9 @@ type rasSlotKey struct {
 
 type rasNodeState struct {
 	id        string
-	load      Profile
-	tasks     int
-	consumers int // of any DAG, running + planned
+	load      Profile // of the planned slots and the fixed attempts
+	tasks     int     // the same, counted
+	consumers int     // of any DAG: planned, and fixed running
 	slots     map[rasSlotKey]*RASSlot
 }
 
@@ -112,10 +126,10 @@ type rasDAGState struct {
 	sReq                     float64
 	prodRunning, consRunning int
 	prodProfile, consProfile Profile
-	prodLeft, consLeft       int // pending, not yet placed
-	newProd, newCons         int
-	newProdOn                []int // per node: producers planned to start there
-	consOn                   []int // per node: this DAG's consumers, running + planned
+	prodLeft, consLeft       int // unfinished (running or pending), no slot planned yet
+	prodPlanned, consPlanned int
+	prodOn, consOn           []int // per node: slots planned
+	prodRunOn, consRunOn     []int // per node: attempts running
 }
 
 type rasPlanner struct {
@@ -134,7 +148,7 @@ func newRASPlanner(now time.Time, s RASSnapshot) *rasPlanner {
 		if byID[d.ID] != nil {
 			continue // duplicate: Validate reports it
 		}
-		st := &rasDAGState{in: d, prodLeft: max(d.Producers.Pending, 0), consLeft: max(d.Consumers.Pending, 0)}
+		st := &rasDAGState{in: d}
 		byID[d.ID] = st
 		pl.dags = append(pl.dags, st)
 	}
@@ -147,37 +161,39 @@ func newRASPlanner(now time.Time, s RASSnapshot) *rasPlanner {
 		}
 	}
 	for _, d := range pl.dags {
-		d.newProdOn = make([]int, len(nodes))
-		d.consOn = make([]int, len(nodes))
+		d.prodOn, d.consOn = make([]int, len(nodes)), make([]int, len(nodes))
+		d.prodRunOn, d.consRunOn = make([]int, len(nodes)), make([]int, len(nodes))
 	}
 	for i, n := range nodes {
 		ns := &rasNodeState{id: n.ID, slots: map[rasSlotKey]*RASSlot{}}
 		pl.nodes = append(pl.nodes, ns)
 		for _, a := range n.Running {
-			ns.load = ns.load.add(a.Profile.sanitized())
-			ns.tasks++
-			if a.Kind == RASConsumer {
-				ns.consumers++
-			}
-			sl := ns.slot(a.DAG, a.Kind)
-			sl.Planned++
-			sl.Running++
+			ns.slot(a.DAG, a.Kind).Running++
 			d := byID[a.DAG]
 			switch {
-			case d == nil:
+			case d == nil: // fixed: the plan has no DAG to give its room to
+				ns.load = ns.load.add(a.Profile.sanitized())
+				ns.tasks++
+				ns.slot(a.DAG, a.Kind).Planned++
+				if a.Kind == RASConsumer {
+					ns.consumers++
+				}
 			case a.Kind == RASConsumer:
 				d.consRunning++
-				d.consOn[i]++
+				d.consRunOn[i]++
 			default:
 				d.prodRunning++
+				d.prodRunOn[i]++
 			}
 		}
 	}
 	for _, d := range pl.dags {
-		left := d.prodLeft + d.prodRunning
+		pending := max(d.in.Producers.Pending, 0)
+		d.prodLeft = pending + d.prodRunning
+		d.consLeft = max(d.in.Consumers.Pending, 0) + d.consRunning
 		d.prodProfile = d.in.Producers.Profile.sanitized()
-		d.consProfile = d.in.Consumers.profile(left == 0).sanitized()
-		in := SReqInput{Pending: d.prodLeft, Running: d.prodRunning, MeanTaskTime: d.in.Producers.MeanTaskTime, ReduceTime: d.in.Consumers.Time}
+		d.consProfile = d.in.Consumers.profile(d.prodLeft == 0).sanitized()
+		in := SReqInput{Pending: pending, Running: d.prodRunning, MeanTaskTime: d.in.Producers.MeanTaskTime, ReduceTime: d.in.Consumers.Time}
 		if !d.in.Goal.IsZero() {
 			in.HasGoal, in.TimeLeft = true, d.in.Goal.Sub(now)
 		}
@@ -196,19 +212,27 @@ func (n *rasNodeState) slot(dag string, kind RASKind) *RASSlot {
 	return sl
 }
 
-// utility is d's utility with dp more producers and dc more consumers than
-// planned so far.
-func (d *rasDAGState) utility(dp, dc int) float64 {
-	sPend := float64(d.prodRunning + d.newProd + d.prodLeft)
-	rPend := float64(d.consRunning + d.newCons + d.consLeft)
-	return Utility(float64(d.prodRunning+d.newProd+dp), d.sReq, sPend,
-		float64(d.consRunning+d.newCons+dc), rPend)
+// utility is d's utility with the slots planned so far: the allocation is
+// the plan's, whether running attempts fill the slots yet or not.
+func (d *rasDAGState) utility() float64 {
+	return Utility(float64(d.prodPlanned), d.sReq, float64(d.prodPlanned+d.prodLeft),
+		float64(d.consPlanned), float64(d.consPlanned+d.consLeft))
+}
+
+// unfilled is how many of d's planned slots of one kind no running attempt
+// fills, at most its pending tasks: what it is planned to start.
+func (d *rasDAGState) unfilled(on, runOn []int, pending int) int {
+	free := 0
+	for i := range on {
+		free += max(on[i]-runOn[i], 0)
+	}
+	return min(free, max(pending, 0))
 }
 
 // rasBefore orders DAGs for "lowest first": by utility, then submission order,
 // then ID.
 func rasBefore(a, b *rasDAGState) bool {
-	ua, ub := a.utility(0, 0), b.utility(0, 0)
+	ua, ub := a.utility(), b.utility()
 	if ua != ub {
 		return ua < ub
 	}
@@ -222,15 +246,16 @@ func (pl *rasPlanner) result(now time.Time) RASPlan {
 	out := RASPlan{At: now, MaxTasksPerNode: pl.maxPerNode}
 	for _, d := range pl.dags {
 		out.DAGs = append(out.DAGs, RASDAGPlan{
-			ID: d.in.ID, Order: d.in.Order, SReq: d.sReq, Utility: d.utility(0, 0),
-			Producers: d.prodRunning + d.newProd, Consumers: d.consRunning + d.newCons,
-			NewProducers: d.newProd, NewConsumers: d.newCons,
+			ID: d.in.ID, Order: d.in.Order, SReq: d.sReq, Utility: d.utility(),
+			Producers: d.prodPlanned, Consumers: d.consPlanned,
+			NewProducers: d.unfilled(d.prodOn, d.prodRunOn, d.in.Producers.Pending),
+			NewConsumers: d.unfilled(d.consOn, d.consRunOn, d.in.Consumers.Pending),
 		})
 	}
 	for _, n := range pl.nodes {
 		np := RASNodePlan{ID: n.id, Load: n.load, Slots: []RASSlot{}}
 		for _, sl := range n.slots {
-			if sl.Planned > 0 {
+			if sl.Planned > 0 || sl.Running > 0 {
 				np.Slots = append(np.Slots, *sl)
 			}
 		}

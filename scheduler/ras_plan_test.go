@@ -145,16 +145,19 @@ func TestPlanRaisesLowestUtility(t *testing.T) {
 	}
 }
 
-// Running attempts count toward s_alloc and take room; the plan keeps them.
-// n0 runs 3 of A's tasks (CPU 0.75), so 1 slot is free there and 4 on n1.
-// No goals: s_req = s_pend, A 3 + 10 = 13, B 10. Utilities log k/log s_req - 1:
+// Running attempts count against their DAG's planned slots on their node.
+// n0 runs 3 of A's tasks; the plan places all 13 of A's unfinished tasks
+// and B's 10 afresh, and each of A's first slots goes where one of A's
+// attempts runs unfilled. No goals: s_req = s_pend, A 13, B 10. Utilities
+// log k/log s_req - 1:
 //
-//	A3 -0.572  A4 -0.460        B1 -1  B2 -0.699  B3 -0.523  B4 -0.398
+//	A1 -1  A2 -0.730  A3 -0.572  A4 -0.460    B1 -1  B2 -0.699  B3 -0.523  B4 -0.398
 //
-// Rounds: B1 (floor is lowest), B2, B3 (each below A3), A4 (A3 -0.572 <
-// B3 -0.523), B4: A gets 1 new, B 4. The new tasks go where the most loaded
-// resource stays lowest: B's to n1 while n0 would reach 1.0, A's to n0 (both
-// at 1.0 then; the first node wins).
+// Rounds (lowest first, ties to A by order): A1 n0 (A runs there), B1 n1
+// (max load 0.25 < 0.5), A2 n0, B2 n1, A3 n0 (all of A's three now fill
+// slots), B3 n1 (0.75 < 1.0), A4 (-0.572 < -0.523): both nodes at 1.0
+// after, the first wins: n0. B4 n1. A's fifth fits nowhere: 8 slots, A 4
+// (1 to start), B 4 (4 to start).
 func TestPlanCountsRunningAttempts(t *testing.T) {
 	prof := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
 	p := Plan(rasNow, RASSnapshot{
@@ -175,7 +178,7 @@ func TestPlanCountsRunningAttempts(t *testing.T) {
 		t.Errorf("utility A %g B %g, want log4/log13 - 1 and log4/log10 - 1", a.Utility, b.Utility)
 	}
 	if got := slotsOf(t, p, "n0"); !reflect.DeepEqual(got, map[string]int{"A/producer": 4}) {
-		t.Errorf("n0 slots %v, want A 4 (3 running + 1)", got)
+		t.Errorf("n0 slots %v, want A 4 (3 running fill 3)", got)
 	}
 	if got := slotsOf(t, p, "n1"); !reflect.DeepEqual(got, map[string]int{"B/producer": 4}) {
 		t.Errorf("n1 slots %v, want B 4", got)
@@ -189,12 +192,14 @@ func TestPlanCountsRunningAttempts(t *testing.T) {
 // The lowest DAG's task fits nowhere as loads stand, but does once another
 // planned task moves to a node where it also fits.
 //
-// n2 is full with B's running attempt (CPU 0.7). S (tasks of 0.4) and B
-// (tasks of 0.7, one pending) have no goals, so s_req = s_pend = 2 each.
-// Round 1: S at the floor, B at log1/log2 - 1 = -1: S1 on n0.
-// Round 2: tie at -1, S first by order: S2 on n1 (max load 0.4 < 0.8 on n0).
-// Round 3: B (-1) needs 0.7: n0 0.4, n1 0.4, n2 0.7 all too full. Moving S's
-// task from n0 to n1 (0.8) frees n0 for B. Then S = 1 and B = 1.
+// B runs one attempt on n2 (CPU 0.7). S (tasks of 0.4, two pending) and B
+// (tasks of 0.7, one running and one pending) have no goals, so s_req =
+// s_pend = 2 each.
+// Round 1: both at the floor, S first by order: S1 on n0.
+// Round 2: B at the floor: B1 on n2, where B's attempt runs.
+// Round 3: tie at -1, S first by order: S2 on n1 (max load 0.4 < 0.8 on n0).
+// Round 4: B (-1) needs 0.7: n0 0.4, n1 0.4, n2 0.7 all too full. Moving S's
+// slot from n0 to n1 (0.8) frees n0 for B. Then S = 1 and B = 1.
 func TestPlanMovesATaskToMakeRoom(t *testing.T) {
 	small := Profile{CPU: 0.4, Memory: 0.1, IO: 0.1}
 	big := Profile{CPU: 0.7, Memory: 0.1, IO: 0.1}
@@ -215,8 +220,46 @@ func TestPlanMovesATaskToMakeRoom(t *testing.T) {
 	if s, b := dagPlan(t, p, "S"), dagPlan(t, p, "B"); s.Utility != 1 || b.Utility != 1 {
 		t.Errorf("utility S %g B %g, want 1 and 1", s.Utility, b.Utility)
 	}
-	if p.Rounds != 3 {
-		t.Errorf("rounds = %d, want 3", p.Rounds)
+	if p.Rounds != 4 {
+		t.Errorf("rounds = %d, want 4", p.Rounds)
+	}
+}
+
+// The plan is a target, not what runs: on a full node a DAG that arrived
+// after the cluster filled gets the slots its goal asks for, and the
+// attempts the plan gives no slot run on until they end (attrition). n0
+// runs 4 of early's tasks (CPU 0.25 each: the node is full). early: 28
+// pending + 4 running = 32 unfinished of 30 s, 10 h left: s_req =
+// ceil(32 x 30 s / 36000 s) = 1, so (k-1)/31 with k slots. late: 8 pending,
+// no task finished: s_req = 8, log k/log 8 - 1 (-1, -0.667, -0.472 for k =
+// 1..3). Round 1: both at the floor, early first by order: early 1 on n0,
+// where it runs (0). Rounds 2-4: late below 0 each time: late 1, 2, 3. The
+// node is full (4 x 0.25): early 1 of its 4 running, late 3 to start.
+// A plan that kept running attempts would have given late nothing.
+func TestPlanGivesALateDAGSlotsOnAFullCluster(t *testing.T) {
+	prof := Profile{CPU: 0.25, Memory: 0.1, IO: 0.1}
+	early := producers("early", 0, 28, prof)
+	early.Producers.MeanTaskTime = 30 * time.Second
+	early.Goal = rasNow.Add(10 * time.Hour)
+	late := producers("late", 1, 8, prof)
+	late.Goal = rasNow.Add(2 * time.Minute)
+	run := RASAttempt{"early", RASProducer, prof}
+	p := Plan(rasNow, RASSnapshot{
+		Nodes: []RASNode{{ID: "n0", Running: []RASAttempt{run, run, run, run}}},
+		DAGs:  []RASDAG{early, late},
+	})
+	e, l := dagPlan(t, p, "early"), dagPlan(t, p, "late")
+	if e.SReq != 1 || l.SReq != 8 {
+		t.Fatalf("s_req early %g late %g, want 1 and 8", e.SReq, l.SReq)
+	}
+	if e.Producers != 1 || e.NewProducers != 0 || l.Producers != 3 || l.NewProducers != 3 {
+		t.Errorf("early %d (%d to start), late %d (%d to start); want early 1 (0), late 3 (3)",
+			e.Producers, e.NewProducers, l.Producers, l.NewProducers)
+	}
+	n0, _ := p.node("n0")
+	want := []RASSlot{{DAG: "early", Kind: RASProducer, Planned: 1, Running: 4}, {DAG: "late", Kind: RASProducer, Planned: 3}}
+	if !reflect.DeepEqual(n0.Slots, want) {
+		t.Errorf("n0 slots %+v, want %+v", n0.Slots, want)
 	}
 }
 
@@ -353,25 +396,28 @@ func TestPlanNeverOverloads(t *testing.T) {
 		if !reflect.DeepEqual(p, Plan(rasNow, snap)) {
 			t.Fatalf("round %d: two plans of one snapshot differ", round)
 		}
-		newTotal := 0
+		// Per DAG and kind: the slots no running attempt fills.
+		free := map[string]int{}
+		planned := map[string]int{}
 		for _, n := range p.Nodes {
 			if n.Load.CPU > 1+1e-9 || n.Load.Memory > 1+1e-9 || n.Load.IO > 1+1e-9 {
 				t.Fatalf("round %d: node %s planned to %+v", round, n.ID, n.Load)
 			}
 			for _, s := range n.Slots {
-				newTotal += s.Planned - s.Running
+				k := s.DAG + "/" + s.Kind.String()
+				free[k] += max(s.Planned-s.Running, 0)
+				planned[k] += s.Planned
 			}
 		}
-		sum := 0
 		for i, d := range p.DAGs {
-			sum += d.NewProducers + d.NewConsumers
 			in := snap.DAGs[i]
-			if d.NewProducers > in.Producers.Pending || d.NewConsumers > in.Consumers.Pending {
-				t.Fatalf("round %d: %s planned more than pending: %+v", round, d.ID, d)
+			if d.NewProducers != min(free[d.ID+"/producer"], in.Producers.Pending) ||
+				d.NewConsumers != min(free[d.ID+"/consumer"], in.Consumers.Pending) {
+				t.Fatalf("round %d: %s: %+v, nodes' free slots %v, pending %d/%d", round, d.ID, d, free, in.Producers.Pending, in.Consumers.Pending)
 			}
-		}
-		if sum != newTotal {
-			t.Fatalf("round %d: DAGs plan %d new tasks, nodes %d", round, sum, newTotal)
+			if d.Producers != planned[d.ID+"/producer"] || d.Consumers != planned[d.ID+"/consumer"] {
+				t.Fatalf("round %d: %s plans %d/%d, nodes %v", round, d.ID, d.Producers, d.Consumers, planned)
+			}
 		}
 	}
 }
