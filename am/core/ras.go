@@ -11,12 +11,14 @@ import (
 // Resource-aware scheduling (ebb.scheduler.scheme=ras): every control
 // cycle the core plans how many concurrent tasks each DAG should run from
 // its completion-time goal, observed task times and the resource profiles
-// (scheduler.Plan); between cycles the ras task order gives free room to
-// the DAG with the lowest utility now (its running tasks against the
-// plan's s_req; rasDemand counts them), and the packing allocator chooses the
-// node among those where the attempt's profile fits, ranking first the
-// nodes the plan named. The plan only changes what starts next: nothing is
-// killed, and no node is loaded past its CPU, memory or I/O under the
+// (scheduler.Plan) as a target: job slots per node for every unfinished
+// task, running attempts counted against their DAG's slots where they run.
+// Between cycles the ras task order gives free room, among the DAGs with a
+// planned slot free on a node, to the lowest utility now (its running tasks
+// against the plan's s_req; rasDemand counts them), and the packing
+// allocator chooses among those nodes. Nothing is killed: attempts the plan
+// gives no slot run on and their room goes to the planned DAGs as they end
+// (attrition). No node is loaded past its CPU, memory or I/O under the
 // profiles, so the number of concurrent tasks per worker ("job slots")
 // follows from the profiles.
 
@@ -88,16 +90,42 @@ func toProfile(p *dag.Profile) scheduler.Profile {
 	return scheduler.Profile{CPU: p.CPU, Memory: p.Memory, IO: p.IO}
 }
 
-// rasCycle re-plans when the control cycle has passed (or no plan exists).
+// rasCycle re-plans when the control cycle has passed, no plan exists, or
+// the plan does not know a running DAG or a node. The ras order starts
+// only what the plan gives a slot, so a DAG or node newer than the plan
+// would otherwise sit idle until the cycle ends.
 func (c *Core) rasCycle() {
 	if !c.opts.Tasks.ResourceAware() {
 		return
 	}
-	if c.rasPlan != nil && c.now.Sub(c.rasPlan.At) < c.opts.RASCycle {
+	if c.rasPlan != nil && c.now.Sub(c.rasPlan.At) < c.opts.RASCycle && c.rasPlanKnowsAll() {
 		return
 	}
 	p := scheduler.Plan(c.now, c.rasSnapshot())
 	c.rasPlan = &p
+}
+
+// rasPlanKnowsAll reports whether the plan has every node and every
+// running DAG, which rasSnapshot gives it.
+func (c *Core) rasPlanKnowsAll() bool {
+	known := make(map[string]bool, len(c.rasPlan.Nodes)+len(c.rasPlan.DAGs))
+	for _, n := range c.rasPlan.Nodes {
+		known["n/"+n.ID] = true
+	}
+	for _, d := range c.rasPlan.DAGs {
+		known["d/"+d.ID] = true
+	}
+	for id := range c.nodes {
+		if !known["n/"+id] {
+			return false
+		}
+	}
+	for _, d := range c.active {
+		if d.state == DAGRunning && !known["d/"+d.id] {
+			return false
+		}
+	}
+	return true
 }
 
 // rasAttempt is a running attempt as the ras planner and order see it.
