@@ -10,15 +10,19 @@ package scheduler
 // lowest utility now goes first (utilities from the tasks each DAG runs at
 // this moment and the s_req of the last plan). So the plan's pairing of
 // CPU-bound and I/O-bound tasks on a node is what runs. A DAG with no
-// planned slot free anywhere waits for the next cycle (a DAG that arrived
-// after the last plan is in the next one), and a node's slots left unused
-// by their DAG stay free until then: the plan decides, not the moment.
+// planned slot free anywhere waits for the next plan (the AM makes one at
+// once for a DAG or node the plan does not know), and a node's slots left
+// unused by their DAG stay free until then: the plan decides, not the
+// moment.
 //
-// It never overloads a node: an attempt fits on a node only if its profile
-// fits in what the node's running attempts leave of 1.0 CPU, memory and
-// I/O, the node holds fewer tasks than the plan's cap, and a worker there
-// has the memory. It never kills anything, so DAGs move from one placement
-// to the next by attrition, as attempts finish. Ties go to fifo order.
+// The plan is a target (Plan): it may give a node's slots to another DAG
+// than the one running there. Those attempts run on; as each ends its room
+// goes to the DAGs the plan put on the node, since the DAG that ran there
+// has no planned slot free on it (attrition). It never overloads a node:
+// an attempt fits on a node only if its profile fits in what the node's
+// running attempts leave of 1.0 CPU, memory and I/O, the node holds fewer
+// tasks than the plan's cap, and a worker there has the memory. It never
+// kills anything. Ties go to fifo order.
 // Consumers are planned first and spread (stage 1 of Plan), so they follow
 // the same rule. The node among a DAG's planned ones is the packing
 // allocator's choice (Pick.Fits), so packed and uniform still differ.

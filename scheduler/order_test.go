@@ -120,10 +120,10 @@ func TestRASNext(t *testing.T) {
 		{"no memory", []OrderNode{{ID: "n0", FitsMB: 99}}, // the head asks 100 MB
 			[]QueueHead{head("C", RASProducer, p25, prod(0, 1))}, ""},
 		{"no heads", n0(), nil, ""},
-		// N is not in the plan: it waits for the next cycle, although its
+		// N is not in the plan: it waits for the next plan, although its
 		// utility (s_req = its 8 unfinished producers: log 1 / log 8 - 1 =
 		// -1) is the lowest; A's 3 planned slots on n0 are all running.
-		{"a DAG newer than the plan waits for the next cycle", n0(a, a, a),
+		{"a DAG newer than the plan waits for the next plan", n0(a, a, a),
 			[]QueueHead{head("A", RASProducer, p25, prod(3, 5)), head("N", RASProducer, p25, prod(1, 7))}, ""},
 		// Both at the floor (nothing running below s_req): fifo order.
 		{"ties: fifo order", n0(),
@@ -132,7 +132,7 @@ func TestRASNext(t *testing.T) {
 		// placed (part -1): 0. A with 5 of s_req 4, 9 left: (5-4)/(9-4) = 0.2.
 		{"an unplaced consumer lowers its DAG", n0(),
 			[]QueueHead{head("A", RASProducer, p25, prod(5, 4)), head("B", RASConsumer, p25, RASDemand{QueuedConsumers: 1})}, "B/consumer"},
-		{"a node the plan does not know takes nothing until the next cycle", []OrderNode{{ID: "new", FitsMB: 1000}},
+		{"a node the plan does not know takes nothing until the next plan", []OrderNode{{ID: "new", FitsMB: 1000}},
 			[]QueueHead{head("C", RASProducer, p25, prod(1, 0)), head("A", RASProducer, p25, prod(1, 3))}, ""},
 	}
 	for _, tt := range tests {
@@ -162,7 +162,7 @@ func TestRASConsumerNodes(t *testing.T) {
 	for _, c := range []struct {
 		dag, want string
 	}{
-		{"D", "none"},                     // the plan knows no D: it waits for the next cycle
+		{"D", "none"},                     // the plan knows no D: it waits for the next plan
 		{"B", "[true false false false]"}, // the plan wants B's consumer on n0 (rasTestPlan)
 	} {
 		h := QueueHead{DAG: c.dag, Kind: RASConsumer, Profile: p25, MemoryMB: 100, Demand: RASDemand{QueuedConsumers: 1}}
@@ -277,5 +277,37 @@ func TestRASFollowsThePlansSlots(t *testing.T) {
 		if got != want {
 			t.Fatalf("Next = %s, want %s", got, want)
 		}
+	}
+}
+
+// Attrition: a DAG that runs more attempts on a node than the plan now
+// gives it there gets none of the room they leave; the DAG the plan put
+// there does, though its utility now is the higher. n0's plan: E 1 slot,
+// L 4 (tasks of CPU 0.2). E runs 3 (one of them fills its slot), L 1:
+// CPU 0.8, room for one. E: 3 running of s_req 8: log 3/log 8 - 1 = -0.47;
+// L: 1 of s_req 1, 11 unfinished: (1-1)/(11-1) = 0. E is the lower and its
+// task fits, but it has no planned slot free: L takes the room.
+func TestRASFreedRoomGoesToThePlannedDAG(t *testing.T) {
+	p20 := Profile{CPU: 0.2, Memory: 0.1, IO: 0.1}
+	e, l := RASAttempt{"E", RASProducer, p20}, RASAttempt{"L", RASProducer, p20}
+	plan := RASPlan{
+		DAGs: []RASDAGPlan{{ID: "E", SReq: 8}, {ID: "L", Order: 1, SReq: 1}},
+		Nodes: []RASNodePlan{{ID: "n0", Slots: []RASSlot{
+			{DAG: "E", Kind: RASProducer, Planned: 1, Running: 3},
+			{DAG: "L", Kind: RASProducer, Planned: 4, Running: 1},
+		}}},
+	}
+	heads := []QueueHead{
+		{DAG: "E", Kind: RASProducer, Profile: p20, MemoryMB: 100, Demand: RASDemand{RunningProducers: 3, QueuedProducers: 20}},
+		{DAG: "L", Kind: RASProducer, Profile: p20, MemoryMB: 100, Demand: RASDemand{RunningProducers: 1, QueuedProducers: 10}},
+	}
+	nodes := []OrderNode{{ID: "n0", FitsMB: 1000, Running: []RASAttempt{e, e, e, l}}}
+	p, ok := ras{}.Next(&OrderSnapshot{Plan: plan, Nodes: nodes, Heads: heads})
+	got := "none"
+	if ok {
+		got = heads[p.Head].DAG + " " + fmt.Sprint(p.Fits)
+	}
+	if got != "L [true]" {
+		t.Errorf("Next = %s, want L [true] (E runs more than its planned slot there)", got)
 	}
 }

@@ -110,18 +110,22 @@ func TestRASFavoursTheGoal(t *testing.T) {
 	}
 }
 
-// Under ras the task order picks the attempt and the packing allocator the
-// node, as under fifo and fair: uniform spreads and packed piles up. A ras
-// that chose nodes itself would place the same way under both.
+// Under ras the task order picks the attempt and the nodes it may take (its
+// DAG's free job slots in the plan), and the packing allocator picks among
+// those. Here the plan decides alone: probe is newer than the plan made for
+// warm, so the core plans again at once, and the plan spreads probe's two
+// tasks to the emptiest nodes, n2 and n3, one slot each; packed cannot pile
+// them onto n1, where the plan gives probe no slot. (Until issue 25's last
+// step packed put both on n1: a DAG with no planned slot free went wherever
+// the allocator chose, the fallback the strict task scheduler removed.)
 func TestRASPlacesThroughTheAllocator(t *testing.T) {
 	place := func(scheme string) string {
 		alloc, err := packing.New(scheme, packing.Options{HighThresholdPercent: 80, MinNodes: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A control cycle of an hour: the plan made for "warm" is still
-		// the plan when "probe" arrives, so the plan names no node for
-		// probe and only the allocator decides where it goes.
+		// A control cycle of an hour: only probe's arrival, which the plan
+		// made for "warm" does not know, makes a new plan.
 		f := newFake(t, CoreOptions{Tasks: order(t, "ras"), RASCycle: time.Hour, Allocator: alloc})
 		f.submit(`
 name: warm
@@ -143,12 +147,12 @@ vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 250, profile: {c
 		}
 		return fmt.Sprint(where)
 	}
-	// warm starts on n1, the only node when its plan is made. probe's two attempts: uniform takes the emptiest nodes, n2 and
-	// n3; packed the medium node n1 (250 MB of 4000 = 6%, and 12%, 19%
-	// after each, at or below 80%) before any empty one.
+	// warm starts on n1, the only node when its plan is made. probe's two
+	// attempts go to the slots the plan gives them, n2 and n3, under both
+	// schemes.
 	for _, c := range []struct{ scheme, want string }{
 		{"uniform", "[warm@n1 probe@n2 probe@n3]"},
-		{"packed", "[warm@n1 probe@n1 probe@n1]"},
+		{"packed", "[warm@n1 probe@n2 probe@n3]"},
 	} {
 		if got := place(c.scheme); got != c.want {
 			t.Errorf("ras with %s: %s, want %s", c.scheme, got, c.want)
