@@ -19,8 +19,8 @@
 // refuses an unknown name with the key and the names it knows. An order
 // chooses the attempt, never the node: the AM gives the attempt to the
 // packing allocator, which picks among the nodes where it fits (for ras,
-// those where its profile fits too, the plan's nodes ranked first), so
-// ebb.packing.scheme holds under every order.
+// those where its profile fits too and the plan has a slot of its DAG
+// free), so ebb.packing.scheme holds under every order.
 //
 // # ContainerGroups and kinds
 //
