@@ -18,7 +18,7 @@ containerGroup: {name: g, workerMemoryMB: 512}
 vertices:
   - {name: map, command: "true", parallelism: 3, memoryMB: 384}
   - {name: side, command: "true", parallelism: 2, memoryMB: 128}
-  - {name: reduce, command: "true", parallelism: 2, memoryMB: 256}
+  - {name: reduce, command: "true", parallelism: %d, memoryMB: 256}
 edges:
   - {from: map, to: reduce, type: scatter-gather}
   - {from: side, to: reduce, type: scatter-gather}
@@ -28,11 +28,14 @@ edges:
 // side 0's place, reduce 0 in map 0's 384 MB beside side 1 (0 gathering <
 // 1 running producer, slowstart.go's nextIndex), and reduce 1 in side 1's
 // place, since map 1 (384 MB) does not fit the 256 MB left.
-func stalled(t *testing.T, opts CoreOptions) *fakeWorld {
+func stalled(t *testing.T, opts CoreOptions) *fakeWorld { return stalledN(t, opts, 2) }
+
+// stalledN is stalled with n reduces: those beyond two wait in the queue.
+func stalledN(t *testing.T, opts CoreOptions, n int) *fakeWorld {
 	t.Helper()
 	opts.SlowStart, opts.MaxWorkers = 0.05, 1
 	f := newFake(t, opts)
-	f.submit(stallDAG)
+	f.submit(fmt.Sprintf(stallDAG, n))
 	f.addWorker("w1", "g", "n1", 512)
 	f.finishVertexTask("side", 0)
 	f.finishVertexTask("map", 0)
@@ -240,5 +243,25 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	}
 	if _, done := f.drive(time.Minute); !done {
 		t.Fatalf("DAG did not end: running %s", f.desc())
+	}
+}
+
+// Held back: with a third reduce queued, the 256 MB the first kill frees
+// (reduce 1's) is not enough for a map (384 MB), and reduce 2 would fit
+// there; the hold keeps it (and reduce 1) out until the maps have run, so
+// two kills break the stall, not one more per reduce that slips back in.
+func TestSlowStartStallHoldsConsumersBackUntilProducersRun(t *testing.T) {
+	f := stalledN(t, CoreOptions{StallKillPercent: 10, StallKillInterval: 3 * time.Second}, 3)
+	for i := 0; i < 4; i++ {
+		f.tick(time.Second)
+	}
+	if got := f.desc(); got != "reduce0(gathering)" {
+		t.Errorf("after the first kill: running %s, want reduce 0 only (the freed room kept for the maps)", got)
+	}
+	if _, done := f.drive(time.Hour); !done {
+		t.Fatalf("DAG did not end: running %s", f.desc())
+	}
+	if n := f.c.PreemptCounts("g").SlowStartKilled; n != 2 {
+		t.Errorf("%d reduces killed, want 2 (reduce 1, then reduce 0)", n)
 	}
 }
