@@ -156,8 +156,7 @@ func (c *Core) killGathering(g *group, a *attemptRun) {
 // liftHolds lets the consumers of each held DAG start again once no
 // producer of it waits in the queue: every one got a worker.
 func (c *Core) liftHolds() {
-	for _, id := range sortedKeys(c.dags) {
-		d := c.dags[id]
+	for _, d := range c.active {
 		if !d.stallHeld || d.producerQueued() {
 			continue
 		}
