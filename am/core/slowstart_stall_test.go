@@ -265,3 +265,44 @@ func TestSlowStartStallHoldsConsumersBackUntilProducersRun(t *testing.T) {
 		t.Errorf("%d reduces killed, want 2 (reduce 1, then reduce 0)", n)
 	}
 }
+
+// The other way into a stall: producers lost to preemption. Maps 0 and 1
+// ran on w1 and two reduces took their places (0 < 3 and 1 < 2 running
+// maps); maps 2 and 3 ran on w2, which the RM then preempts while its
+// queue is full (headroom 0, below one 512 MB worker). Maps 2 and 3 are
+// queued again and no worker can come: without the stall rule the DAG
+// hangs; with it reduce 1 is killed (256 MB, room for a map), the maps run
+// one after another beside reduce 0, and the DAG ends with no failure.
+func TestSlowStartStallAfterProducersLostWithNoHeadroom(t *testing.T) {
+	f := newFake(t, CoreOptions{SlowStart: 0.05})
+	f.submit(`
+name: lost
+containerGroup: {name: g, workerMemoryMB: 512}
+vertices:
+  - {name: map, command: "true", parallelism: 4, memoryMB: 256}
+  - {name: reduce, command: "true", parallelism: 2, memoryMB: 256}
+edges: [{from: map, to: reduce, type: scatter-gather}]
+`)
+	f.addWorker("w1", "g", "n1", 512)
+	f.addWorker("w2", "g", "n2", 512)
+	f.finishVertexTask("map", 0)
+	f.now = f.now.Add(time.Second)
+	f.finishVertexTask("map", 1)
+	if got := f.desc(); got != "map2 map3 reduce0(gathering) reduce1(gathering)" {
+		t.Fatalf("fixture: running %s", got)
+	}
+	f.c.SetHeadroom(f.now, 0)
+	f.c.WorkerLost(f.now, "w2", "preempted (exit status -102)")
+	f.drain()
+	took, done := f.drive(time.Hour)
+	if !done {
+		t.Fatalf("DAG still running after %s: running %s, %d attempts queued, %d killed",
+			took, f.desc(), f.c.groups["g"].queue.Len(), f.c.PreemptCounts("g").SlowStartKilled)
+	}
+	if f.ended[0].State != DAGSucceeded || f.ended[0].Failed != 0 {
+		t.Fatalf("DAG %s with %d failed attempts, want SUCCEEDED with none", f.ended[0].State, f.ended[0].Failed)
+	}
+	if n := f.c.PreemptCounts("g").SlowStartKilled; n != 1 {
+		t.Errorf("%d reduces killed, want 1 (one 256 MB reduce makes room for the 256 MB maps)", n)
+	}
+}
