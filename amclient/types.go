@@ -113,6 +113,9 @@ type Group struct {
 	// Preemption: containers the RM warned of, the AM gave back before
 	// the kill, and the RM killed.
 	PreemptWarned, PreemptGivenBack, PreemptLost int
+	// SlowStartKilled: gathering consumers the AM killed to break a
+	// slow-start stall.
+	SlowStartKilled int
 }
 
 // Transition is one change of a group's autoscaler state.
@@ -127,7 +130,8 @@ func clusterOf(r *ebbpb.ClusterStatusResponse) Cluster {
 		c.Groups = append(c.Groups, Group{Name: g.Name, Kind: g.Kind, State: g.State, UsagePercent: g.UsagePercent,
 			Workers: int(g.Workers), PendingWorkers: int(g.PendingWorkers), Nodes: int(g.Nodes),
 			QueuedAttempts: int(g.QueuedAttempts), RunningAttempts: int(g.RunningAttempts),
-			PreemptWarned: int(g.PreemptWarned), PreemptGivenBack: int(g.PreemptGivenBack), PreemptLost: int(g.PreemptLost)})
+			PreemptWarned: int(g.PreemptWarned), PreemptGivenBack: int(g.PreemptGivenBack), PreemptLost: int(g.PreemptLost),
+			SlowStartKilled: int(g.SlowstartKilled)})
 	}
 	for _, t := range r.Transitions {
 		c.Transitions = append(c.Transitions, Transition{At: time.UnixMilli(t.UnixMs), Group: t.Group, From: t.From, To: t.To, Reason: t.Reason})

@@ -81,6 +81,8 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.scheduler.reserve.percent":                           "10",
 		"ebb.ras.control.cycle.secs":                              "30",
 		"ebb.slowstart.completed.producers":                       "0.05", // Hadoop's mapreduce.job.reduce.slowstart.completedmaps
+		"ebb.slowstart.preemption.percentage":                     "10",   // Tez's tez.am.preemption.percentage
+		"ebb.slowstart.preemption.interval.ms":                    "3000", // Tez: 3 heartbeats between preemptions, 1 s each
 		"ebb.auto.scale.predictive.enabled":                       "false",
 		"ebb.auto.scale.predictive.target.secs":                   "120",
 		"ebb.billing.period.secs":                                 "0",

@@ -114,6 +114,8 @@ func CoreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		ReservePercent:          c.Int("ebb.scheduler.reserve.percent"),
 		RASCycle:                c.Duration("ebb.ras.control.cycle.secs"),
 		SlowStart:               SlowStart(c),
+		StallKillPercent:        c.Int("ebb.slowstart.preemption.percentage"),
+		StallKillInterval:       c.Duration("ebb.slowstart.preemption.interval.ms"),
 		RecycleInterval:         c.Duration(scheduler.KeyInterval),
 		RemoveEmptyKind:         c.Bool("mr3.container.scheduler.remove.empty.kind"),
 		WorkerTasks:             c.Int("ebb.worker.auto.size.max.tasks"),

@@ -146,6 +146,9 @@ func (c *Core) Tick(now time.Time) {
 	// cheap and a pass is bounded (maxSkips), so a second one is never wrong.
 	c.recycle()
 	c.schedule()
+	// After the last regular placement: a group that placed nothing and
+	// holds only gathering consumers while producers wait is stalled.
+	c.relieveStalls()
 	// Only after the last placement: a draining worker that got nothing
 	// and holds nothing needed stops; an idle worker is reaped.
 	c.stopDrained()

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
@@ -39,8 +40,11 @@ type group struct {
 	// while the reserve held attempts back (reserve.go): the autoscaler
 	// counts it as in use, since queued work waits beside it.
 	reserveHeld int64
-	sda         sparkDA     // ScaleSparkDA state
-	as          *autoscaled // ScaleAutoscaler state
+	// stallSince: when the group last became stalled under slow start,
+	// or killed consumers for it (stall.go); zero: not stalled.
+	stallSince time.Time
+	sda        sparkDA     // ScaleSparkDA state
+	as         *autoscaled // ScaleAutoscaler state
 }
 
 // groupFor finds or creates the group a spec names. Same name and same

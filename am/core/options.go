@@ -58,6 +58,13 @@ type CoreOptions struct {
 	// 0 or 1: all of them. A world that sets it must carry out
 	// AttemptInputs.
 	SlowStart float64
+	// StallKillPercent and StallKillInterval break a slow-start stall
+	// (stall.go): that share of the gathering consumers, at least one,
+	// is killed after the stall lasted StallKillInterval, and at most once
+	// per interval (ebb.slowstart.preemption.percentage,
+	// ebb.slowstart.preemption.interval.ms).
+	StallKillPercent  int
+	StallKillInterval time.Duration
 	// RASCycle is the resource-aware scheduler's control cycle
 	// (ebb.ras.control.cycle.secs).
 	RASCycle time.Duration
@@ -97,6 +104,10 @@ type CoreOptions struct {
 	RetainDAGsFor   time.Duration
 	RetainSummaries int
 }
+
+// slowStart reports whether consumers may start before all their
+// producers succeeded: SlowStart strictly between 0 and 1.
+func (o *CoreOptions) slowStart() bool { return o.SlowStart > 0 && o.SlowStart < 1 }
 
 // OptionError is one option the Core cannot work with: the field, the key
 // it comes from (empty for the simulator's own), its value and what would
@@ -154,6 +165,14 @@ var optionRules = []optionRule{
 		func(o *CoreOptions) bool { return o.ReservePercent >= 0 && o.ReservePercent <= 100 }},
 	{"SlowStart", "ebb.slowstart.completed.producers", "0 to 1 (0: off)",
 		func(o *CoreOptions) any { return o.SlowStart }, func(o *CoreOptions) bool { return o.SlowStart >= 0 && o.SlowStart <= 1 }},
+	{"StallKillPercent", "ebb.slowstart.preemption.percentage", "1 to 100 under slow start",
+		func(o *CoreOptions) any { return o.StallKillPercent },
+		func(o *CoreOptions) bool {
+			return !o.slowStart() || (o.StallKillPercent >= 1 && o.StallKillPercent <= 100)
+		}},
+	{"StallKillInterval", "ebb.slowstart.preemption.interval.ms", "> 0 under slow start",
+		func(o *CoreOptions) any { return o.StallKillInterval },
+		func(o *CoreOptions) bool { return !o.slowStart() || o.StallKillInterval > 0 }},
 	{"RASCycle", "ebb.ras.control.cycle.secs", "> 0 under the ras order",
 		func(o *CoreOptions) any { return o.RASCycle },
 		func(o *CoreOptions) bool { return o.Tasks == nil || !o.Tasks.ResourceAware() || o.RASCycle > 0 }},

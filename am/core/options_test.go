@@ -39,6 +39,8 @@ func withDefaults(o CoreOptions) CoreOptions {
 	setDur(&o.IdleTimeout, "mr3.container.idle.timeout.ms")
 	setDur(&o.RecycleInterval, "mr3.check.memory.usage.event.interval.secs")
 	setDur(&o.RASCycle, "ebb.ras.control.cycle.secs")
+	setInt(&o.StallKillPercent, "ebb.slowstart.preemption.percentage")
+	setDur(&o.StallKillInterval, "ebb.slowstart.preemption.interval.ms")
 	if o.MemoryRetry.Factor == 0 {
 		o.MemoryRetry.Factor = d.Float("ebb.task.memory.retry.factor")
 	}
@@ -68,6 +70,10 @@ func TestNewCoreRefusesBadOptions(t *testing.T) {
 			"core option MaxConcurrentDAGs (mr3.am.max.num.concurrent.dags) = 0: want >= 1"},
 		{"no allocator", func(o *CoreOptions) { o.Allocator = nil },
 			"core option Allocator (ebb.packing.scheme) = <nil>: want an allocator"},
+		{"slow start with no stall kills", func(o *CoreOptions) { o.SlowStart, o.StallKillPercent = 0.05, 0 },
+			"core option StallKillPercent (ebb.slowstart.preemption.percentage) = 0: want 1 to 100 under slow start"},
+		{"slow start with no stall interval", func(o *CoreOptions) { o.SlowStart, o.StallKillInterval = 0.05, 0 },
+			"core option StallKillInterval (ebb.slowstart.preemption.interval.ms) = 0s: want > 0 under slow start"},
 		{"spark-da without a backlog timeout", func(o *CoreOptions) { o.Scaling, o.BacklogTimeout = ScaleSparkDA, 0 },
 			"core option BacklogTimeout = 0s: want > 0 when scaling as Spark's dynamic allocation"},
 	} {

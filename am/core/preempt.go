@@ -65,6 +65,9 @@ type PreemptCounts struct {
 	GivenBack int
 	// Lost: containers the RM killed (exit status -102).
 	Lost int
+	// SlowStartKilled: gathering consumers the AM killed itself so that
+	// their queued producers could run (stall.go).
+	SlowStartKilled int
 }
 
 func (p *preemptState) group(name string) *PreemptCounts {

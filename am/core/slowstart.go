@@ -41,7 +41,7 @@ func (a AttemptInputs) carryOut(now time.Time, x Executor) { x.AttemptInputs(now
 func (c *Core) producersNeeded(p *vertexRun) int {
 	n := len(p.tasks)
 	f := c.opts.SlowStart
-	if f <= 0 || f >= 1 {
+	if !c.opts.slowStart() {
 		return n
 	}
 	return min(n, max(1, int(math.Ceil(f*float64(n)-1e-9))))
@@ -49,8 +49,12 @@ func (c *Core) producersNeeded(p *vertexRun) int {
 
 // canStart reports whether t's inputs allow an attempt to start: every
 // one-to-one and broadcast input there, and enough of each scatter-gather
-// producer's (producersNeeded).
+// producer's (producersNeeded); and all of them while its DAG is held
+// after a slow-start stall (stall.go).
 func (c *Core) canStart(t *taskRun) bool {
+	if t.vertex.dag.stallHeld {
+		return t.ready()
+	}
 	for _, e := range t.vertex.in {
 		p := e.other
 		switch e.typ {
@@ -75,7 +79,7 @@ func (c *Core) canStart(t *taskRun) bool {
 // that v's latest success lets start early, and hands the new output of
 // pt to the running consumer attempts still gathering their inputs.
 func (c *Core) slowStartReady(pt *taskRun) {
-	if c.opts.SlowStart <= 0 || c.opts.SlowStart >= 1 {
+	if !c.opts.slowStart() {
 		return
 	}
 	v := pt.vertex
@@ -137,7 +141,7 @@ func (a *attemptRun) gatherInputs(s *AttemptSpec) {
 // producers (Hadoop's reduce ramp-up limit of 0.5 in spirit), so consumers
 // waiting for outputs never hold every slot the producers need.
 func (c *Core) nextIndex(d *dagRun, q *attemptQueue) int {
-	if c.opts.SlowStart <= 0 || c.opts.SlowStart >= 1 || q.Len() < 2 {
+	if !c.opts.slowStart() || q.Len() < 2 {
 		return 0
 	}
 	early := -1

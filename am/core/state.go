@@ -54,6 +54,10 @@ type dagRun struct {
 	// recovering: and still waiting for the earlier attempt's workers.
 	recovered  bool
 	recovering bool
+	// stallHeld: consumers were killed to break a slow-start stall; none
+	// starts before its inputs are complete until no producer is queued
+	// (stall.go).
+	stallHeld bool
 	// attemptTime / attemptsDone: the observed mean attempt duration, for
 	// predictive scale-out and resource-aware scheduling.
 	attemptTime  time.Duration

@@ -141,6 +141,9 @@ type Group struct {
 	PreemptWarned    int `json:"preemptionWarned"`
 	PreemptGivenBack int `json:"preemptionGivenBack"`
 	PreemptLost      int `json:"preemptionLost"`
+	// SlowStartKilled: gathering consumers the AM killed to break a
+	// slow-start stall (core/stall.go).
+	SlowStartKilled int `json:"slowStartKilled"`
 }
 
 // GroupDetail is GET api/v1/groups/{name}: the chart's data.

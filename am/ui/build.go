@@ -158,7 +158,8 @@ func group(g core.GroupView) Group {
 		WorkersPending: g.PendingWorkers, WorkersDraining: g.Draining, Nodes: g.Nodes, NodesDraining: g.DrainingNodes,
 		QueuedAttempts: g.QueuedAttempts, RunningAttempts: g.RunningAttempts, TaskMB: g.RunningMB, OfferedMB: g.OfferedMB,
 		WorkerMemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb,
-		PreemptWarned: g.Preempt.Warned, PreemptGivenBack: g.Preempt.GivenBack, PreemptLost: g.Preempt.Lost}
+		PreemptWarned: g.Preempt.Warned, PreemptGivenBack: g.Preempt.GivenBack, PreemptLost: g.Preempt.Lost,
+		SlowStartKilled: g.Preempt.SlowStartKilled}
 }
 
 func (u *UI) groupDetail(v View, name string) (GroupDetail, bool) {

@@ -45,7 +45,7 @@ func newHistFixture() histFixture {
 				State: "FAILED", ExitCode: 137, Diagnostics: "killed", Progress: 0.5}}},
 		group: core.GroupView{GroupStatus: core.GroupStatus{Name: "g", State: "SCALE_OUT", UsagePercent: 85.5, Workers: 3,
 			PendingWorkers: 2, Nodes: 2, QueuedAttempts: 4, RunningAttempts: 3, RunningMB: 1536, OfferedMB: 3072,
-			NeedsWorkers: true, Preempt: core.PreemptCounts{Warned: 5, GivenBack: 4, Lost: 1}}, Kind: "k", MemoryMB: 1024, SizedByEbb: true, VCores: 2, Autoscaled: true,
+			NeedsWorkers: true, Preempt: core.PreemptCounts{Warned: 5, GivenBack: 4, Lost: 1, SlowStartKilled: 3}}, Kind: "k", MemoryMB: 1024, SizedByEbb: true, VCores: 2, Autoscaled: true,
 			OutThreshold: 80, InThreshold: 50, Wanted: 5, Draining: 1, DrainingNodes: 1,
 			Usage: []core.UsagePoint{{At: at(60), UsagePercent: 85.5, InstantPercent: 90, State: "SCALE_OUT", Wanted: 5,
 				Running: 3, Draining: 1, Nodes: 2, DrainingNodes: 1, Queued: 4}}},

@@ -239,6 +239,9 @@ type histPreempt struct {
 	Warned    int `json:"Warned"`
 	GivenBack int `json:"GivenBack"`
 	Lost      int `json:"Lost"`
+	// SlowStartKilled: omitted when 0, so history files written before
+	// it existed read back the same.
+	SlowStartKilled int `json:"SlowStartKilled,omitempty"`
 }
 
 func toHistGroup(g core.GroupView) histGroup {

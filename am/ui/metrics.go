@@ -87,6 +87,11 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"given_back\"} %d\n", g.Name, g.PreemptGivenBack)
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"lost\"} %d\n", g.Name, g.PreemptLost)
 	}
+	help(b, "ebb_group_slowstart_killed_attempts_total", "counter",
+		"Consumer attempts gathering inputs under slow start that the AM killed so that their queued producers could run (a slow-start stall).")
+	for _, g := range o.Groups {
+		fmt.Fprintf(b, "ebb_group_slowstart_killed_attempts_total{group=%q} %d\n", g.Name, g.SlowStartKilled)
+	}
 	help(b, "ebb_autoscaler_transitions_total", "counter", "Autoscaler state changes by group, change and reason (numbers in the reason replaced by N).")
 	byReason := map[string]int{}
 	var keys []string

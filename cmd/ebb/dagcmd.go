@@ -332,10 +332,15 @@ func waitDAG(ctx context.Context, out *printer, c *amclient.Client, id string) e
 }
 
 // preemptLine is a group's preemption counters for `ebb dag status`, ""
-// while the cluster has preempted nothing of it.
+// while nothing of it was preempted, by the cluster or by the AM itself
+// to break a slow-start stall.
 func preemptLine(g amclient.Group) string {
-	if g.PreemptWarned+g.PreemptGivenBack+g.PreemptLost == 0 {
-		return ""
+	line := ""
+	if g.PreemptWarned+g.PreemptGivenBack+g.PreemptLost > 0 {
+		line = fmt.Sprintf("; preemption: %d containers warned, %d given back, %d lost", g.PreemptWarned, g.PreemptGivenBack, g.PreemptLost)
 	}
-	return fmt.Sprintf("; preemption: %d containers warned, %d given back, %d lost", g.PreemptWarned, g.PreemptGivenBack, g.PreemptLost)
+	if g.SlowStartKilled > 0 {
+		line += fmt.Sprintf("; slow-start stall: %d gathering consumers killed", g.SlowStartKilled)
+	}
+	return line
 }

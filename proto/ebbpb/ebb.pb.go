@@ -2285,8 +2285,11 @@ type GroupStatus struct {
 	PreemptWarned    int32 `protobuf:"varint,10,opt,name=preempt_warned,json=preemptWarned,proto3" json:"preempt_warned,omitempty"`
 	PreemptGivenBack int32 `protobuf:"varint,11,opt,name=preempt_given_back,json=preemptGivenBack,proto3" json:"preempt_given_back,omitempty"`
 	PreemptLost      int32 `protobuf:"varint,12,opt,name=preempt_lost,json=preemptLost,proto3" json:"preempt_lost,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Consumers gathering inputs under slow start that the AM killed so
+	// that their queued producers could run (a slow-start stall).
+	SlowstartKilled int32 `protobuf:"varint,13,opt,name=slowstart_killed,json=slowstartKilled,proto3" json:"slowstart_killed,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *GroupStatus) Reset() {
@@ -2399,6 +2402,13 @@ func (x *GroupStatus) GetPreemptGivenBack() int32 {
 func (x *GroupStatus) GetPreemptLost() int32 {
 	if x != nil {
 		return x.PreemptLost
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetSlowstartKilled() int32 {
+	if x != nil {
+		return x.SlowstartKilled
 	}
 	return 0
 }
@@ -2926,7 +2936,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x15ClusterStatusResponse\x12+\n" +
 	"\x06groups\x18\x01 \x03(\v2\x13.ebb.v1.GroupStatusR\x06groups\x12(\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x12.ebb.v1.NodeStatusR\x05nodes\x124\n" +
-	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\x95\x03\n" +
+	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\xc0\x03\n" +
 	"\vGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
@@ -2940,7 +2950,8 @@ const file_ebb_proto_rawDesc = "" +
 	"\x0epreempt_warned\x18\n" +
 	" \x01(\x05R\rpreemptWarned\x12,\n" +
 	"\x12preempt_given_back\x18\v \x01(\x05R\x10preemptGivenBack\x12!\n" +
-	"\fpreempt_lost\x18\f \x01(\x05R\vpreemptLost\"\x8c\x01\n" +
+	"\fpreempt_lost\x18\f \x01(\x05R\vpreemptLost\x12)\n" +
+	"\x10slowstart_killed\x18\r \x01(\x05R\x0fslowstartKilled\"\x8c\x01\n" +
 	"\n" +
 	"NodeStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
