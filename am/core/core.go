@@ -76,6 +76,9 @@ type Core struct {
 	// unhealthy, lost...), kept until it reports them RUNNING again
 	// (nodestate.go).
 	nodeConds map[string]*nodeCond
+
+	// amw is the in-AM worker of small DAGs (uber.go).
+	amw amWorker
 }
 
 // NewCore returns an empty Core, or the first option it cannot work

@@ -96,6 +96,8 @@ type CoreOptions struct {
 	RetainDAGs      int
 	RetainDAGsFor   time.Duration
 	RetainSummaries int
+	// Uber: small DAGs in the AM's container (uber.go).
+	Uber UberOptions
 }
 
 // OptionError is one option the Core cannot work with: the field, the key
@@ -175,6 +177,12 @@ var optionRules = []optionRule{
 		func(o *CoreOptions) any { return o.RetainDAGsFor }, func(o *CoreOptions) bool { return o.RetainDAGsFor >= 0 }},
 	{"RetainSummaries", "ebb.am.dag.summary.retained.count", ">= 1",
 		func(o *CoreOptions) any { return o.RetainSummaries }, func(o *CoreOptions) bool { return o.RetainSummaries >= 1 }},
+	{"Uber.MaxTasks", "ebb.am.uber.max.tasks", ">= 1 with uber on",
+		func(o *CoreOptions) any { return o.Uber.MaxTasks }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MaxTasks >= 1 }},
+	{"Uber.MaxInputBytes", "ebb.am.uber.max.input.mb", ">= 0 with uber on",
+		func(o *CoreOptions) any { return o.Uber.MaxInputBytes }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MaxInputBytes >= 0 }},
+	{"Uber.MemoryMB", "ebb.am.uber.memory.mb", ">= 1 with uber on",
+		func(o *CoreOptions) any { return o.Uber.MemoryMB }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MemoryMB >= 1 }},
 }
 
 // Validate returns the first option the Core cannot work with, as an

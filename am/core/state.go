@@ -54,6 +54,8 @@ type dagRun struct {
 	// recovering: and still waiting for the earlier attempt's workers.
 	recovered  bool
 	recovering bool
+	// uber: the DAG is small and runs on the in-AM worker (uber.go).
+	uber bool
 	// attemptTime / attemptsDone: the observed mean attempt duration, for
 	// predictive scale-out and resource-aware scheduling.
 	attemptTime  time.Duration
