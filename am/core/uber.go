@@ -94,10 +94,8 @@ type amWorker struct {
 	w *workerRun
 }
 
-// IsAMWorker says whether id is the in-AM worker (starting or
-// registered): the executor carries out its stops and moves itself, and
-// never hands them to the world.
-func (c *Core) IsAMWorker(id string) bool { return c.amw.id != "" && c.amw.id == id }
+// isAMWorker says whether id is the in-AM worker (starting or registered).
+func (c *Core) isAMWorker(id string) bool { return c.amw.id != "" && c.amw.id == id }
 
 // considerUber marks d uber when it qualifies and the in-AM worker is free
 // for its group, starting that worker if none runs.
@@ -113,7 +111,9 @@ func (c *Core) considerUber(d *dagRun) {
 		c.logf("DAG %s (%s) runs in worker containers: the in-AM worker is stopping", d.id, d.spec.Name)
 		return
 	}
-	if c.amw.id != "" && c.amw.group != d.group {
+	// By name: a group no DAG used may have been replaced by one of the
+	// same name (groupFor) while the in-AM worker started.
+	if c.amw.id != "" && c.amw.group.info.Name != d.group.info.Name {
 		c.logf("DAG %s (%s) runs in worker containers: the in-AM worker serves group %s", d.id, d.spec.Name, c.amw.group.info.Name)
 		return
 	}
@@ -144,6 +144,11 @@ func (g *group) uberOnly() bool {
 	return true
 }
 
+// amWorkerRegistered notes the in-AM worker's registration in g.
+func (c *Core) amWorkerRegistered(w *workerRun) {
+	c.amw.w, c.amw.group = w, w.group
+}
+
 // amWorkersIn counts the in-AM worker among g's live workers: the world
 // holds no container for it, so WantWorkers' Total leaves it out.
 func (c *Core) amWorkersIn(g *group) int {
@@ -156,12 +161,8 @@ func (c *Core) amWorkersIn(g *group) int {
 // amWorkerGone forgets the in-AM worker (it exited, was lost, or never
 // started): the DAGs that waited for it ask the world for workers.
 func (c *Core) amWorkerGone(reason string) {
-	g := c.amw.group
 	c.amw = amWorker{seq: c.amw.seq}
-	if g == nil {
-		return
-	}
-	for d := range g.owners {
+	for _, d := range c.active {
 		if d.uber {
 			d.uber = false
 			c.warnf("DAG %s (%s) leaves the AM's container (%s): it runs in worker containers", d.id, d.spec.Name, reason)

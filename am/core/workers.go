@@ -42,8 +42,8 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	c.workers[info.ID] = w
 	n.workers[w] = struct{}{}
 	g.addWorker(w)
-	if c.IsAMWorker(info.ID) {
-		c.amw.w = w
+	if c.isAMWorker(info.ID) {
+		c.amWorkerRegistered(w)
 	}
 	g.askArrived(info.Node)
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
@@ -84,7 +84,7 @@ func (c *Core) WorkerHeartbeat(now time.Time, id string, running ...string) {
 // DAGs still need are recomputed.
 func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	c.advance(now)
-	if c.IsAMWorker(id) {
+	if c.isAMWorker(id) {
 		// Before the worker's own removal, which asks the world for what
 		// its DAGs still need: they no longer wait for it.
 		c.amWorkerGone(fmt.Sprintf("worker %s: %s", id, reason))
