@@ -1,8 +1,10 @@
 package core
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ebb-am/ebb/dag"
 )
@@ -135,5 +137,34 @@ func TestUberFallsBackWhenTheAMWorkerIsGone(t *testing.T) {
 	}
 	if len(f.ended) != 1 || f.ended[0].State != DAGSucceeded {
 		t.Fatalf("ended %+v, want SUCCEEDED", f.ended)
+	}
+}
+
+// A small DAG the earlier AM attempt ran (its in-AM worker died with that
+// attempt's container) gets this attempt's in-AM worker: the outputs it
+// lost are recomputed there, with no ask of the world, and the DAG
+// succeeds under its own id.
+func TestRecoveredSmallDAGRunsOnTheNewAMWorker(t *testing.T) {
+	r, _ := firstAttempt(t)
+	f := newFake(t, CoreOptions{Uber: uberOn})
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.tick(time.Second)
+	if len(f.amStart) != 1 {
+		t.Fatalf("StartAMWorker actions %+v, want one", f.amStart)
+	}
+	amw := f.amStart[0].Worker
+	f.addWorker(amw, "g", "am-node", 1024)
+	if f.wanted["g"] != 0 {
+		t.Fatalf("the world was asked for %d workers, want 0", f.wanted["g"])
+	}
+	if got := sortedKeys(f.running); !reflect.DeepEqual(got, []string{"dag_0001_a_000000_1", "dag_0001_a_000001_1"}) {
+		t.Fatalf("running %v, want a again (its outputs went with the old in-AM worker)", got)
+	}
+	for f.finishAllOn(t, amw) > 0 {
+	}
+	if len(f.ended) != 1 || f.ended[0].ID != r.ID || f.ended[0].State != DAGSucceeded {
+		t.Fatalf("ended %+v, want %s SUCCEEDED", f.ended, r.ID)
 	}
 }
