@@ -126,6 +126,9 @@ func (c *Core) Tick(now time.Time) {
 	// First lose what time has expired: silent workers and hung attempts go
 	// back to their queues before anything counts workers or queues.
 	c.checkTimeouts()
+	// An in-AM worker that never registered is given up the same way, so
+	// that its small DAGs ask for worker containers in this tick.
+	c.checkAMWorkerStart()
 	// A new AM attempt stops waiting for the old attempt's workers once the
 	// window has passed, so the tasks it held count as queued from here on.
 	c.recoveryTick()

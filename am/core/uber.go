@@ -90,8 +90,9 @@ type amWorker struct {
 	id    string
 	group *group
 	seq   int
-	// w is the registered worker (nil while it starts).
-	w *workerRun
+	// w is the registered worker (nil while it starts, since started).
+	w       *workerRun
+	started time.Time
 }
 
 // isAMWorker says whether id is the in-AM worker (starting or registered).
@@ -123,6 +124,7 @@ func (c *Core) considerUber(d *dagRun) {
 		c.amw.seq++
 		c.amw.id = fmt.Sprintf("%samworker_%02d", c.opts.IDPrefix, c.amw.seq)
 		c.amw.group = d.group
+		c.amw.started = c.now
 	}
 	c.logf("DAG %s (%s) runs in the AM's container (uber), on worker %s", d.id, d.spec.Name, c.amw.id)
 	if start {
@@ -168,4 +170,17 @@ func (c *Core) amWorkerGone(reason string) {
 			c.warnf("DAG %s (%s) leaves the AM's container (%s): it runs in worker containers", d.id, d.spec.Name, reason)
 		}
 	}
+}
+
+// checkAMWorkerStart gives up an in-AM worker that has not registered
+// within the worker timeout (mr3.heartbeat.container.timeout.ms, as for a
+// registered worker that falls silent): its process is stopped and its
+// DAGs run in worker containers rather than wait for ever.
+func (c *Core) checkAMWorkerStart() {
+	if c.amw.id == "" || c.amw.w != nil || c.now.Sub(c.amw.started) < c.opts.WorkerTimeout {
+		return
+	}
+	id := c.amw.id
+	c.emit(StopWorker{Worker: id, Reason: fmt.Sprintf("the in-AM worker did not register within %s", c.opts.WorkerTimeout)})
+	c.amWorkerGone(fmt.Sprintf("worker %s did not register within %s", id, c.opts.WorkerTimeout))
 }

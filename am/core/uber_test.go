@@ -168,3 +168,22 @@ func TestRecoveredSmallDAGRunsOnTheNewAMWorker(t *testing.T) {
 		t.Fatalf("ended %+v, want %s SUCCEEDED", f.ended, r.ID)
 	}
 }
+
+// An in-AM worker that never registers is stopped after the worker
+// timeout, and its DAG asks the world for workers instead of waiting.
+func TestUberGivesUpAnAMWorkerThatNeverRegisters(t *testing.T) {
+	f := newFake(t, CoreOptions{Uber: uberOn})
+	if _, err := f.c.SubmitDAG(f.now, Submission{Spec: mustParse(t, uberWC), Splits: splitsOf(1 << 20)}); err != nil {
+		t.Fatal(err)
+	}
+	f.drain()
+	timeout := f.c.opts.WorkerTimeout
+	f.tick(timeout - time.Millisecond)
+	if f.wanted["g"] != 0 || len(f.stopped) != 0 {
+		t.Fatalf("before the timeout: wanted %d, stopped %v; want 0 and none", f.wanted["g"], f.stopped)
+	}
+	f.tick(time.Millisecond)
+	if f.wanted["g"] == 0 || len(f.stopped) != 1 || f.stopped[0] != f.amStart[0].Worker {
+		t.Fatalf("after %s: wanted %d, stopped %v; want an ask of the world and %s stopped", timeout, f.wanted["g"], f.stopped, f.amStart[0].Worker)
+	}
+}
