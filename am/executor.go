@@ -47,6 +47,13 @@ func (x executor) StopWorker(now time.Time, a core.StopWorker) {
 	x.l.log.Infof("stopping worker %s: %s", a.Worker, a.Reason)
 	x.l.send(a.Worker, stopMessage(a.Graceful, a.Reason))
 	x.l.closeConn(a.Worker)
+	if x.l.isAMProc(a.Worker) {
+		// In the AM's container: no world holds it, the loop ends it.
+		if !a.Graceful {
+			x.l.killAMProc(a.Worker)
+		}
+		return
+	}
 	x.l.world.WorkerStopped(now, a.Worker)
 	if k, ok := x.l.world.(WorkerKiller); ok && !a.Graceful {
 		k.KillWorker(now, a.Worker)
@@ -56,7 +63,9 @@ func (x executor) StopWorker(now time.Time, a core.StopWorker) {
 func (x executor) MoveWorker(now time.Time, a core.MoveWorker) {
 	x.record(now, a)
 	x.l.send(a.Worker, reinitMessage(a.Group))
-	x.l.world.WorkerMoved(now, a.Worker, a.Group)
+	if !x.l.isAMProc(a.Worker) {
+		x.l.world.WorkerMoved(now, a.Worker, a.Group)
+	}
 }
 
 // DAGEnded: the hooks get the DAG's detail as it ends, when asked for
@@ -95,4 +104,10 @@ func (x executor) Log(now time.Time, a core.Log) {
 func (x executor) AttemptInputs(now time.Time, a core.AttemptInputs) {
 	x.record(now, a)
 	x.l.send(a.Worker, inputsMessage(a))
+}
+
+// StartAMWorker starts the in-AM worker of small DAGs (amworker.go).
+func (x executor) StartAMWorker(now time.Time, a core.StartAMWorker) {
+	x.record(now, a)
+	x.l.startAMWorker(a)
 }

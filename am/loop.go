@@ -35,6 +35,9 @@ type Loop struct {
 	fedBack []core.Event
 	// endedDetail: OnDAGEnded's hooks want each DAG's detail.
 	endedDetail bool
+	// amProcs are the in-AM workers this loop started (amworker.go),
+	// touched on the loop goroutine only.
+	amProcs map[string]*amProc
 
 	// mu guards conns and watchers (touched by gRPC goroutines). It is
 	// taken alone, and nothing that can block is called under it (the AM's

@@ -41,6 +41,13 @@ func (l *Loop) before(now time.Time, ev core.Event, adm *admission) (core.Event,
 		}
 		return e, nil
 	case core.WorkerGone:
+		if l.isAMProc(e.Worker) {
+			// No world holds it: only the loop's record of it goes.
+			if e.Exited {
+				delete(l.amProcs, e.Worker)
+			}
+			return ev, nil
+		}
 		if x, ok := l.world.(ExitWatcher); ok && e.Exited {
 			x.WorkerExited(now, e.Worker)
 		}
@@ -121,6 +128,7 @@ func (l *Loop) shutdown() {
 			c.close()
 		}
 	}
+	l.stopAMProcs()
 	if l.world != nil {
 		if err := l.world.Close(); err != nil {
 			l.log.Warnf("closing the world: %v", err)

@@ -12,6 +12,7 @@ type YarnEnv struct {
 	TokenFile   string // HADOOP_TOKEN_FILE_LOCATION: the AM's tokens
 	Staging     string // EBB_STAGING: the staging directory (default: the user's per-application one)
 	NMHost      string // NM_HOST: this node's host (default: the host name)
+	NMPort      string // NM_PORT: this node's NodeManager port (the NodeId's)
 	// MaxAttempts: MAX_APP_ATTEMPTS, the RM's effective maximum of
 	// application attempts (empty: mr3.am.max.app.attempts counts).
 	MaxAttempts string
@@ -27,7 +28,7 @@ type YarnEnv struct {
 func ReadYarnEnv(getenv func(string) string) YarnEnv {
 	return YarnEnv{
 		ContainerID: getenv("CONTAINER_ID"), TokenFile: getenv("HADOOP_TOKEN_FILE_LOCATION"),
-		Staging: getenv("EBB_STAGING"), NMHost: getenv("NM_HOST"), MaxAttempts: getenv("MAX_APP_ATTEMPTS"),
+		Staging: getenv("EBB_STAGING"), NMHost: getenv("NM_HOST"), NMPort: getenv("NM_PORT"), MaxAttempts: getenv("MAX_APP_ATTEMPTS"),
 		Principal: getenv(yarnclient.EnvPrincipal),
 		Binary:    getenv(yarnclient.EnvBinary), BinaryVisibility: getenv(yarnclient.EnvBinaryVisibility),
 	}

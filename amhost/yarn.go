@@ -298,11 +298,28 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: s.secret, Env: map[string]string{"HADOOP_USER_NAME": s.user}, AMFile: fs.URL(amFile),
 			Tokens: s.workerT, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count")},
+		InAM:  s.inAM(),
 		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: s.log, Events: a.Loop(),
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
 	s.ui.setWorld(s.w)
 	return nil
+}
+
+// inAM is the AM's own container, where small DAGs' in-AM worker runs
+// (ebb.am.uber.enabled): this binary, node and directories.
+func (s *yarnStart) inAM() yarn.InAM {
+	exe, err := os.Executable()
+	if err != nil {
+		s.log.Warnf("ebb am: no in-AM worker for small DAGs: %v", err)
+		return yarn.InAM{}
+	}
+	dir, _ := os.Getwd()
+	node := ""
+	if s.env.NMPort != "" {
+		node = net.JoinHostPort(s.host, s.env.NMPort)
+	}
+	return yarn.InAM{Executable: exe, ContainerID: s.cid.String(), Node: node, Host: s.host, Dir: dir, LogDir: s.o.LogDir}
 }
 
 // clusterNodes lists the cluster's NodeManagers once, at start.

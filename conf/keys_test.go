@@ -111,6 +111,10 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.conf.unknown.keys":                                   "error",
 		"ebb.am.worker.heartbeat.interval.ms":                     "1000",
 		"ebb.am.rm.heartbeat.initial.interval.ms":                 "200",
+		"ebb.am.uber.enabled":                                     "false",
+		"ebb.am.uber.max.tasks":                                   "10",
+		"ebb.am.uber.max.input.mb":                                "128",
+		"ebb.am.uber.memory.mb":                                   "1024",
 	}
 	c := Defaults()
 	for name, def := range want {

@@ -50,5 +50,11 @@ func (x executor) AttemptInputs(now time.Time, a core.AttemptInputs) {
 	}
 }
 
+// StartAMWorker: the simulator's cloud has no AM container, so the in-AM
+// worker is gone at once and its DAGs ask for workers as any other.
+func (x executor) StartAMWorker(now time.Time, a core.StartAMWorker) {
+	x.e.core.WorkerLost(now, a.Worker, "the simulator has no AM container")
+}
+
 // Log: the sim's report is its output; the core's operator lines are not.
 func (x executor) Log(time.Time, core.Log) {}

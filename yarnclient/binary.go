@@ -85,7 +85,7 @@ func (c *Client) hashBinary() func() binaryHash {
 	go func() {
 		var h binaryHash
 		if h.local, h.err = c.localBinary(); h.err == nil {
-			if h.sum, h.size, h.err = fileSHA256(h.local); h.err != nil {
+			if h.sum, h.size, h.err = cachedSHA256(h.local, c.hashCache); h.err != nil {
 				h.err = fmt.Errorf("hashing the ebb binary %s: %w", h.local, h.err)
 			}
 		}

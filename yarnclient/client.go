@@ -65,6 +65,10 @@ type Options struct {
 	// Binary is the ebb executable to stage for the AM and its workers;
 	// empty means this process's own.
 	Binary string
+	// HashCache is a file where the binary's SHA-256 is kept between
+	// submits, with the binary's identity (hashcache.go); empty: hash it
+	// every time.
+	HashCache string
 	// RM talks to the ResourceManager; nil means a yarn.Client of
 	// Conf.RMAddresses() (several under RM HA). The Client closes it.
 	RM RM
@@ -82,8 +86,10 @@ type Client struct {
 	conf   *conf.Config
 	user   string
 	binary string
-	rm     RM
-	dialFS func() (Store, error)
+	// hashCache: Options.HashCache.
+	hashCache string
+	rm        RM
+	dialFS    func() (Store, error)
 	// sec and login are set on a secure cluster: the RM and HDFS are
 	// reached with Kerberos, and submissions carry delegation tokens.
 	sec   security.Config
@@ -98,7 +104,7 @@ func New(o Options) (*Client, error) {
 	if o.Conf == nil {
 		return nil, errors.New("yarnclient: no configuration")
 	}
-	c := &Client{conf: o.Conf, user: o.User, binary: o.Binary, rm: o.RM, dialFS: o.DialFS}
+	c := &Client{conf: o.Conf, user: o.User, binary: o.Binary, hashCache: o.HashCache, rm: o.RM, dialFS: o.DialFS}
 	if err := c.secure(o); err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 	var takeover int32 // a new AM attempt to announce once its DAGs are read
 	seenRunning := false
 	var ending bool // the AM says every DAG is done: it is about to unregister
-	endPoll := yarn.Poll{Initial: endFirstPoll, Interval: reportPoll}
+	endPoll := newEndPace()
 	var lastReport time.Time
 	readDAGs := func() {
 		if l, ok := followDAGs(ctx, dags, &ending, progress, since); takeover != 0 && ok {
@@ -41,7 +41,7 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 		if !lastReport.IsZero() && !reportDue(rep.State, ending, time.Since(lastReport)) {
 			// Between two reports: only the AM's DAGs are read.
 			readDAGs()
-			if err := sleepCtx(ctx, followWait(rep.State, ending, dags != nil, &endPoll)); err != nil {
+			if err := sleepCtx(ctx, followWait(rep.State, ending, dags != nil, endPoll)); err != nil {
 				return rep, err
 			}
 			continue
@@ -79,7 +79,7 @@ func (c *Client) Follow(ctx context.Context, id yarn.AppID, t0 time.Time, progre
 			}
 		}
 		readDAGs()
-		if err := sleepCtx(ctx, followWait(rep.State, ending, dags != nil, &endPoll)); err != nil {
+		if err := sleepCtx(ctx, followWait(rep.State, ending, dags != nil, endPoll)); err != nil {
 			return rep, err
 		}
 	}
@@ -123,28 +123,60 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // runs it reads the AM's DAGs every dagPoll (the AM serves only its own
 // application's clients) and the RM's report every reportPoll. Once the
 // AM says every DAG is done, the AM is about to unregister: the report
-// comes endFirstPoll later, doubling back to reportPoll, so the user sees
-// FINISHED a few tens of milliseconds after the AM unregisters rather
-// than up to a whole report interval later.
+// comes every endFirstPoll for endFlatPolls rounds, then doubling back to
+// reportPoll, so the user sees FINISHED a few tens of milliseconds after
+// the AM unregisters rather than up to a whole report interval later.
 const (
 	startingPoll = 100 * time.Millisecond
 	dagPoll      = 100 * time.Millisecond
 	reportPoll   = 300 * time.Millisecond
 	endFirstPoll = 25 * time.Millisecond
+	// endFlatPolls: 200 ms at endFirstPoll. The AM's own end (commit,
+	// stop the workers, release, unregister) takes 60 to 130 ms on the
+	// test cluster after its last DAG is done; a doubling from the first
+	// poll (25, 50, 100 ms) showed FINISHED up to 75 ms after it.
+	endFlatPolls = 8
 )
+
+// endPace is the report's pace once every DAG is done: flat, then
+// doubling (so that a session AM whose DAGs are done, which stays up, is
+// not asked fast for long).
+type endPace struct {
+	flat int
+	poll yarn.Poll
+}
+
+func newEndPace() *endPace {
+	return &endPace{poll: yarn.Poll{Initial: 2 * endFirstPoll, Interval: reportPoll}}
+}
+
+// next is the wait before the next report while every DAG is done.
+func (e *endPace) next() time.Duration {
+	if e.flat < endFlatPolls {
+		e.flat++
+		return endFirstPoll
+	}
+	return e.poll.Next(true)
+}
+
+// reset: a DAG runs again.
+func (e *endPace) reset() {
+	e.flat = 0
+	e.poll.Next(false)
+}
 
 // followWait is the wait before Follow's next round; ending: the AM says
 // every DAG is done; watching: Follow reads the AM's DAGs. A session AM
 // whose DAGs are done stays up: the doubling brings its rounds back to
 // reportPoll within a few.
-func followWait(state yarn.AppState, ending, watching bool, end *yarn.Poll) time.Duration {
+func followWait(state yarn.AppState, ending, watching bool, end *endPace) time.Duration {
 	switch {
 	case state != yarn.StateRunning:
 		return startingPoll
 	case ending:
-		return end.Next(true)
+		return end.next()
 	}
-	end.Next(false)
+	end.reset()
 	if watching {
 		return dagPoll
 	}

@@ -53,11 +53,11 @@ func TestFollowPrintsEachDAGChangeOnce(t *testing.T) {
 
 // Follow's pace: the report every 100 ms while the AM starts; the AM's
 // DAGs every 100 ms and the report every 300 ms while it runs; the report
-// from 25 ms (doubling back to 300) once the AM says every DAG is done, so
-// FINISHED shows soon after the AM unregisters.
+// every 25 ms for 200 ms (then doubling back to 300) once the AM says
+// every DAG is done, so FINISHED shows soon after the AM unregisters.
 func TestFollowPace(t *testing.T) {
 	ms := time.Millisecond
-	p := yarn.Poll{Initial: endFirstPoll, Interval: reportPoll}
+	p := newEndPace()
 	run, acc := yarn.StateRunning, yarn.StateAccepted
 	steps := []struct {
 		state            yarn.AppState
@@ -69,6 +69,13 @@ func TestFollowPace(t *testing.T) {
 		{run, false, true, 100 * ms},  // reading the AM's DAGs
 		{run, false, true, 100 * ms},
 		{run, true, true, 25 * ms}, // all done: FINISHED is near
+		{run, true, true, 25 * ms},
+		{run, true, true, 25 * ms},
+		{run, true, true, 25 * ms},
+		{run, true, true, 25 * ms},
+		{run, true, true, 25 * ms},
+		{run, true, true, 25 * ms},
+		{run, true, true, 25 * ms}, // 200 ms: the AM's end is long over
 		{run, true, true, 50 * ms},
 		{run, true, true, 100 * ms},
 		{run, true, true, 200 * ms},
@@ -77,7 +84,7 @@ func TestFollowPace(t *testing.T) {
 		{run, true, true, 25 * ms},   // and ends: soon again
 	}
 	for i, s := range steps {
-		if got := followWait(s.state, s.ending, s.watching, &p); got != s.want {
+		if got := followWait(s.state, s.ending, s.watching, p); got != s.want {
 			t.Fatalf("step %d (%s, every DAG done %v, watching %v): wait %s, want %s", i, s.state, s.ending, s.watching, got, s.want)
 		}
 	}

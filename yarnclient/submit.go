@@ -83,9 +83,12 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 	if err != nil {
 		return id, fmt.Errorf("asking the ResourceManager at %s for an application id: %w", c.conf.RMAddress(), err)
 	}
-	amMB := c.conf.Int64("mr3.am.resource.memory.mb")
-	if amMB > max.MemoryMB {
-		return id, c.conf.ErrorFor("mr3.am.resource.memory.mb", fmt.Sprintf("at most the cluster's largest container, yarn.scheduler.maximum-allocation-mb=%d", max.MemoryMB))
+	if amMB := AMContainerMB(c.conf); amMB > max.MemoryMB {
+		key, what := "mr3.am.resource.memory.mb", ""
+		if c.conf.Bool("ebb.am.uber.enabled") {
+			key, what = "ebb.am.uber.memory.mb", fmt.Sprintf(" (with mr3.am.resource.memory.mb=%d: the AM's container of %d MB)", c.conf.Int64("mr3.am.resource.memory.mb"), amMB)
+		}
+		return id, c.conf.ErrorFor(key, fmt.Sprintf("at most the cluster's largest container, yarn.scheduler.maximum-allocation-mb=%d%s", max.MemoryMB, what))
 	}
 	err = c.withFS(func(fs Store) error {
 		app, inline, err := c.stage(fs, id, spec, o, hash)
@@ -189,7 +192,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 	}
 	app = yarn.AppSpec{
 		ID: id, Queue: o.Queue, Type: AppType,
-		Resource:    yarn.Resource{MemoryMB: c.conf.Int64("mr3.am.resource.memory.mb"), VCores: int32(c.conf.Int("mr3.am.resource.cpu.cores"))},
+		Resource:    yarn.Resource{MemoryMB: AMContainerMB(c.conf), VCores: int32(c.conf.Int("mr3.am.resource.cpu.cores"))},
 		MaxAttempts: c.conf.Int("mr3.am.max.app.attempts"),
 		// A new AM attempt resumes DAGs with the workers of the old one
 		// (they hold its outputs and run its attempts).
@@ -279,3 +282,15 @@ func ClusterPathWarnings(d *dag.Spec, output string) []string {
 }
 
 func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// AMContainerMB is the AM container's memory: the AM's own
+// (mr3.am.resource.memory.mb), and with small DAGs in the AM's container
+// (ebb.am.uber.enabled) the in-AM worker's on top (ebb.am.uber.memory.mb),
+// so that the NodeManager's memory check covers both processes.
+func AMContainerMB(c *conf.Config) int64 {
+	mb := c.Int64("mr3.am.resource.memory.mb")
+	if c.Bool("ebb.am.uber.enabled") {
+		mb += c.Int64("ebb.am.uber.memory.mb")
+	}
+	return mb
+}

@@ -124,6 +124,8 @@ func CoreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		RetainDAGs:      c.Int("ebb.am.dag.retained.count"),
 		RetainDAGsFor:   c.Duration("ebb.am.dag.retained.secs"),
 		RetainSummaries: c.Int("ebb.am.dag.summary.retained.count"),
+		Uber: core.UberOptions{Enabled: c.Bool("ebb.am.uber.enabled"), MaxTasks: c.Int("ebb.am.uber.max.tasks"),
+			MaxInputBytes: c.Int64("ebb.am.uber.max.input.mb") << 20, MemoryMB: c.Int64("ebb.am.uber.memory.mb")},
 	}
 	// The table's bounds make every value above one the Core accepts; a
 	// failure here is a table and Core that disagree, named by the Core.

@@ -76,6 +76,9 @@ type Core struct {
 	// unhealthy, lost...), kept until it reports them RUNNING again
 	// (nodestate.go).
 	nodeConds map[string]*nodeCond
+
+	// amw is the in-AM worker of small DAGs (uber.go).
+	amw amWorker
 }
 
 // NewCore returns an empty Core, or the first option it cannot work
@@ -123,6 +126,9 @@ func (c *Core) Tick(now time.Time) {
 	// First lose what time has expired: silent workers and hung attempts go
 	// back to their queues before anything counts workers or queues.
 	c.checkTimeouts()
+	// An in-AM worker that never registered is given up the same way, so
+	// that its small DAGs ask for worker containers in this tick.
+	c.checkAMWorkerStart()
 	// A new AM attempt stops waiting for the old attempt's workers once the
 	// window has passed, so the tasks it held count as queued from here on.
 	c.recoveryTick()

@@ -28,6 +28,7 @@ type fakeWorld struct {
 	prefer  []string // and its preferred nodes
 	logs    []string
 	inputs  []AttemptInputs
+	amStart []StartAMWorker
 }
 
 // newFake builds a Core from opts, the options opts leaves zero the key
@@ -62,6 +63,7 @@ func (f *fakeWorld) Log(_ time.Time, a Log)                 { f.logs = append(f.
 func (f *fakeWorld) AttemptInputs(_ time.Time, a AttemptInputs) {
 	f.inputs = append(f.inputs, a)
 }
+func (f *fakeWorld) StartAMWorker(_ time.Time, a StartAMWorker) { f.amStart = append(f.amStart, a) }
 
 func (f *fakeWorld) tick(d time.Duration) {
 	f.now = f.now.Add(d)

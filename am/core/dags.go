@@ -48,6 +48,7 @@ func (c *Core) SubmitDAG(now time.Time, s Submission) (string, error) {
 	c.dags[d.id] = d
 	c.active = append(c.active, d)
 	c.logf("DAG %s (%s) submitted: %d vertices, %d tasks, group %s", d.id, d.spec.Name, len(d.vertices), d.pending, g.info.Name)
+	c.considerUber(d)
 	c.admit()
 	c.schedule()
 	c.updateWanted()

@@ -22,6 +22,7 @@ type Executor interface {
 	DAGEnded(now time.Time, a DAGEnded)
 	Log(now time.Time, a Log)
 	AttemptInputs(now time.Time, a AttemptInputs)
+	StartAMWorker(now time.Time, a StartAMWorker)
 }
 
 // maxDrainRounds bounds Drain against a world and a Core that keep causing

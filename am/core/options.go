@@ -103,6 +103,8 @@ type CoreOptions struct {
 	RetainDAGs      int
 	RetainDAGsFor   time.Duration
 	RetainSummaries int
+	// Uber: small DAGs in the AM's container (uber.go).
+	Uber UberOptions
 }
 
 // slowStart reports whether consumers may start before all their
@@ -194,6 +196,12 @@ var optionRules = []optionRule{
 		func(o *CoreOptions) any { return o.RetainDAGsFor }, func(o *CoreOptions) bool { return o.RetainDAGsFor >= 0 }},
 	{"RetainSummaries", "ebb.am.dag.summary.retained.count", ">= 1",
 		func(o *CoreOptions) any { return o.RetainSummaries }, func(o *CoreOptions) bool { return o.RetainSummaries >= 1 }},
+	{"Uber.MaxTasks", "ebb.am.uber.max.tasks", ">= 1 with uber on",
+		func(o *CoreOptions) any { return o.Uber.MaxTasks }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MaxTasks >= 1 }},
+	{"Uber.MaxInputBytes", "ebb.am.uber.max.input.mb", ">= 0 with uber on",
+		func(o *CoreOptions) any { return o.Uber.MaxInputBytes }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MaxInputBytes >= 0 }},
+	{"Uber.MemoryMB", "ebb.am.uber.memory.mb", ">= 1 with uber on",
+		func(o *CoreOptions) any { return o.Uber.MemoryMB }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MemoryMB >= 1 }},
 }
 
 // Validate returns the first option the Core cannot work with, as an

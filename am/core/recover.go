@@ -236,6 +236,9 @@ func (c *Core) recoverRunning(r RecoveredDAG, rec *recovery) (*dagRun, error) {
 	d.recovering = true
 	g.owners[d] = struct{}{}
 	c.active = append(c.active, d)
+	// The earlier attempt's in-AM worker died with its container: a small
+	// DAG gets this attempt's.
+	c.considerUber(d)
 	last := map[*taskRun]RecoveredTask{}
 	for _, rt := range r.Succeeded {
 		t := d.task(rt)

@@ -58,6 +58,8 @@ type dagRun struct {
 	// starts before its inputs are complete until no producer is queued
 	// (stall.go).
 	stallHeld bool
+	// uber: the DAG is small and runs on the in-AM worker (uber.go).
+	uber bool
 	// attemptTime / attemptsDone: the observed mean attempt duration, for
 	// predictive scale-out and resource-aware scheduling.
 	attemptTime  time.Duration

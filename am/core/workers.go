@@ -42,6 +42,9 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	c.workers[info.ID] = w
 	n.workers[w] = struct{}{}
 	g.addWorker(w)
+	if c.isAMWorker(info.ID) {
+		c.amWorkerRegistered(w)
+	}
 	g.askArrived(info.Node)
 	c.logf("worker %s registered: group %s, node %s, %d MB", info.ID, g.info.Name, info.Node, info.MemoryMB)
 	c.recoveredWorker(w)
@@ -81,8 +84,14 @@ func (c *Core) WorkerHeartbeat(now time.Time, id string, running ...string) {
 // DAGs still need are recomputed.
 func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	c.advance(now)
+	if c.isAMWorker(id) {
+		// Before the worker's own removal, which asks the world for what
+		// its DAGs still need: they no longer wait for it.
+		c.amWorkerGone(fmt.Sprintf("worker %s: %s", id, reason))
+	}
 	w, ok := c.workers[id]
 	if !ok {
+		c.updateWanted()
 		return
 	}
 	if !w.stopping {
@@ -260,6 +269,10 @@ func (c *Core) updateWanted() {
 		default:
 			want = g.demand(live)
 		}
+		if g.uberOnly() {
+			// Its DAGs wait for the in-AM worker (uber.go).
+			want = live
+		}
 		// Workers on their way from another group count as coming.
 		want = max(live, want-g.incoming)
 		if g.maxW > 0 && want > g.maxW {
@@ -270,6 +283,8 @@ func (c *Core) updateWanted() {
 		}
 		want = c.preemptCap(g, live, want, &budgetMB)
 		g.pending = max(0, want-live)
+		// The world holds no container for the in-AM worker.
+		want -= c.amWorkersIn(g)
 		if want != g.wanted {
 			g.wanted = want
 			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.drainingNodes()})

@@ -116,3 +116,4 @@ func (p *printer) MoveWorker(now time.Time, a core.MoveWorker)       { p.print(n
 func (p *printer) DAGEnded(now time.Time, a core.DAGEnded)           { p.print(now, a) }
 func (p *printer) Log(now time.Time, a core.Log)                     { p.print(now, a) }
 func (p *printer) AttemptInputs(now time.Time, a core.AttemptInputs) { p.print(now, a) }
+func (p *printer) StartAMWorker(now time.Time, a core.StartAMWorker) { p.print(now, a) }

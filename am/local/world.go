@@ -313,3 +313,37 @@ func (w *World) PID(worker string) (int, bool) {
 	}
 	return cmd.Process.Pid, true
 }
+
+var _ am.AMWorkerLauncher = (*World)(nil)
+
+// AMNode is the node the in-AM worker of small DAGs names: the AM's own
+// process, on no virtual node (it takes none of their memory).
+const AMNode = "local-am"
+
+// AMWorkerCommand is the in-AM worker of small DAGs (ebb.am.uber.enabled):
+// an `ebb worker` child of the AM's process, outside the cluster model,
+// its directories under the root beside the other workers'.
+func (w *World) AMWorkerCommand(a core.StartAMWorker) (*exec.Cmd, error) {
+	dir := filepath.Join(w.o.Root, "workers", a.Worker)
+	logDir := filepath.Join(w.o.Root, "logs", a.Worker)
+	for _, d := range []string{dir, logDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	args := []string{"worker", "--am", w.o.AMAddress, "--worker-id", a.Worker, "--group", a.Group.Name, "--node", AMNode,
+		"--memory-mb", strconv.FormatInt(a.MemoryMB, 10), "--vcores", strconv.Itoa(max(a.Group.VCores, 1)),
+		"--work-dir", dir, "--log-dir", logDir, "--container-id", a.Worker,
+		"--log-roll-kb", strconv.FormatInt(w.o.LogRollKB, 10), "--log-roll-count", strconv.Itoa(w.o.LogRollCount)}
+	cmd := exec.Command(w.o.Executable, args...)
+	cmd.Env = append(os.Environ(), "EBB_SECRET="+w.o.Secret)
+	for k, v := range a.Group.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := os.Create(filepath.Join(logDir, "stderr"))
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	return cmd, nil
+}

@@ -68,6 +68,8 @@ type Options struct {
 	// where the AM's status page would be a port about to close.
 	FinalTrackingURL string
 	Worker           WorkerLaunch
+	// InAM is the AM's own container, for the in-AM worker (amworker.go).
+	InAM InAM
 	// Nodes are the cluster's NodeManagers at start (getClusterNodes).
 	Nodes []NodeReport
 	// IncludePort: yarn.scheduler.include-port-in-node-name.

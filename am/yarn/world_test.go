@@ -484,7 +484,8 @@ func (c countSender) Send(core.Event) { c.n.Add(1) }
 // The World is every world port package am defines (checked here, not in
 // world.go, so that the package itself needs no import of am).
 var (
-	_ am.World        = (*World)(nil)
-	_ am.WorkerJoiner = (*World)(nil)
-	_ am.WorkerKiller = (*World)(nil)
+	_ am.World            = (*World)(nil)
+	_ am.WorkerJoiner     = (*World)(nil)
+	_ am.WorkerKiller     = (*World)(nil)
+	_ am.AMWorkerLauncher = (*World)(nil)
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/kerberos"
@@ -36,7 +37,17 @@ func newYarnClientAs(c *conf.Config, krb kerberos.Options) (*yarnclient.Client, 
 	if err != nil {
 		return nil, err
 	}
-	return yarnclient.New(yarnclient.Options{Conf: c, Binary: exe, Kerberos: krb})
+	return yarnclient.New(yarnclient.Options{Conf: c, Binary: exe, HashCache: binaryHashCache(), Kerberos: krb})
+}
+
+// binaryHashCache is where submits keep this binary's SHA-256
+// (yarnclient.Options.HashCache): the user's cache directory, or none.
+func binaryHashCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "ebb", "binary-sha256")
 }
 
 // yarnAMs resolves --app (and no AM named at all) through the
