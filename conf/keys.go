@@ -91,6 +91,8 @@ var keys = []Key{
 		Doc: "only AM attempts that failed within this window count towards mr3.am.max.app.attempts, so a long-lived session survives losses spread over its life (the submission's attempt_failures_validity_interval, as Spark's spark.yarn.am.attemptFailuresValidityInterval); -1 or 0 = every failure counts"},
 	{Name: "ebb.am.priority", Type: Int, Default: "-1", Bounds: from(-1),
 		Doc: "the application's YARN priority (ebb submit --priority; higher is activated first in a full queue, up to yarn.cluster.max-application-priority); -1 = the queue's default"},
+	{Name: "ebb.am.node.label.expression", Type: String, Default: "",
+		Doc: "the YARN node label (partition) the AM's container runs in (the submission's AM resource request's node_label_expression, as Spark's spark.yarn.am.nodeLabelExpression); a label the cluster does not have is refused at submit; empty = the queue's default partition. Workers take theirs from their containerGroup's nodeLabel"},
 	{Name: "mr3.am.rm.heartbeat.interval.ms", Type: Int64, Default: "1000", Bounds: millis(1),
 		Doc: "allocate() heartbeat to the ResourceManager"},
 	{Name: "ebb.am.rm.heartbeat.initial.interval.ms", Type: Int64, Default: "200", Bounds: millis(0),

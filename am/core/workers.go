@@ -287,10 +287,12 @@ func (c *Core) preferNodes(g *group, n int) []string {
 	if n <= 0 || c.opts.Allocator.Name() != "packed" {
 		return nil
 	}
-	if len(g.info.Resources) > 0 {
-		// The packer counts memory only: a node it picks may lack the
-		// group's other resource types (a GPU), and a strict ask there
-		// would pend forever. The ResourceManager places these.
+	if len(g.info.Resources) > 0 || g.info.NodeLabel != "" {
+		// The packer counts memory only and knows no partitions: a node
+		// it picks may lack the group's other resource types (a GPU) or
+		// be outside its node label's partition, and a strict ask there
+		// would pend forever. The ResourceManager places these (an ask
+		// at ANY, which the label confines to the partition).
 		return nil
 	}
 	var nodes []packing.Node

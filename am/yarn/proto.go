@@ -45,6 +45,21 @@ func nodeName(n *hadooppb.NodeIdProto) string {
 	return net.JoinHostPort(n.GetHost(), strconv.Itoa(int(n.GetPort())))
 }
 
+// askProto is one row of the ask table on the wire.
+func askProto(a Ask) *hadooppb.ResourceRequestProto {
+	rr := &hadooppb.ResourceRequestProto{
+		Priority:      &hadooppb.PriorityProto{Priority: proto.Int32(a.Priority)},
+		ResourceName:  proto.String(a.Name),
+		Capability:    resourceProto(a.Capability),
+		NumContainers: proto.Int32(a.Count),
+		RelaxLocality: proto.Bool(a.Relax),
+	}
+	if a.Label != "" {
+		rr.NodeLabelExpression = proto.String(a.Label)
+	}
+	return rr
+}
+
 func resourceProto(r Resource) *hadooppb.ResourceProto {
 	p := &hadooppb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(r.VCores)}
 	types := ParseTypes(r.Types)

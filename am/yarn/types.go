@@ -32,6 +32,9 @@ type Ask struct {
 	Capability Resource
 	Count      int32
 	Relax      bool
+	// Label is the node label expression (the group's partition); set on
+	// the ANY row, from which the RM applies it to the others.
+	Label string
 }
 
 type askKey struct {

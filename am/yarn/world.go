@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -70,6 +71,8 @@ type Options struct {
 	Worker           WorkerLaunch
 	// Nodes are the cluster's NodeManagers at start (getClusterNodes).
 	Nodes []NodeReport
+	// Labels are the cluster's node labels at start (getClusterNodeLabels).
+	Labels Labels
 	// IncludePort: yarn.scheduler.include-port-in-node-name.
 	IncludePort bool
 	Log         *logrus.Logger
@@ -399,6 +402,13 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 		w.refuseBecause(g, fmt.Sprintf("container group %s: %s", g.Name, why))
 		return
 	}
+	if why := w.o.Labels.UnknownLabel(g.NodeLabel); why != "" {
+		// A DAG recovered from the log skipped CheckSpec, and the RM
+		// fails a whole allocate that asks for an unknown label.
+		w.mu.Unlock()
+		w.refuseBecause(g, fmt.Sprintf("container group %s: containerGroup.nodeLabel: %s", g.Name, why))
+		return
+	}
 	w.book.Want(g, total, prefer, avoid)
 	w.mu.Unlock()
 	select {
@@ -406,6 +416,10 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 	default:
 	}
 }
+
+// CheckSpec refuses a DAG, as it is submitted, whose group names a node
+// label the cluster does not have (am.SpecChecker).
+func (w *World) CheckSpec(spec *dag.Spec) error { return w.o.Labels.CheckGroupLabel(spec) }
 
 // NodeMB is a NodeManager's memory (0 when unknown).
 func (w *World) NodeMB(node string) int64 {

@@ -9,12 +9,20 @@ import (
 )
 
 // envGPUConfDir names a minicluster whose NodeManagers have one yarn.io/gpu
-// each:
+// each, and node labels on with the default queue allowed partition
+// "labelled" (yarn_labels_test.go):
 //
 //	EBB_MINICLUSTER_ARGS="--set yarn.resource-types=yarn.io/gpu \
 //	  --set yarn.nodemanager.resource-type.yarn.io/gpu=1 \
-//	  --set yarn.scheduler.capacity.resource-calculator=org.apache.hadoop.yarn.util.resource.DominantResourceCalculator" \
+//	  --set yarn.scheduler.capacity.resource-calculator=org.apache.hadoop.yarn.util.resource.DominantResourceCalculator \
+//	  --set yarn.node-labels.enabled=true --set yarn.node-labels.fs-store.root-dir=file://\${hadoop.tmp.dir}/node-labels \
+//	  --set yarn.scheduler.capacity.root.accessible-node-labels=labelled \
+//	  --set yarn.scheduler.capacity.root.accessible-node-labels.labelled.capacity=100 \
+//	  --set yarn.scheduler.capacity.root.default.accessible-node-labels=labelled \
+//	  --set yarn.scheduler.capacity.root.default.accessible-node-labels.labelled.capacity=100" \
 //	  scripts/minicluster/start.sh /tmp/ebb-minicluster-gpu
+//
+// (scripts/test.sh starts it so.)
 const envGPUConfDir = "EBB_TEST_GPU_HADOOP_CONF_DIR"
 
 // Issue 23, item 5, on YARN: workers of a group asking yarn.io/gpu: 1 get
