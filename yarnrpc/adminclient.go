@@ -2,6 +2,8 @@ package yarnrpc
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -13,11 +15,11 @@ const ProtocolRMAdmin = "org.apache.hadoop.yarn.server.api.ResourceManagerAdmini
 
 // AdminClient speaks ResourceManagerAdministrationProtocol to the RM's
 // admin address (yarn.resourcemanager.admin.address, default port 8033):
-// only the node-label calls, what `yarn rmadmin -addToClusterNodeLabels`
-// and `-replaceLabelsOnNode` do. ebb itself never administers a cluster;
-// its tests label a minicluster's NodeManager with it. Both calls set
-// state (adding a label twice or giving a node the labels it has is a
-// no-op on the RM), so transport failures retry.
+// only what `yarn rmadmin -addToClusterNodeLabels`, `-replaceLabelsOnNode`
+// and `-updateNodeResource` do. ebb itself never administers a cluster;
+// its tests label a minicluster's NodeManager, or take its GPU away, with
+// it. Every call sets state (doing it twice is a no-op on the RM), so
+// transport failures retry.
 type AdminClient struct{ rpc *Client }
 
 // NewAdminClient returns a client of the RM's admin address acting as user
@@ -42,6 +44,19 @@ func (a *AdminClient) ReplaceLabelsOnNode(ctx context.Context, host string, port
 		NodeToLabels: []*hadooppb.NodeIdToLabelsProto{{
 			NodeId: &hadooppb.NodeIdProto{Host: proto.String(host), Port: proto.Int32(port)}, NodeLabels: labels}}}
 	return a.rpc.call(ctx, "replaceLabelsOnNodes", retrySafe, req, &hadooppb.ReplaceLabelsOnNodeResponseProto{})
+}
+
+// UpdateNodeResource sets the resources the scheduler counts on a node
+// (rmadmin -updateNodeResource): memory, vcores and other types by name.
+func (a *AdminClient) UpdateNodeResource(ctx context.Context, host string, port int32, memoryMB int64, vcores int32, types map[string]int64) error {
+	r := &hadooppb.ResourceProto{Memory: proto.Int64(memoryMB), VirtualCores: proto.Int32(vcores)}
+	for _, name := range slices.Sorted(maps.Keys(types)) {
+		r.ResourceValueMap = append(r.ResourceValueMap, &hadooppb.ResourceInformationProto{Key: proto.String(name), Value: proto.Int64(types[name])})
+	}
+	req := &hadooppb.UpdateNodeResourceRequestProto{NodeResourceMap: []*hadooppb.NodeResourceMapProto{{
+		NodeId:         &hadooppb.NodeIdProto{Host: proto.String(host), Port: proto.Int32(port)},
+		ResourceOption: &hadooppb.ResourceOptionProto{Resource: r, OverCommitTimeout: proto.Int32(-1)}}}}
+	return a.rpc.call(ctx, "updateNodeResource", retrySafe, req, &hadooppb.UpdateNodeResourceResponseProto{})
 }
 
 // Close ends the connection.
