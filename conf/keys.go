@@ -162,6 +162,8 @@ var keys = []Key{
 		Doc: "memory of each local virtual node"},
 	{Name: "ebb.local.node.vcores", Type: Int, Default: "4", Bounds: from(1),
 		Doc: "vcores of each local virtual node"},
+	{Name: "ebb.local.node.resources", Type: String, Default: "",
+		Doc: "other resource types each local virtual node has, as name=count pairs joined by commas (yarn.io/gpu=1): workers of a group or vertex asking for them go only where enough are free, and a DAG asking more than a node has is refused at submit; empty = none"},
 	{Name: "ebb.local.max.nodes", Type: Int, Default: "4", Bounds: from(1),
 		Doc: "most virtual nodes the local cluster grows to"},
 	{Name: "ebb.local.provision.delay.ms", Type: Int64, Default: "0", Bounds: millis(0),

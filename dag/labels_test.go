@@ -67,3 +67,31 @@ vertices:
 		t.Errorf("vertex resources {vcores: 2}: error %v, want one naming the field", err)
 	}
 }
+
+// Issue 23, item 5: a DAG asking more of a type than a worker can ever
+// get is refused naming the field (the group's or the vertex's), who asks,
+// the limit and its count; a type the cluster lacks counts as 0.
+func TestCheckResources(t *testing.T) {
+	s, err := Parse("r.yaml", []byte(`name: r
+containerGroup: {name: g, resources: {yarn.io/gpu: 1}}
+vertices:
+  - {name: a, command: "true", parallelism: 1, memoryMB: 256}
+  - {name: b, command: "true", parallelism: 1, memoryMB: 256, resources: {example.com/fpga: 2}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		most map[string]int64
+		want string // "" = fits
+	}{
+		{map[string]int64{"yarn.io/gpu": 1, "example.com/fpga": 2}, ""},
+		{map[string]int64{"yarn.io/gpu": 0, "example.com/fpga": 2}, "containerGroup.resources.yarn.io/gpu: 1 (group g): more than the limit holds (yarn.io/gpu: 0)"},
+		{map[string]int64{"yarn.io/gpu": 4}, "vertices[1].resources.example.com/fpga: 2 (vertex b): more than the limit holds (example.com/fpga: 0)"},
+	} {
+		err := s.CheckResources(tc.most, "the limit")
+		if (tc.want == "") != (err == nil) || err != nil && err.Error() != tc.want {
+			t.Errorf("most %v: %v, want %q", tc.most, err, tc.want)
+		}
+	}
+}
