@@ -71,7 +71,7 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 			return yarn.AppID{}, err
 		}
 	}
-	if err := c.checkLabels(ctx, d); err != nil {
+	if err := c.checkLabels(ctx, d, o.DAGPath); err != nil {
 		return yarn.AppID{}, err
 	}
 	if o.Session {
@@ -89,6 +89,13 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 	amMB := c.conf.Int64("mr3.am.resource.memory.mb")
 	if amMB > max.MemoryMB {
 		return id, c.conf.ErrorFor("mr3.am.resource.memory.mb", fmt.Sprintf("at most the cluster's largest container, yarn.scheduler.maximum-allocation-mb=%d", max.MemoryMB))
+	}
+	if d != nil {
+		// Other resource types beyond the largest container would never
+		// be granted: refused here, before anything is staged.
+		if err := d.CheckResources(yarn.ParseTypes(max.Types), "the cluster's largest container (the RM's maximum capability)"); err != nil {
+			return id, fmt.Errorf("%s: %w", o.DAGPath, err)
+		}
 	}
 	err = c.withFS(func(fs Store) error {
 		app, inline, err := c.stage(fs, id, spec, o, hash)
@@ -217,10 +224,10 @@ const amLabelKey = "ebb.am.node.label.expression"
 
 // checkLabels refuses, before an application is asked for, a node label
 // the cluster does not have: the AM's (amLabelKey), which the RM would
-// refuse only at submission, and the DAG's group's (d may be nil), whose
+// refuse only at submission, and the DAG's group's (d, read from path; nil for a session), whose
 // asks it would refuse in every heartbeat. The labels are asked for only
 // when one is named.
-func (c *Client) checkLabels(ctx context.Context, d *dag.Spec) error {
+func (c *Client) checkLabels(ctx context.Context, d *dag.Spec, path string) error {
 	am := c.conf.String(amLabelKey)
 	if am == "" && (d == nil || d.Group.NodeLabel == "") {
 		return nil
@@ -234,7 +241,7 @@ func (c *Client) checkLabels(ctx context.Context, d *dag.Spec) error {
 	}
 	if d != nil {
 		if err := labels.CheckGroupLabel(d); err != nil {
-			return fmt.Errorf("%s: %w", d.Name, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	return nil

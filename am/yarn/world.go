@@ -418,8 +418,20 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 }
 
 // CheckSpec refuses a DAG, as it is submitted, whose group names a node
-// label the cluster does not have (am.SpecChecker).
-func (w *World) CheckSpec(spec *dag.Spec) error { return w.o.Labels.CheckGroupLabel(spec) }
+// label the cluster does not have, or whose group or vertex asks for more
+// of a resource type than a container can get (am.SpecChecker).
+func (w *World) CheckSpec(spec *dag.Spec) error {
+	if err := w.o.Labels.CheckGroupLabel(spec); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	registered, most := w.reg.Max.MemoryMB > 0, mostPerContainer(w.reg.Max, w.nodes)
+	w.mu.Unlock()
+	if !registered {
+		return nil // no maximum known yet: WantWorkers checks
+	}
+	return spec.CheckResources(most, TypesLimit)
+}
 
 // NodeMB is a NodeManager's memory (0 when unknown).
 func (w *World) NodeMB(node string) int64 {
