@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/internal/testcluster"
 	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -137,16 +138,57 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 			t.Errorf("workers %v on %s, outside partition %s (only %s is in it)", ws, n, testLabel, node)
 		}
 	}
-	// The AM's container (..._000001) is in the log dir of the NM it ran on.
-	amNode := ""
-	ids, dirs := testcluster.NodeIDs(t), testcluster.NMLogDirs(t)
-	for d, cs := range y.containerLogs(id) {
-		if slices.ContainsFunc(cs, func(c string) bool { return strings.HasSuffix(c, "_000001") }) {
-			amNode = ids[slices.Index(dirs, d)]
-		}
-	}
+	amNode := y.amNode(id)
 	t.Logf("the AM ran on %s", amNode)
 	if amNode == "" || amNode == node {
 		t.Errorf("the AM ran on %q: want a node outside partition %s (%s)", amNode, testLabel, node)
+	}
+}
+
+// amNode is the NodeManager (host:port) the application's AM container
+// (..._000001) ran on: the one whose log dir holds it ("" if none does).
+func (y *yarnTest) amNode(id yarn.AppID) string {
+	ids, dirs := testcluster.NodeIDs(y.t), testcluster.NMLogDirs(y.t)
+	for d, cs := range y.containerLogs(id) {
+		if i := slices.Index(dirs, d); i >= 0 && slices.ContainsFunc(cs, func(c string) bool { return strings.HasSuffix(c, "_000001") }) {
+			return ids[i]
+		}
+	}
+	return ""
+}
+
+// Issue 23, item 4: ebb.am.node.label.expression puts the AM's container
+// in the labelled partition, and only the AM's: the DAG's unlabelled
+// group runs its workers outside it (the label is on the AM's own
+// request, not the application's default).
+func TestYarnNodeLabelAM(t *testing.T) {
+	dir := testcluster.SpecialConfDir(t, envGPUConfDir, "see envGPUConfDir's comment in cmd/ebb/yarn_gpu_test.go")
+	t.Setenv(testcluster.EnvConfDir, dir)
+	y := newYarnTest(t)
+	node := labelOneNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	spec := y.writeDAG(`
+name: am-labelled
+containerGroup: {name: plain, workerMemoryMB: 512}
+vertices:
+  - {name: v, command: [ebb, task, burn, --memory-mb, "8", --seconds, "2"], parallelism: 4, memoryMB: 512}
+`)
+	out, err := y.ebb(ctx, append([]string{"submit", spec, "--set", "ebb.am.node.label.expression=" + testLabel}, amSets...)...)
+	t.Logf("ebb submit:\n%s", out)
+	if err != nil {
+		t.Fatalf("ebb submit: %v", err)
+	}
+	id := y.appID(out)
+	amNode, byNode := y.amNode(id), workersByNode(y.amLog(id))
+	t.Logf("the AM ran on %s (labelled: %s); workers by node: %v", amNode, node, byNode)
+	if amNode != node {
+		t.Errorf("the AM ran on %q, want the labelled node %s", amNode, node)
+	}
+	if len(byNode) == 0 {
+		t.Fatal("no worker registered")
+	}
+	if ws, ok := byNode[node]; ok {
+		t.Errorf("unlabelled workers %v on the labelled node %s", ws, node)
 	}
 }
