@@ -65,10 +65,6 @@ type YarnAM struct {
 	stopRefresh func()
 }
 
-// The YARN world refuses DAGs the cluster cannot run at submit (am.Submit
-// looks for the interface, so the compiler must hold it).
-var _ am.SpecChecker = (*yarn.World)(nil)
-
 // yarnStart is what StartYarn's steps hand each other.
 type yarnStart struct {
 	o       YarnOptions

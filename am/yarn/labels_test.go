@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -97,5 +98,45 @@ func TestUnknownLabel(t *testing.T) {
 	var le *LabelError
 	if err := have.CheckGroupLabel(spec); !errors.As(err, &le) || le.Field != "containerGroup.nodeLabel" {
 		t.Errorf("CheckGroupLabel: %v, want a LabelError naming containerGroup.nodeLabel", err)
+	}
+}
+
+// The world refuses, as a DAG reaches the AM, a group label the cluster
+// lacks and more of a type than a container holds; and a group asking for
+// workers with an unknown label (a DAG recovered from the log never went
+// through CheckSpec) is refused instead of asked for: the RM would fail
+// every allocate that names it.
+func TestWorldRefusesUnknownLabels(t *testing.T) {
+	h := newHarness(t)
+	h.w.o.Labels = Labels{Names: []string{"gpu"}, Known: true}
+	parse := func(group string) *dag.Spec {
+		s, err := dag.Parse("d.yaml", []byte("name: d\ncontainerGroup: {name: g, workerMemoryMB: 512"+group+"}\nvertices: [{name: v, command: \"true\", parallelism: 1, memoryMB: 512}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tc := range []struct{ group, want string }{
+		{", nodeLabel: gpu", ""},
+		{", nodeLabel: ssd", `containerGroup.nodeLabel: node label "ssd"`},
+		// The fake RM's maximum lists no other type.
+		{", resources: {yarn.io/gpu: 1}", "containerGroup.resources.yarn.io/gpu: 1 (group g)"},
+	} {
+		err := h.w.CheckSpec(parse(tc.group))
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("group {%s}: CheckSpec %v, want %q", tc.group, err, tc.want)
+		}
+	}
+	h.w.WantWorkers(time.Unix(1000, 0), core.GroupInfo{Name: "g", MemoryMB: 512, VCores: 1, NodeLabel: "ssd"}, 2, nil, nil)
+	h.beat(t)
+	if r := h.rm.last(); len(r.Asks) != 0 {
+		t.Errorf("asked %+v for a group with an unknown label", r.Asks)
+	}
+	// The refusal (GroupRefused, failing its DAGs) is posted from another
+	// goroutine: polled until a deadline.
+	for deadline := time.Now().Add(5 * time.Second); h.posts.Load() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d posts, want the one that refuses the group", h.posts.Load())
+		}
 	}
 }

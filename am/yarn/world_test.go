@@ -487,4 +487,5 @@ var (
 	_ am.World        = (*World)(nil)
 	_ am.WorkerJoiner = (*World)(nil)
 	_ am.WorkerKiller = (*World)(nil)
+	_ am.SpecChecker  = (*World)(nil)
 )
