@@ -14,12 +14,15 @@ import (
 // of each other resource type as it asks for. A node that reports no
 // capacity is never chosen: its usage is undefined and it can hold
 // nothing. Usage and bands stay memory's: the types only rule nodes out.
-func fits(n *Node, req Request) bool {
-	if n.CapacityMB <= 0 || req.MemoryMB > n.FitsMB {
-		return false
-	}
-	for name, v := range req.Types {
-		if n.FreeTypes[name] < v {
+func fits(n *Node, req *Request) bool {
+	// Small enough to inline: Choose calls it for every node.
+	return n.CapacityMB > 0 && req.MemoryMB <= n.FitsMB && (len(req.Types) == 0 || typesFit(n.FreeTypes, req.Types))
+}
+
+// typesFit: free holds at least want of each type.
+func typesFit(free, want map[string]int64) bool {
+	for name, v := range want {
+		if free[name] < v {
 			return false
 		}
 	}
