@@ -13,6 +13,8 @@ type ClusterNode struct {
 	// Types: the node's other resource types (yarn.io/gpu: 1), none when
 	// absent.
 	Types map[string]int64 `json:",omitempty"`
+	// Label: the node's label, its partition ("": the default one).
+	Label string `json:",omitempty"`
 }
 
 // SetClusterNodes tells the Core the cluster's nodes: packing then
@@ -22,18 +24,27 @@ type ClusterNode struct {
 func (c *Core) SetClusterNodes(now time.Time, nodes []ClusterNode) {
 	c.advance(now)
 	c.cluster = make(map[string]int64, len(nodes))
-	c.clusterTypes = nil
+	c.clusterTypes, c.clusterLabels = nil, nil
 	for _, n := range nodes {
 		if n.CapacityMB > 0 {
 			c.cluster[n.ID] = n.CapacityMB
-			c.setNodeTypes(n)
+			c.setNodeInfo(n)
 		}
 	}
 	c.updateWanted()
 }
 
-// setNodeTypes remembers a reported node's other resource types.
-func (c *Core) setNodeTypes(n ClusterNode) {
+// setNodeInfo remembers a reported node's other resource types and its
+// label.
+func (c *Core) setNodeInfo(n ClusterNode) {
+	if n.Label == "" {
+		delete(c.clusterLabels, n.ID)
+	} else {
+		if c.clusterLabels == nil {
+			c.clusterLabels = map[string]string{}
+		}
+		c.clusterLabels[n.ID] = n.Label
+	}
 	if len(n.Types) == 0 {
 		delete(c.clusterTypes, n.ID)
 		return

@@ -47,8 +47,10 @@ type Core struct {
 	// clusterTypes: the other resource types (yarn.io/gpu) of the nodes in
 	// cluster that have any, for packing groups that ask for them.
 	clusterTypes map[string]map[string]int64
-	attempt      map[string]*attemptRun
-	actions      []Action
+	// clusterLabels: the labels (partitions) of the labelled nodes.
+	clusterLabels map[string]string
+	attempt       map[string]*attemptRun
+	actions       []Action
 	// quietUntil: no running attempt can miss the task timeout before
 	// then (checkTimeouts).
 	quietUntil time.Time

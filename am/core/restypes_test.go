@@ -58,6 +58,33 @@ vertices: [{name: v, command: "true", parallelism: 3, memoryMB: 512}]
 	}
 }
 
+// Issue 23, item 4: a packed group without a label never names a node in a
+// labelled partition (its asks are the default partition's; a strict one
+// there would pend forever), even when that node is the only one with
+// room: n1 (8192 MB, label gpu) and n2 (256 MB, too small for a 512 MB
+// worker) leave nothing to name, so the three go anywhere.
+func TestPackedAsksAvoidLabelledNodes(t *testing.T) {
+	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake(t, CoreOptions{Allocator: alloc})
+	f.c.SetClusterNodes(f.now, []ClusterNode{{ID: "n1", CapacityMB: 8192, Label: "gpu"}, {ID: "n2", CapacityMB: 256}})
+	f.submit(`
+name: r
+containerGroup: {name: g, workerMemoryMB: 512}
+vertices: [{name: v, command: "true", parallelism: 3, memoryMB: 512}]
+`)
+	for _, n := range f.prefer {
+		if n != "" {
+			t.Fatalf("asked on %v: want no named node (n1 is in partition gpu)", f.prefer)
+		}
+	}
+	if f.wanted["g"] != 3 {
+		t.Errorf("wanted %d, want 3", f.wanted["g"])
+	}
+}
+
 // Issue 23, items 4 and 5: the workers a group asks for carry its node
 // label and the resource types its vertices need (a vertex's gpu: 1 in a
 // group that names none), so the world's asks do.

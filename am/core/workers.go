@@ -294,6 +294,10 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		// label confines to the partition).
 		return nil
 	}
+	// Nodes in a labelled partition (from the node reports) are not named
+	// either: this group's asks are the default partition's, and a
+	// strict ask on an exclusive partition's node would pend forever.
+	// (A labelled group's workers there look medium to the packer.)
 	// A group with other resource types (a GPU) counts them: only nodes
 	// that reported enough free are named (freeTypes), so no strict ask
 	// waits on a node without one.
@@ -301,7 +305,7 @@ func (c *Core) preferNodes(g *group, n int) []string {
 	var nodes []packing.Node
 	for _, id := range sortedKeys(c.nodes) {
 		nd := c.nodes[id]
-		if nd.draining {
+		if nd.draining || c.clusterLabels[id] != "" {
 			continue
 		}
 		used := c.inFlightMB(id)
@@ -321,7 +325,7 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if _, ok := c.nodes[id]; ok {
 			continue
 		}
-		if _, bad := c.blacklist[id]; bad {
+		if _, bad := c.blacklist[id]; bad || c.clusterLabels[id] != "" {
 			continue
 		}
 		used := c.inFlightMB(id)

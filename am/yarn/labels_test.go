@@ -140,3 +140,14 @@ func TestWorldRefusesUnknownLabels(t *testing.T) {
 		}
 	}
 }
+
+// A node report's label (node_labels, one at most) is the node's
+// partition; none is the default one.
+func TestNodeReportLabel(t *testing.T) {
+	for _, labels := range [][]string{{"gpu"}, nil} {
+		r := nodeReportFrom(&hadooppb.NodeReportProto{NodeId: &hadooppb.NodeIdProto{Host: proto.String("h"), Port: proto.Int32(1)}, NodeLabels: labels})
+		if want := strings.Join(labels, ""); r.Label != want {
+			t.Errorf("node_labels %v: label %q, want %q", labels, r.Label, want)
+		}
+	}
+}

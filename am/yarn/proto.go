@@ -83,7 +83,16 @@ func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {
 	return NodeReport{Node: nodeName(n.GetNodeId()), HTTP: n.GetHttpAddress(), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
 		VCores: n.GetCapability().GetVirtualCores(), Running: n.GetNodeState() == hadooppb.NodeStateProto_NS_RUNNING,
 		Containers: n.GetNumContainers(), State: nodeStateFrom(n.GetNodeState()), DrainTimeout: drainTimeoutFrom(n),
-		Types: resourceFrom(n.GetCapability()).Types}
+		Types: resourceFrom(n.GetCapability()).Types, Label: nodeLabelFrom(n)}
+}
+
+// nodeLabelFrom is a node's partition: YARN gives a node one label at most
+// (a list on the wire).
+func nodeLabelFrom(n *hadooppb.NodeReportProto) string {
+	if ls := n.GetNodeLabels(); len(ls) > 0 {
+		return ls[0]
+	}
+	return ""
 }
 
 func nmTokensFrom(ts []*hadooppb.NMTokenProto) []NMToken {

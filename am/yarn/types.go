@@ -77,6 +77,8 @@ type NodeReport struct {
 	DrainTimeout time.Duration
 	// Types: the node's other resource types (TypesKey), e.g. yarn.io/gpu=1.
 	Types string
+	// Label: the node's label, its partition ("": the default one).
+	Label string
 }
 
 // NMToken authenticates the AM to one NodeManager.

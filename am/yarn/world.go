@@ -225,7 +225,7 @@ func (w *World) Start() {
 		var nodes []core.ClusterNode
 		for _, n := range w.o.Nodes {
 			if n.Running {
-				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB, Types: ParseTypes(n.Types)})
+				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB, Types: ParseTypes(n.Types), Label: n.Label})
 			}
 		}
 		w.o.Events.Send(core.NodesReported{Nodes: nodes})

@@ -91,7 +91,8 @@ func TestYarnUnknownNodeLabelRefusedAtSubmit(t *testing.T) {
 // label runs all its workers on that node, with the packing allocator on
 // (its node-level asks would pend outside the partition: labelled groups
 // ask at ANY only), and succeeds; a DAG naming a label the cluster lacks
-// is refused by the session at submit.
+// is refused by the session at submit; a later unlabelled DAG runs
+// outside the partition.
 func TestYarnNodeLabelWorkersInPartition(t *testing.T) {
 	dir := testcluster.SpecialConfDir(t, envGPUConfDir, "see envGPUConfDir's comment in cmd/ebb/yarn_gpu_test.go")
 	t.Setenv(testcluster.EnvConfDir, dir)
@@ -142,6 +143,29 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	t.Logf("the AM ran on %s", amNode)
 	if amNode == "" || amNode == node {
 		t.Errorf("the AM ran on %q: want a node outside partition %s (%s)", amNode, testLabel, node)
+	}
+
+	// Then a DAG of an unlabelled group in the same session, while the
+	// labelled workers still idle on the labelled node: to the packer
+	// that node is the medium one, the first choice, but an ask of the
+	// default partition there would pend forever, so it is never named.
+	plain := y.writeDAG(`
+name: plain
+containerGroup: {name: plain, workerMemoryMB: 512}
+vertices:
+  - {name: v, command: [ebb, task, burn, --memory-mb, "8", --seconds, "2"], parallelism: 4, memoryMB: 512}
+`)
+	pctx, pcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer pcancel()
+	out, err = y.ebb(pctx, "dag", "submit", "--app", id.String(), "--wait", "--output", filepath.Join(t.TempDir(), "out"), plain)
+	t.Logf("dag submit (unlabelled group):\n%s", out)
+	if err != nil {
+		t.Fatalf("the unlabelled DAG after the labelled one: %v", err)
+	}
+	after := workersByNode(y.amLog(id))
+	t.Logf("workers by node after both DAGs: %v", after)
+	if len(after[node]) != len(byNode[node]) {
+		t.Errorf("workers of the unlabelled group on the labelled node %s: %v", node, after[node])
 	}
 }
 
