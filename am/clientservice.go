@@ -175,6 +175,11 @@ func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if sc, ok := a.loop.world.(SpecChecker); ok {
+		if err := sc.CheckSpec(spec); err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	plan := outputPlan{output: out, stagingID: commit.NewStagingID(), overwrite: spec.Overwrite || r.Overwrite}
 	if out != "" {
 		if plan.existed, err = a.checkOutput(spec, out, plan.overwrite); err != nil {

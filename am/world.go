@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // World is the port through which the Loop carries out the Core's cluster
@@ -39,6 +40,13 @@ type Sender interface {
 }
 
 var _ Sender = (*Loop)(nil)
+
+// SpecChecker is a World that can refuse a DAG as it is submitted for what
+// only the world knows (the YARN world: a node label the cluster does not
+// have), before the Core asks for any worker. Called off the loop.
+type SpecChecker interface {
+	CheckSpec(spec *dag.Spec) error
+}
 
 // ExitWatcher is a World that must hear that one of its workers' process
 // or container ended (core.WorkerGone with Exited) before the Core does:

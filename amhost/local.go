@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,9 +74,13 @@ func StartLocal(ctx context.Context, c *conf.Config, env LocalEnv, log *logrus.L
 	if err != nil {
 		return nil, nil, err
 	}
+	nodeTypes, err := localNodeTypes(c)
+	if err != nil {
+		return nil, nil, err
+	}
 	w, err := local.New(local.Options{
 		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
-		NodeVCores: c.Int("ebb.local.node.vcores"), ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
+		NodeVCores: c.Int("ebb.local.node.vcores"), NodeTypes: nodeTypes, ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
 		IdleNodeTime: c.Duration("ebb.local.node.idle.timeout.ms"), Executable: env.Executable, AMAddress: a.Addr(), Secret: secret,
 		Root: root, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count"), Allocator: alloc, Log: log, Events: a.Loop(),
 	}, time.Now())
@@ -120,4 +125,25 @@ func CheckLocalOutput(spec *dag.Spec, base, output string, overwrite bool) error
 	}
 	_, err := commit.New(newOutputFS(yarnclient.User()).resolve).Check(output, overwrite || spec.Overwrite)
 	return err
+}
+
+// localNodeTypes reads ebb.local.node.resources: name=count pairs joined
+// by commas (nil when empty).
+func localNodeTypes(c *conf.Config) (map[string]int64, error) {
+	const key = "ebb.local.node.resources"
+	text := strings.TrimSpace(c.String(key))
+	if text == "" {
+		return nil, nil
+	}
+	out := map[string]int64{}
+	for _, kv := range strings.Split(text, ",") {
+		name, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		name = strings.TrimSpace(name)
+		if !ok || err != nil || n < 0 || name == "" || name == "memory-mb" || name == "vcores" {
+			return nil, c.ErrorFor(key, "name=count pairs joined by commas, counts 0 or more, other than memory-mb and vcores (yarn.io/gpu=1)")
+		}
+		out[name] = n
+	}
+	return out, nil
 }

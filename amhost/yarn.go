@@ -273,7 +273,7 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 		return err
 	}
 	timeouts := yarnrpc.WithTimeouts(connect, call)
-	nodes, err := clusterNodes(ctx, c, s.creds, s.user, timeouts)
+	nodes, labels, err := clusterNodes(ctx, c, s.creds, s.user, timeouts, s.log)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 			AMAddress: amAddr, Secret: s.secret, Env: map[string]string{"HADOOP_USER_NAME": s.user}, AMFile: fs.URL(amFile),
 			Tokens: s.workerT, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count")},
 		InAM:  s.inAM(),
-		Nodes: nodes, IncludePort: strings.TrimSpace(includePort) == "true", Log: s.log, Events: a.Loop(),
+		Nodes: nodes, Labels: labels, IncludePort: strings.TrimSpace(includePort) == "true", Log: s.log, Events: a.Loop(),
 		OnShutdown: func(reason string) { a.Stop(reason) },
 	})
 	s.ui.setWorld(s.w)
@@ -322,19 +322,25 @@ func (s *yarnStart) inAM() yarn.InAM {
 	return yarn.InAM{Executable: exe, ContainerID: s.cid.String(), Node: node, Host: s.host, Dir: dir, LogDir: s.o.LogDir}
 }
 
-// clusterNodes lists the cluster's NodeManagers once, at start.
-func clusterNodes(ctx context.Context, c *conf.Config, creds *yarnrpc.Credentials, user string, timeouts yarnrpc.Option) ([]yarn.NodeReport, error) {
+// clusterNodes lists the cluster's NodeManagers and node labels once, at
+// start. Labels that cannot be listed are not known: nothing is then
+// refused for its label (the RM still refuses an unknown one).
+func clusterNodes(ctx context.Context, c *conf.Config, creds *yarnrpc.Credentials, user string, timeouts yarnrpc.Option, log *logrus.Logger) ([]yarn.NodeReport, yarn.Labels, error) {
 	rmc := yarn.NewHAClient(c.RMAddresses(), user, timeouts)
 	if rmTok, ok := creds.TokenOfKind(yarnrpc.KindRMDelegationToken); ok {
 		// A secure cluster: no Kerberos here, the client's RM token instead.
 		rmc = yarn.NewTokenClient(c.RMAddress(), rmTok, timeouts)
 	}
+	defer func() { _ = rmc.Close() }() // only these two lists go over it
 	nodes, err := rmc.Nodes(ctx)
-	_ = rmc.Close() // the node list is in; nothing else went over it
 	if err != nil {
-		return nil, fmt.Errorf("listing the cluster's nodes: %w", err)
+		return nil, yarn.Labels{}, fmt.Errorf("listing the cluster's nodes: %w", err)
 	}
-	return nodes, nil
+	labels, err := rmc.Labels(ctx)
+	if err != nil {
+		log.Warnf("ebb am: listing the cluster's node labels: %v (a group's unknown nodeLabel is then left to the RM)", err)
+	}
+	return nodes, labels, nil
 }
 
 // registerAndRecover registers with the RM and recovers the DAGs of the

@@ -14,6 +14,8 @@ type Group struct {
 	Name     string
 	MemoryMB int64
 	VCores   int
+	// Types: other resource types each worker takes (yarn.io/gpu: 1).
+	Types map[string]int64
 }
 
 // Provider rents nodes. Provision requests one at now; it is ready at
@@ -29,7 +31,10 @@ type Provider interface {
 type Options struct {
 	NodeMB     int64 // memory of every node
 	NodeVCores int   // vcores of every node (reported, not placed by)
-	MaxNodes   int   // the cap on nodes that exist (provisioning or ready); 0 = none
+	// NodeTypes: every node's other resource types (yarn.io/gpu: 2),
+	// placed by: a worker goes only where enough of each is free.
+	NodeTypes map[string]int64
+	MaxNodes  int // the cap on nodes that exist (provisioning or ready); 0 = none
 	// ReclaimDelay is how long a ready node stays empty before it is
 	// removed.
 	ReclaimDelay time.Duration
@@ -56,14 +61,22 @@ var ErrNodeBusy = errors.New("node has workers")
 var ErrUnknownNode = errors.New("unknown node")
 
 // TooBigError is a group whose workers no node can hold: asking again
-// will not help, the configuration must change.
+// will not help, the configuration must change. Type, when set, is the
+// resource type no node has enough of (Want per worker, NodeHas per
+// node); else memory is.
 type TooBigError struct {
 	Group    string
 	WorkerMB int64
 	NodeMB   int64
+	Type     string
+	Want     int64
+	NodeHas  int64
 }
 
 func (e *TooBigError) Error() string {
+	if e.Type != "" {
+		return fmt.Sprintf("group %s asks for %d %s per worker, more than a node has (%d)", e.Group, e.Want, e.Type, e.NodeHas)
+	}
 	return fmt.Sprintf("group %s asks for %d MB workers, more than a %d MB node holds", e.Group, e.WorkerMB, e.NodeMB)
 }
 
@@ -72,9 +85,10 @@ type node struct {
 	readyAt    time.Time
 	ready      bool
 	draining   bool
-	emptySince time.Time // when the node last became empty (or ready)
-	usedMB     int64     // memory of the workers placed here
-	workers    []*worker // in seq order
+	emptySince time.Time        // when the node last became empty (or ready)
+	usedMB     int64            // memory of the workers placed here
+	usedTypes  map[string]int64 // and their other resource types
+	workers    []*worker        // in seq order
 }
 
 type worker struct {
@@ -83,6 +97,7 @@ type worker struct {
 	group   string
 	mb      int64
 	vcores  int
+	types   map[string]int64
 	node    *node // nil while queued
 	started bool  // the caller was told to start it
 	stopped bool  // the AM stopped it; its memory is held until Gone

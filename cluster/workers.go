@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/ebb-am/ebb/packing"
@@ -28,7 +30,7 @@ func (m *Model) Want(now time.Time, g Group, total int, avoid []string) ([]Event
 	m.placeQueued(now, &ev)
 	for need := total - live - len(waiting); need > 0; need-- {
 		m.seq++
-		w := &worker{id: m.o.WorkerID(m.seq), seq: m.seq, group: g.Name, mb: g.MemoryMB, vcores: g.VCores}
+		w := &worker{id: m.o.WorkerID(m.seq), seq: m.seq, group: g.Name, mb: g.MemoryMB, vcores: g.VCores, types: g.Types}
 		ok, err := m.place(now, w, &ev)
 		if err != nil {
 			return ev, err
@@ -75,6 +77,11 @@ func (m *Model) place(now time.Time, w *worker, ev *[]Event) (bool, error) {
 	if w.mb > m.o.NodeMB {
 		return false, &TooBigError{Group: w.group, WorkerMB: w.mb, NodeMB: m.o.NodeMB}
 	}
+	for _, name := range slices.Sorted(maps.Keys(w.types)) {
+		if w.types[name] > m.o.NodeTypes[name] {
+			return false, &TooBigError{Group: w.group, Type: name, Want: w.types[name], NodeHas: m.o.NodeTypes[name]}
+		}
+	}
 	n := m.pick(w, true)
 	if n == nil {
 		n = m.pick(w, false)
@@ -109,19 +116,49 @@ func (m *Model) pick(w *worker, ready bool) *node {
 		if free < w.mb {
 			continue
 		}
-		cands = append(cands, packing.Node{ID: n.id, CapacityMB: m.o.NodeMB, UsedMB: n.usedMB, FitsMB: free})
+		c := packing.Node{ID: n.id, CapacityMB: m.o.NodeMB, UsedMB: n.usedMB, FitsMB: free}
+		if len(w.types) > 0 {
+			// Only a worker with types looks: the others place as before.
+			c.FreeTypes = m.freeTypes(n)
+		}
+		cands = append(cands, c)
 		idx = append(idx, n)
 	}
 	if len(cands) == 0 {
 		return nil
 	}
+	req := packing.Request{MemoryMB: w.mb, Types: w.types, Seed: uint64(w.seq)}
 	if m.o.Allocator == nil {
-		return idx[0]
+		// The first that fits, as the allocator would judge it.
+		for i := range cands {
+			if typesFree(cands[i].FreeTypes, w.types) {
+				return idx[i]
+			}
+		}
+		return nil
 	}
-	if i, ok := m.o.Allocator.Choose(cands, packing.Request{MemoryMB: w.mb, Seed: uint64(w.seq)}); ok {
+	if i, ok := m.o.Allocator.Choose(cands, req); ok {
 		return idx[i]
 	}
 	return nil
+}
+
+// freeTypes is how much of each resource type node n has free.
+func (m *Model) freeTypes(n *node) map[string]int64 {
+	free := make(map[string]int64, len(m.o.NodeTypes))
+	for name, v := range m.o.NodeTypes {
+		free[name] = v - n.usedTypes[name]
+	}
+	return free
+}
+
+func typesFree(free, want map[string]int64) bool {
+	for name, v := range want {
+		if free[name] < v {
+			return false
+		}
+	}
+	return true
 }
 
 // add keeps a node's workers oldest first: they start in that order when
@@ -135,6 +172,12 @@ func (n *node) add(w *worker) {
 	copy(n.workers[i+1:], n.workers[i:])
 	n.workers[i] = w
 	n.usedMB += w.mb
+	for name, v := range w.types {
+		if n.usedTypes == nil {
+			n.usedTypes = map[string]int64{}
+		}
+		n.usedTypes[name] += v
+	}
 }
 
 func (m *Model) start(w *worker, ev *[]Event) {
@@ -167,6 +210,9 @@ func (m *Model) forget(now time.Time, w *worker, ev *[]Event) {
 		}
 	}
 	n.usedMB -= w.mb
+	for name, v := range w.types {
+		n.usedTypes[name] -= v
+	}
 	if len(n.workers) == 0 {
 		n.emptySince = now
 		m.emptied(n, ev)

@@ -27,10 +27,19 @@ func (e *SpecError) Error() string {
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
-	if e.Field != "" {
-		b.WriteString(": " + e.Field)
+	// Without a file (a check made after parsing, whose caller names the
+	// DAG), the field leads.
+	sep := func() {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
 	}
-	b.WriteString(": " + e.Msg)
+	if e.Field != "" {
+		sep()
+		b.WriteString(e.Field)
+	}
+	sep()
+	b.WriteString(e.Msg)
 	return b.String()
 }
 

@@ -66,6 +66,10 @@ type GroupSpec struct {
 	// Resources are YARN resource types other than memory and vcores that
 	// each worker's container asks for, by name (yarn.io/gpu: 1).
 	Resources map[string]int64 `yaml:"resources,omitempty" json:"resources,omitempty"`
+	// NodeLabel is the YARN node label (partition) the workers run in
+	// ("": the queue's default partition). Groups with different labels
+	// are different groups: a worker never moves between partitions.
+	NodeLabel string `yaml:"nodeLabel,omitempty" json:"nodeLabel,omitempty"`
 }
 
 // VertexSpec is one stage: a command run once per task.
@@ -75,6 +79,10 @@ type VertexSpec struct {
 	Parallelism int     `yaml:"parallelism" json:"parallelism"`
 	MemoryMB    int64   `yaml:"memoryMB" json:"memoryMB"`
 	VCores      int     `yaml:"vcores,omitempty" json:"vcores,omitempty"`
+	// Resources are other YARN resource types one task needs (yarn.io/gpu:
+	// 1). Workers are the group's, so the group's workers carry them
+	// (WorkerResources).
+	Resources map[string]int64 `yaml:"resources,omitempty" json:"resources,omitempty"`
 	// Profile is the fraction of a node's CPU, memory and I/O one running
 	// task uses (resource-aware scheduling). Consumers of a scatter-gather
 	// edge may give separate shuffle and reduce profiles instead.
@@ -184,3 +192,28 @@ func (t EdgeType) Partitions(consumerParallelism int) int {
 // to the cluster's minimum container and at most its largest; see
 // scheduler.SizeWorker for the rule.
 func (g GroupSpec) AutoSized() bool { return g.WorkerMemoryMB == 0 }
+
+// WorkerResources are the other resource types each worker of the DAG's
+// group asks for: the group's, and for a type only vertices name, the most
+// one of their tasks needs (a worker runs any of the DAG's tasks). nil
+// when none.
+func (s *Spec) WorkerResources() map[string]int64 {
+	var out map[string]int64
+	put := func(name string, n int64) {
+		if out == nil {
+			out = map[string]int64{}
+		}
+		out[name] = max(out[name], n)
+	}
+	for name, n := range s.Group.Resources {
+		put(name, n)
+	}
+	for _, v := range s.Vertices {
+		for name, n := range v.Resources {
+			if _, fixed := s.Group.Resources[name]; !fixed {
+				put(name, n)
+			}
+		}
+	}
+	return out
+}

@@ -102,15 +102,29 @@ func (g *GroupSpec) validate() error {
 	if g.MaxWorkers < 0 {
 		return fieldErr("containerGroup.maxWorkers", "%d: want 0 (unlimited) or more", g.MaxWorkers)
 	}
-	for _, name := range slices.Sorted(maps.Keys(g.Resources)) {
-		field := "containerGroup.resources." + name
+	if err := validateResources("containerGroup.resources", g.Resources, "workerMemoryMB and workerVCores"); err != nil {
+		return err
+	}
+	if g.NodeLabel != "" && !labelPattern.MatchString(g.NodeLabel) {
+		return fieldErr("containerGroup.nodeLabel", "%q: want a YARN node label (letters, digits, '-', '_', starting with a letter or digit), or none for the default partition", g.NodeLabel)
+	}
+	return nil
+}
+
+// labelPattern is what YARN accepts as a node label's name.
+var labelPattern = regexp.MustCompile(`^[0-9a-zA-Z][0-9a-zA-Z_-]{0,254}$`)
+
+// validateResources checks other resource types (field: where they are).
+func validateResources(field string, res map[string]int64, basics string) error {
+	for _, name := range slices.Sorted(maps.Keys(res)) {
+		f := field + "." + name
 		switch {
 		case name == "" || strings.ContainsAny(name, " ,="):
-			return fieldErr("containerGroup.resources", "%q: want a YARN resource type name (yarn.io/gpu)", name)
+			return fieldErr(field, "%q: want a YARN resource type name (yarn.io/gpu)", name)
 		case name == "memory-mb" || name == "vcores":
-			return fieldErr(field, "memory and vcores are workerMemoryMB and workerVCores")
-		case g.Resources[name] < 1:
-			return fieldErr(field, "%d: want 1 or more", g.Resources[name])
+			return fieldErr(f, "memory and vcores are %s", basics)
+		case res[name] < 1:
+			return fieldErr(f, "%d: want 1 or more", res[name])
 		}
 	}
 	return nil
@@ -132,6 +146,15 @@ func (v *VertexSpec) validate(f string, g GroupSpec) error {
 	}
 	if v.VCores < 0 {
 		return fieldErr(f+".vcores", "%d: want 0 (default 1) or more", v.VCores)
+	}
+	if err := validateResources(f+".resources", v.Resources, "memoryMB and vcores"); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(v.Resources)) {
+		if have, ok := g.Resources[name]; ok && v.Resources[name] > have {
+			return fieldErr(f+".resources."+name, "%d is more than a worker of group %s has (containerGroup.resources.%s = %d)",
+				v.Resources[name], g.Name, name, have)
+		}
 	}
 	for name, p := range map[string]*Profile{"profile": v.Profile, "shuffleProfile": v.ShuffleProfile, "reduceProfile": v.ReduceProfile} {
 		if p == nil {

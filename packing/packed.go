@@ -40,7 +40,7 @@ func (p packed) Choose(nodes []Node, req Request) (int, bool) {
 	lows, prefLows := 0, 0
 	for i := range nodes {
 		n := &nodes[i]
-		if !fits(n, req.MemoryMB) {
+		if !fits(n, &req) {
 			continue
 		}
 		ok, pref := loc.eligible(n.ID)
@@ -87,7 +87,7 @@ func (p packed) Choose(nodes []Node, req Request) (int, bool) {
 func (p packed) nthLow(nodes []Node, req Request, loc locality, onlyPref bool, k int) int {
 	for i := range nodes {
 		n := &nodes[i]
-		if !fits(n, req.MemoryMB) || categorize(n, p.threshold) != Low {
+		if !fits(n, &req) || categorize(n, p.threshold) != Low {
 			continue
 		}
 		ok, pref := loc.eligible(n.ID)

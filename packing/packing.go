@@ -8,11 +8,18 @@ type Node struct {
 	CapacityMB int64  // node memory
 	UsedMB     int64  // memory in use on the node (containers or running attempts, whatever the caller counts)
 	FitsMB     int64  // the largest request this node can take now (e.g. the freest worker of the group); fits iff Request.MemoryMB <= FitsMB
+	// FreeTypes: how much of each other resource type (yarn.io/gpu) the
+	// node has free now; a type absent has none. Only a request with
+	// Types reads it.
+	FreeTypes map[string]int64
 }
 
 // Request is one placement to decide.
 type Request struct {
-	MemoryMB  int64
+	MemoryMB int64
+	// Types: other resource types the request needs (yarn.io/gpu: 1); a
+	// node fits only with that much of each free.
+	Types     map[string]int64
 	Preferred []string      // locality preference (node ids); empty = none
 	Waited    time.Duration // how long this request has waited so far (the caller computes it from its `now`)
 	Seed      uint64        // for the random choice among low nodes; derived from the request identity so runs replay

@@ -10,11 +10,23 @@ import (
 // megabyte counts stay far inside int64 (a 1 PB node is 1e9 MB; 1e9*1e9 =
 // 1e18 < 9.2e18), so no float rounding can make two runs disagree.
 
-// fits reports whether a node can take a request of mb now. A node that
-// reports no capacity is never chosen: its usage is undefined and it can
-// hold nothing.
-func fits(n *Node, mb int64) bool {
-	return n.CapacityMB > 0 && mb <= n.FitsMB
+// fits reports whether a node can take req now: its memory, and as much
+// of each other resource type as it asks for. A node that reports no
+// capacity is never chosen: its usage is undefined and it can hold
+// nothing. Usage and bands stay memory's: the types only rule nodes out.
+func fits(n *Node, req *Request) bool {
+	// Small enough to inline: Choose calls it for every node.
+	return n.CapacityMB > 0 && req.MemoryMB <= n.FitsMB && (len(req.Types) == 0 || typesFit(n.FreeTypes, req.Types))
+}
+
+// typesFit: free holds at least want of each type.
+func typesFit(free, want map[string]int64) bool {
+	for name, v := range want {
+		if free[name] < v {
+			return false
+		}
+	}
+	return true
 }
 
 // Band is a node's usage band under the packed scheme, the one rule both

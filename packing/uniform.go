@@ -24,7 +24,7 @@ func spread(nodes []Node, req Request, delay time.Duration) (int, bool) {
 	best := noCandidate()
 	for i := range nodes {
 		n := &nodes[i]
-		if !fits(n, req.MemoryMB) {
+		if !fits(n, &req) {
 			continue
 		}
 		ok, pref := loc.eligible(n.ID)

@@ -16,6 +16,8 @@ type GroupProps struct {
 	MaxWorkers     int // 0 = unlimited
 	// Resources: other YARN resource types per worker (yarn.io/gpu: 1).
 	Resources map[string]int64
+	// NodeLabel: the YARN partition the workers run in ("" = default).
+	NodeLabel string
 	// SizedByEbb: the DAG left the worker size to ebb (SizeWorker chose
 	// WorkerMemoryMB); TaskMB is then the DAG's largest task, which is all
 	// it needs of a worker. Diff compares neither: MergeGroup does.
@@ -46,6 +48,9 @@ func (p GroupProps) Diff(q GroupProps) []string {
 	if !maps.Equal(p.Resources, q.Resources) {
 		d = append(d, "resources")
 	}
+	if p.NodeLabel != q.NodeLabel {
+		d = append(d, "nodeLabel")
+	}
 	return d
 }
 
@@ -61,6 +66,11 @@ func KindKey(p GroupProps) string {
 	// Other resource types are part of the container too.
 	for _, name := range slices.Sorted(maps.Keys(p.Resources)) {
 		k += "," + name + "=" + strconv.FormatInt(p.Resources[name], 10)
+	}
+	// So is its partition: a worker recycled into another group stays on
+	// its node, which the other group's label may not admit.
+	if p.NodeLabel != "" {
+		k += ",nodeLabel=" + p.NodeLabel
 	}
 	return k
 }

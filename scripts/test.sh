@@ -144,9 +144,15 @@ start_background priority EBB_TEST_PRIORITY_HADOOP_CONF_DIR \
   env EBB_MINICLUSTER_ARGS="--set yarn.cluster.max-application-priority=10 --set yarn.scheduler.capacity.maximum-am-resource-percent=0.01" \
   scripts/minicluster/start.sh
 # GPU (issue 23): one yarn.io/gpu per NodeManager and the
-# DominantResourceCalculator, for the resource-type tests.
+# DominantResourceCalculator, for the resource-type tests; node labels on,
+# stored under the cluster's hadoop.tmp.dir, with the default queue allowed
+# partition "labelled", which the node-label tests create and give to one
+# NodeManager while they run (cmd/ebb/yarn_labels_test.go).
 start_background gpu EBB_TEST_GPU_HADOOP_CONF_DIR \
-  env EBB_MINICLUSTER_ARGS="--set yarn.resource-types=yarn.io/gpu --set yarn.nodemanager.resource-type.yarn.io/gpu=1 --set yarn.scheduler.capacity.resource-calculator=org.apache.hadoop.yarn.util.resource.DominantResourceCalculator" \
+  env EBB_MINICLUSTER_ARGS="--set yarn.resource-types=yarn.io/gpu --set yarn.nodemanager.resource-type.yarn.io/gpu=1 --set yarn.scheduler.capacity.resource-calculator=org.apache.hadoop.yarn.util.resource.DominantResourceCalculator \
+--set yarn.node-labels.enabled=true --set yarn.node-labels.fs-store.root-dir=file://\${hadoop.tmp.dir}/node-labels \
+--set yarn.scheduler.capacity.root.accessible-node-labels=labelled --set yarn.scheduler.capacity.root.accessible-node-labels.labelled.capacity=100 \
+--set yarn.scheduler.capacity.root.default.accessible-node-labels=labelled --set yarn.scheduler.capacity.root.default.accessible-node-labels.labelled.capacity=100" \
   scripts/minicluster/start.sh
 
 cluster_started=

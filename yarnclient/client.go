@@ -31,6 +31,7 @@ type RM interface {
 	Report(ctx context.Context, id yarn.AppID) (yarn.AppReport, error)
 	Apps(ctx context.Context, types []string, states []yarn.AppState, users []string) ([]yarn.AppReport, error)
 	Kill(ctx context.Context, id yarn.AppID, diagnostics string) (bool, error)
+	Labels(ctx context.Context) (yarn.Labels, error)
 	Close() error
 }
 

@@ -30,6 +30,7 @@ type fakeRM struct {
 	apps      []yarn.AppReport
 	appsErr   error
 	submitted []yarn.AppSpec
+	labels    yarn.Labels
 	kills     int
 	closed    bool
 }
@@ -79,6 +80,12 @@ func (f *fakeRM) Apps(_ context.Context, types []string, states []yarn.AppState,
 		return nil, errors.New("asked for the wrong applications")
 	}
 	return f.apps, f.appsErr
+}
+
+func (f *fakeRM) Labels(context.Context) (yarn.Labels, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.labels, nil
 }
 
 func (f *fakeRM) Kill(context.Context, yarn.AppID, string) (bool, error) {

@@ -49,14 +49,14 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 	}
 	hash := c.hashBinary() // meanwhile: the DAG, the output, the RM
 	var spec []byte
+	var d *dag.Spec
 	name := o.Name
 	if o.DAGPath != "" {
 		var err error
 		if spec, err = os.ReadFile(o.DAGPath); err != nil {
 			return yarn.AppID{}, err
 		}
-		d, err := dag.Parse(o.DAGPath, spec)
-		if err != nil {
+		if d, err = dag.Parse(o.DAGPath, spec); err != nil {
 			return yarn.AppID{}, err
 		}
 		if name == "" {
@@ -70,6 +70,9 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 		if err := c.checkOutput(d, o); err != nil {
 			return yarn.AppID{}, err
 		}
+	}
+	if err := c.checkLabels(ctx, d, o.DAGPath); err != nil {
+		return yarn.AppID{}, err
 	}
 	if o.Session {
 		if err := c.conf.Set("mr3.am.session.mode", "true"); err != nil {
@@ -89,6 +92,13 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 			key, what = "ebb.am.uber.memory.mb", fmt.Sprintf(" (with mr3.am.resource.memory.mb=%d: the AM's container of %d MB)", c.conf.Int64("mr3.am.resource.memory.mb"), amMB)
 		}
 		return id, c.conf.ErrorFor(key, fmt.Sprintf("at most the cluster's largest container, yarn.scheduler.maximum-allocation-mb=%d%s", max.MemoryMB, what))
+	}
+	if d != nil {
+		// Other resource types beyond the largest container would never
+		// be granted: refused here, before anything is staged.
+		if err := d.CheckResources(yarn.ParseTypes(max.Types), "the cluster's largest container (the RM's maximum capability)"); err != nil {
+			return id, fmt.Errorf("%s: %w", o.DAGPath, err)
+		}
 	}
 	err = c.withFS(func(fs Store) error {
 		app, inline, err := c.stage(fs, id, spec, o, hash)
@@ -202,6 +212,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 		// failures should end it.
 		AttemptFailuresValidity: c.conf.Duration("ebb.am.attempt.failures.validity.interval.ms"),
 		Priority:                priority(c.conf),
+		NodeLabel:               c.conf.String(amLabelKey),
 		AM: yarn.Launch{Resources: res, Command: []string{amCommand(spec != nil, o.DAGPath, o.Output, o.Overwrite)},
 			Env: env},
 	}
@@ -209,6 +220,34 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 		app.Tags = []string{SessionTag}
 	}
 	return app, inline, nil
+}
+
+// amLabelKey names the AM container's node label.
+const amLabelKey = "ebb.am.node.label.expression"
+
+// checkLabels refuses, before an application is asked for, a node label
+// the cluster does not have: the AM's (amLabelKey), which the RM would
+// refuse only at submission, and the DAG's group's (d, read from path; nil for a session), whose
+// asks it would refuse in every heartbeat. The labels are asked for only
+// when one is named.
+func (c *Client) checkLabels(ctx context.Context, d *dag.Spec, path string) error {
+	am := c.conf.String(amLabelKey)
+	if am == "" && (d == nil || d.Group.NodeLabel == "") {
+		return nil
+	}
+	labels, err := c.rm.Labels(ctx)
+	if err != nil {
+		return fmt.Errorf("asking the ResourceManager at %s for its node labels: %w", c.conf.RMAddress(), err)
+	}
+	if labels.UnknownLabel(am) != "" {
+		return c.conf.ErrorFor(amLabelKey, "a node label the cluster has ("+labels.String()+"), or none for the queue's default partition")
+	}
+	if d != nil {
+		if err := labels.CheckGroupLabel(d); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 // priority is ebb.am.priority for the submission: nil (-1) leaves the

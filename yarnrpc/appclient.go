@@ -121,6 +121,20 @@ func (a *ApplicationClient) GetClusterNodes(ctx context.Context, states ...hadoo
 	return resp.GetNodeReports(), err
 }
 
+// GetClusterNodeLabels returns the node labels (partitions) the cluster
+// has; none when node labels are off.
+func (a *ApplicationClient) GetClusterNodeLabels(ctx context.Context) ([]*hadooppb.NodeLabelProto, error) {
+	resp := &hadooppb.GetClusterNodeLabelsResponseProto{}
+	err := a.rpc.call(ctx, "getClusterNodeLabels", retrySafe, &hadooppb.GetClusterNodeLabelsRequestProto{}, resp)
+	labels := resp.GetNodeLabels()
+	if len(labels) == 0 { // an RM before 2.8 lists names only
+		for _, name := range resp.GetDeprecatedNodeLabels() {
+			labels = append(labels, &hadooppb.NodeLabelProto{Name: proto.String(name)})
+		}
+	}
+	return labels, err
+}
+
 // GetClusterMetrics returns the node counts of the cluster.
 func (a *ApplicationClient) GetClusterMetrics(ctx context.Context) (*hadooppb.YarnClusterMetricsProto, error) {
 	resp := &hadooppb.GetClusterMetricsResponseProto{}

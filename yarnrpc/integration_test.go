@@ -83,6 +83,18 @@ func TestIntegrationClusterNodes(t *testing.T) {
 	}
 }
 
+// On a cluster with node labels off (the plain minicluster) the RM lists
+// none, without an error: an AM there starts with no label to check.
+func TestIntegrationClusterNodeLabelsOff(t *testing.T) {
+	c := rmClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	labels, err := c.GetClusterNodeLabels(ctx)
+	if err != nil || len(labels) != 0 {
+		t.Fatalf("GetClusterNodeLabels: %v, %v; want none and no error", labels, err)
+	}
+}
+
 // TestIntegrationClusterMetrics also records its SIMPLE exchange for
 // TestReplaySimpleGetClusterMetrics (EBB_YARNRPC_CAPTURE=1).
 func TestIntegrationClusterMetrics(t *testing.T) {

@@ -83,6 +83,8 @@ type GroupInfo struct {
 	Env      map[string]string
 	// Resources: other resource types each worker's container asks for.
 	Resources map[string]int64 `json:",omitempty"`
+	// NodeLabel: the YARN node label (partition) its containers run in.
+	NodeLabel string `json:",omitempty"`
 }
 
 // AttemptSpec is everything a worker needs to run one attempt.

@@ -1,12 +1,20 @@
 package core
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // ClusterNode is a node of the cluster as the world reports it (on YARN,
 // a NodeManager from the RM's node reports).
 type ClusterNode struct {
 	ID         string
 	CapacityMB int64
+	// Types: the node's other resource types (yarn.io/gpu: 1), none when
+	// absent.
+	Types map[string]int64 `json:",omitempty"`
+	// Label: the node's label, its partition ("": the default one).
+	Label string `json:",omitempty"`
 }
 
 // SetClusterNodes tells the Core the cluster's nodes: packing then
@@ -16,12 +24,67 @@ type ClusterNode struct {
 func (c *Core) SetClusterNodes(now time.Time, nodes []ClusterNode) {
 	c.advance(now)
 	c.cluster = make(map[string]int64, len(nodes))
+	c.clusterTypes, c.clusterLabels = nil, nil
 	for _, n := range nodes {
 		if n.CapacityMB > 0 {
 			c.cluster[n.ID] = n.CapacityMB
+			c.setNodeInfo(n)
 		}
 	}
 	c.updateWanted()
+}
+
+// setNodeInfo remembers a reported node's other resource types and its
+// label.
+func (c *Core) setNodeInfo(n ClusterNode) {
+	if n.Label == "" {
+		delete(c.clusterLabels, n.ID)
+	} else {
+		if c.clusterLabels == nil {
+			c.clusterLabels = map[string]string{}
+		}
+		c.clusterLabels[n.ID] = n.Label
+	}
+	if len(n.Types) == 0 {
+		delete(c.clusterTypes, n.ID)
+		return
+	}
+	if c.clusterTypes == nil {
+		c.clusterTypes = map[string]map[string]int64{}
+	}
+	c.clusterTypes[n.ID] = maps.Clone(n.Types)
+}
+
+// freeTypes is how much of each resource type node id has free as far as
+// this AM knows: what it reported, less its workers there (nd, nil when
+// none) and the asks in flight for it.
+func (c *Core) freeTypes(id string, nd *nodeRun) map[string]int64 {
+	free := maps.Clone(c.clusterTypes[id])
+	if free == nil {
+		return nil
+	}
+	if nd != nil {
+		for w := range nd.workers {
+			if w.group == nil {
+				continue
+			}
+			// Its container holds its kind's types: the group's.
+			for name, v := range w.group.info.Resources {
+				free[name] -= v
+			}
+		}
+	}
+	for _, g := range c.gorder {
+		for _, n := range g.asked {
+			if n != id {
+				continue
+			}
+			for name, v := range g.info.Resources {
+				free[name] -= v
+			}
+		}
+	}
+	return free
 }
 
 // clusterSize is the number of nodes the cluster has, as far as the Core

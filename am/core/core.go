@@ -44,8 +44,13 @@ type Core struct {
 	// cluster: every node the world reported (YARN's node reports) and its
 	// memory, including nodes where this AM has no worker (cluster.go).
 	cluster map[string]int64
-	attempt map[string]*attemptRun
-	actions []Action
+	// clusterTypes: the other resource types (yarn.io/gpu) of the nodes in
+	// cluster that have any, for packing groups that ask for them.
+	clusterTypes map[string]map[string]int64
+	// clusterLabels: the labels (partitions) of the labelled nodes.
+	clusterLabels map[string]string
+	attempt       map[string]*attemptRun
+	actions       []Action
 	// quietUntil: no running attempt can miss the task timeout before
 	// then (checkTimeouts).
 	quietUntil time.Time

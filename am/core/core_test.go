@@ -24,8 +24,9 @@ type fakeWorld struct {
 	ended   []DAGStatus
 	stopped []string
 	moved   []string
-	avoid   []string // the last WantWorkers' avoid list
-	prefer  []string // and its preferred nodes
+	avoid   []string  // the last WantWorkers' avoid list
+	prefer  []string  // and its preferred nodes
+	group   GroupInfo // and its group
 	logs    []string
 	inputs  []AttemptInputs
 	amStart []StartAMWorker
@@ -53,6 +54,7 @@ func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) {
 	f.wanted[a.Group.Name] = a.Total
 	f.avoid = a.Avoid
 	f.prefer = a.Prefer
+	f.group = a.Group
 }
 func (f *fakeWorld) RunAttempt(_ time.Time, a RunAttempt)   { f.running[a.Attempt.ID] = a.Worker }
 func (f *fakeWorld) KillAttempt(_ time.Time, a KillAttempt) { delete(f.running, a.AttemptID) }

@@ -75,7 +75,7 @@ func (c *Core) groupFor(spec *dag.Spec) (*group, error) {
 	}
 	c.seq++
 	g := &group{
-		info:    GroupInfo{Name: p.Name, MemoryMB: p.WorkerMemoryMB, VCores: p.WorkerVCores, Env: p.Env, Resources: p.Resources},
+		info:    GroupInfo{Name: p.Name, MemoryMB: p.WorkerMemoryMB, VCores: p.WorkerVCores, Env: p.Env, Resources: p.Resources, NodeLabel: p.NodeLabel},
 		props:   p,
 		seq:     c.seq,
 		owners:  map[*dagRun]struct{}{},
@@ -103,7 +103,7 @@ func (c *Core) groupFor(spec *dag.Spec) (*group, error) {
 func (c *Core) groupProps(spec *dag.Spec) (scheduler.GroupProps, error) {
 	gs := spec.Group
 	p := scheduler.GroupProps{Name: gs.Name, WorkerMemoryMB: gs.WorkerMemoryMB, WorkerVCores: gs.WorkerVCores,
-		Env: maps.Clone(gs.Env), MaxWorkers: gs.MaxWorkers, Resources: maps.Clone(gs.Resources)}
+		Env: maps.Clone(gs.Env), MaxWorkers: gs.MaxWorkers, Resources: spec.WorkerResources(), NodeLabel: gs.NodeLabel}
 	if p.WorkerVCores == 0 {
 		p.WorkerVCores = 1
 	}

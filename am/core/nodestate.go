@@ -88,6 +88,7 @@ func (c *Core) NodeStateChanged(now time.Time, e NodeChanged) {
 	if e.State == NodeRunning {
 		if e.Node.CapacityMB > 0 {
 			c.cluster[id] = e.Node.CapacityMB
+			c.setNodeInfo(e.Node)
 		}
 		if old == nil {
 			return

@@ -302,23 +302,36 @@ func (c *Core) preferNodes(g *group, n int) []string {
 	if n <= 0 || c.opts.Allocator.Name() != "packed" {
 		return nil
 	}
-	if len(g.info.Resources) > 0 {
-		// The packer counts memory only: a node it picks may lack the
-		// group's other resource types (a GPU), and a strict ask there
-		// would pend forever. The ResourceManager places these.
+	if g.info.NodeLabel != "" {
+		// The packer knows no partitions: a node it picks may be outside
+		// the group's label's, and a strict ask there would pend forever.
+		// The ResourceManager places these (an ask at ANY, which the
+		// label confines to the partition).
 		return nil
 	}
+	// Nodes in a labelled partition (from the node reports) are not named
+	// either: this group's asks are the default partition's, and a
+	// strict ask on an exclusive partition's node would pend forever.
+	// (A labelled group's workers there look medium to the packer.)
+	// A group with other resource types (a GPU) counts them: only nodes
+	// that reported enough free are named (freeTypes), so no strict ask
+	// waits on a node without one.
+	typed := len(g.info.Resources) > 0
 	var nodes []packing.Node
 	for _, id := range sortedKeys(c.nodes) {
 		nd := c.nodes[id]
-		if nd.draining {
+		if nd.draining || c.clusterLabels[id] != "" {
 			continue
 		}
 		used := c.inFlightMB(id)
 		for w := range nd.workers {
 			used += w.info.MemoryMB
 		}
-		nodes = append(nodes, packing.Node{ID: id, CapacityMB: nd.capacityMB, UsedMB: used, FitsMB: nd.capacityMB - used})
+		pn := packing.Node{ID: id, CapacityMB: nd.capacityMB, UsedMB: used, FitsMB: nd.capacityMB - used}
+		if typed {
+			pn.FreeTypes = c.freeTypes(id, nd)
+		}
+		nodes = append(nodes, pn)
 	}
 	// The cluster's other nodes, empty as far as this AM knows: a group's
 	// first workers go where the allocator prefers, not where the
@@ -327,14 +340,18 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if _, ok := c.nodes[id]; ok {
 			continue
 		}
-		if _, bad := c.blacklist[id]; bad {
+		if _, bad := c.blacklist[id]; bad || c.clusterLabels[id] != "" {
 			continue
 		}
 		used := c.inFlightMB(id)
-		nodes = append(nodes, packing.Node{ID: id, CapacityMB: c.cluster[id], UsedMB: used, FitsMB: c.cluster[id] - used})
+		pn := packing.Node{ID: id, CapacityMB: c.cluster[id], UsedMB: used, FitsMB: c.cluster[id] - used}
+		if typed {
+			pn.FreeTypes = c.freeTypes(id, nil)
+		}
+		nodes = append(nodes, pn)
 	}
 	if len(nodes) == 0 {
 		return nil
 	}
-	return packing.PlanWorkers(c.opts.Allocator, nodes, g.info.MemoryMB, n, seedOf(g.info.Name))
+	return packing.PlanWorkers(c.opts.Allocator, nodes, packing.Request{MemoryMB: g.info.MemoryMB, Types: g.info.Resources}, n, seedOf(g.info.Name))
 }

@@ -23,15 +23,20 @@ import (
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/cluster"
+	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/packing"
 )
 
 // Options configure the local world (the ebb.local.* keys).
 type Options struct {
-	Nodes          int           // virtual nodes present at start
-	MaxNodes       int           // the cap
-	NodeMB         int64         // memory per node
-	NodeVCores     int           // vcores per node
+	Nodes      int   // virtual nodes present at start
+	MaxNodes   int   // the cap
+	NodeMB     int64 // memory per node
+	NodeVCores int   // vcores per node
+	// NodeTypes: every node's other resource types (yarn.io/gpu: 1,
+	// ebb.local.node.resources); workers asking for them go only where
+	// enough are free.
+	NodeTypes      map[string]int64
 	ProvisionDelay time.Duration // how long a new node takes
 	IdleNodeTime   time.Duration // an empty node is removed after this
 	// Executable is the ebb binary that runs `ebb worker`.
@@ -64,6 +69,7 @@ type World struct {
 
 var (
 	_ am.World         = (*World)(nil)
+	_ am.SpecChecker   = (*World)(nil)
 	_ cluster.Provider = (*localNodes)(nil)
 )
 
@@ -93,7 +99,7 @@ func New(o Options, now time.Time) (*World, error) {
 		o.Log = logrus.StandardLogger()
 	}
 	m, err := cluster.New(cluster.Options{
-		NodeMB: o.NodeMB, NodeVCores: o.NodeVCores, MaxNodes: o.MaxNodes, ReclaimDelay: o.IdleNodeTime,
+		NodeMB: o.NodeMB, NodeVCores: o.NodeVCores, NodeTypes: o.NodeTypes, MaxNodes: o.MaxNodes, ReclaimDelay: o.IdleNodeTime,
 		// The core asks for workers only when its total changes, so a
 		// worker with no room waits here for one.
 		QueueUnplaced: true,
@@ -111,17 +117,27 @@ func New(o Options, now time.Time) (*World, error) {
 	return w, nil
 }
 
+// CheckSpec refuses a DAG, as it is submitted, whose group or vertex asks
+// for more of a resource type than a local node has (am.SpecChecker).
+func (w *World) CheckSpec(spec *dag.Spec) error {
+	return spec.CheckResources(w.o.NodeTypes, "a local node (ebb.local.node.resources)")
+}
+
 // NodeMB reports a node's memory.
 func (w *World) NodeMB(string) int64 { return w.o.NodeMB }
 
 // WantWorkers starts or cancels workers of a group to reach total.
 func (w *World) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []string, avoid []string) {
 	w.groups[g.Name] = g
-	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores}, total, avoid)
+	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores, Types: g.Resources}, total, avoid)
 	if err != nil {
-		reason := fmt.Sprintf("local world: %v (raise ebb.local.node.memory.mb)", err)
-		w.o.Log.Error(reason)
 		var tb *cluster.TooBigError
+		hint := "raise ebb.local.node.memory.mb"
+		if errors.As(err, &tb) && tb.Type != "" {
+			hint = "ebb.local.node.resources gives every node's"
+		}
+		reason := fmt.Sprintf("local world: %v (%s)", err, hint)
+		w.o.Log.Error(reason)
 		if errors.As(err, &tb) && w.o.Events != nil {
 			// No node will ever hold these workers: the group's DAGs fail
 			// rather than wait for ever. Posted from another goroutine, as

@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/dag"
 )
 
 // The test binary doubles as the worker executable: a group's Env sets
@@ -274,5 +275,25 @@ func TestNewRejects(t *testing.T) {
 		if _, err := New(o, t0); err == nil || !strings.Contains(err.Error(), "ebb.local.") {
 			t.Errorf("New(%+v): err %v, want one naming the ebb.local key", o, err)
 		}
+	}
+}
+
+// Issue 23, item 5: local nodes' resource types place workers. Two 8192
+// MB nodes with one GPU each, a cap of two: three 1024 MB workers of a
+// group asking one GPU each (memory alone would put them all on one node)
+// get one per node and the third waits; a DAG asking two GPUs per worker
+// is refused at submit naming the field and the nodes' count.
+func TestNodeTypesPlaceWorkers(t *testing.T) {
+	h := newHarness(t, Options{Nodes: 2, MaxNodes: 2, NodeMB: 8192, NodeTypes: map[string]int64{"yarn.io/gpu": 1}, IdleNodeTime: time.Hour})
+	g := group("g", 1024, "sleep")
+	g.Resources = map[string]int64{"yarn.io/gpu": 1}
+	h.w.WantWorkers(t0, g, 3, nil, nil)
+	h.expect("GPU workers", "local-node-01:up:worker-0001", "local-node-02:up:worker-0002")
+	spec, err := dag.Parse("d.yaml", []byte("name: d\ncontainerGroup: {name: g, workerMemoryMB: 1024}\nvertices: [{name: v, command: \"true\", parallelism: 1, memoryMB: 512, resources: {yarn.io/gpu: 2}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.w.CheckSpec(spec); err == nil || !strings.Contains(err.Error(), "vertices[0].resources.yarn.io/gpu: 2 (vertex v)") || !strings.Contains(err.Error(), "(yarn.io/gpu: 1)") {
+		t.Errorf("two GPUs on nodes of one: %v, want a refusal naming the vertex's field and the nodes' 1", err)
 	}
 }

@@ -159,7 +159,7 @@ func (b *Book) wanted() map[askKey]Ask {
 			}
 		}
 		if len(prefer) == 0 {
-			add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: true})
+			add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: true, Label: gb.info.NodeLabel})
 			continue
 		}
 		// Strict when every pending container has a node: the node (relax
@@ -184,7 +184,7 @@ func (b *Book) wanted() map[askKey]Ask {
 			add(Ask{Priority: gb.prio, Name: b.resourceName(n), Capability: cap, Count: per[i], Relax: true})
 			add(Ask{Priority: gb.prio, Name: rack, Capability: cap, Count: per[i], Relax: relax})
 		}
-		add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: relax})
+		add(Ask{Priority: gb.prio, Name: AnyHost, Capability: cap, Count: int32(p), Relax: relax, Label: gb.info.NodeLabel})
 	}
 	return out
 }

@@ -97,9 +97,9 @@ func TestBookRelaxedWhenSomeMayGoAnywhere(t *testing.T) {
 	b.Want(small, 2, []string{"n1:1", ""}, nil)
 	cap := capability(small)
 	want := []Ask{
-		{1, "*", cap, 2, true},
-		{1, "/default-rack", cap, 2, true},
-		{1, "n1:1", cap, 2, true},
+		{1, "*", cap, 2, true, ""},
+		{1, "/default-rack", cap, 2, true, ""},
+		{1, "n1:1", cap, 2, true, ""},
 	}
 	if got := b.Request().Asks; !reflect.DeepEqual(got, want) {
 		t.Fatalf("relaxed asks\n got %+v\nwant %+v", got, want)
@@ -115,11 +115,11 @@ func TestBookStrictNodeRequests(t *testing.T) {
 	// 3 containers dealt over two nodes: 2 on n1, 1 on n2; node rows
 	// relax, rack and ANY rows strict.
 	want := []Ask{
-		{1, "*", cap, 3, false},
-		{1, "/default-rack", cap, 1, false},
-		{1, "/r1", cap, 2, false},
-		{1, "n1:1", cap, 2, true},
-		{1, "n2:1", cap, 1, true},
+		{1, "*", cap, 3, false, ""},
+		{1, "/default-rack", cap, 1, false, ""},
+		{1, "/r1", cap, 2, false, ""},
+		{1, "n1:1", cap, 2, true, ""},
+		{1, "n2:1", cap, 1, true, ""},
 	}
 	if got := b.Request().Asks; !reflect.DeepEqual(got, want) {
 		t.Fatalf("strict asks\n got %+v\nwant %+v", got, want)
@@ -136,11 +136,11 @@ func TestBookStrictNodeRequests(t *testing.T) {
 	// relax value they had; ANY becomes relaxed.
 	b.Want(small, 3, nil, nil)
 	want = []Ask{
-		{1, "*", cap, 3, true},
-		{1, "/default-rack", cap, 0, false},
-		{1, "/r1", cap, 0, false},
-		{1, "n1:1", cap, 0, true},
-		{1, "n2:1", cap, 0, true},
+		{1, "*", cap, 3, true, ""},
+		{1, "/default-rack", cap, 0, false, ""},
+		{1, "/r1", cap, 0, false, ""},
+		{1, "n1:1", cap, 0, true, ""},
+		{1, "n2:1", cap, 0, true, ""},
 	}
 	if got := b.Request().Asks; !reflect.DeepEqual(got, want) {
 		t.Errorf("relaxed again\n got %+v\nwant %+v", got, want)

@@ -2,6 +2,7 @@ package yarn
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -62,8 +63,12 @@ type AppSpec struct {
 	AttemptFailuresValidity time.Duration
 	// Priority is the application's priority; nil leaves it to the queue.
 	Priority *int32
-	Tags     []string
-	AM       Launch
+	// NodeLabel: the node label (partition) the AM's container runs in
+	// ("": the queue's default). Only the AM's: the workers' asks carry
+	// their groups' own.
+	NodeLabel string
+	Tags      []string
+	AM        Launch
 	// KeepContainers: the workers outlive a failed AM attempt, for the next
 	// one to take over (keep_containers_across_application_attempts).
 	KeepContainers bool
@@ -110,6 +115,15 @@ func submissionContext(s AppSpec) (*hadooppb.ApplicationSubmissionContextProto, 
 	}
 	if s.Priority != nil {
 		sub.Priority = &hadooppb.PriorityProto{Priority: proto.Int32(*s.Priority)}
+	}
+	if s.NodeLabel != "" {
+		// On the AM's own request, not the context's node_label_expression:
+		// that one is every request's default, and would move the workers
+		// of unlabelled groups into the AM's partition too.
+		sub.AmContainerResourceRequest = []*hadooppb.ResourceRequestProto{{
+			Priority: &hadooppb.PriorityProto{Priority: proto.Int32(0)}, ResourceName: proto.String(AnyHost),
+			Capability: resourceProto(s.Resource), NumContainers: proto.Int32(1), RelaxLocality: proto.Bool(true),
+			NodeLabelExpression: proto.String(s.NodeLabel)}}
 	}
 	if s.KeepContainers {
 		sub.KeepContainersAcrossApplicationAttempts = proto.Bool(true)
@@ -210,6 +224,21 @@ func (c *Client) Kill(ctx context.Context, id AppID, diagnostics string) (bool, 
 		return err
 	})
 	return done, err
+}
+
+// Labels returns the cluster's node labels (Known: the RM answered).
+func (c *Client) Labels(ctx context.Context) (Labels, error) {
+	var ls []*hadooppb.NodeLabelProto
+	err := c.rms.do(ctx, func(ac appClient) (err error) { ls, err = ac.GetClusterNodeLabels(ctx); return err })
+	if err != nil {
+		return Labels{}, err
+	}
+	out := Labels{Known: true}
+	for _, l := range ls {
+		out.Names = append(out.Names, l.GetName())
+	}
+	slices.Sort(out.Names)
+	return out, nil
 }
 
 // Nodes returns the RUNNING NodeManagers.

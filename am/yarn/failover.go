@@ -19,6 +19,7 @@ type appClient interface {
 	GetApplications(ctx context.Context, req *hadooppb.GetApplicationsRequestProto) ([]*hadooppb.ApplicationReportProto, error)
 	ForceKillApplication(ctx context.Context, id *hadooppb.ApplicationIdProto, diagnostics string) (bool, error)
 	GetClusterNodes(ctx context.Context, states ...hadooppb.NodeStateProto) ([]*hadooppb.NodeReportProto, error)
+	GetClusterNodeLabels(ctx context.Context) ([]*hadooppb.NodeLabelProto, error)
 	Close() error
 }
 

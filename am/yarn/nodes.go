@@ -33,7 +33,7 @@ func nodeStateFrom(s hadooppb.NodeStateProto) core.NodeState {
 // size and, while decommissioning, how long the RM waits before it kills
 // what still runs there.
 func nodeChanged(n NodeReport) core.NodeChanged {
-	return core.NodeChanged{Node: core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB}, State: n.State, DrainTimeout: n.DrainTimeout}
+	return core.NodeChanged{Node: core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB, Types: ParseTypes(n.Types), Label: n.Label}, State: n.State, DrainTimeout: n.DrainTimeout}
 }
 
 // drainTimeoutFrom reads decommissioning_timeout (seconds; absent = none).

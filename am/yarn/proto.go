@@ -45,6 +45,21 @@ func nodeName(n *hadooppb.NodeIdProto) string {
 	return net.JoinHostPort(n.GetHost(), strconv.Itoa(int(n.GetPort())))
 }
 
+// askProto is one row of the ask table on the wire.
+func askProto(a Ask) *hadooppb.ResourceRequestProto {
+	rr := &hadooppb.ResourceRequestProto{
+		Priority:      &hadooppb.PriorityProto{Priority: proto.Int32(a.Priority)},
+		ResourceName:  proto.String(a.Name),
+		Capability:    resourceProto(a.Capability),
+		NumContainers: proto.Int32(a.Count),
+		RelaxLocality: proto.Bool(a.Relax),
+	}
+	if a.Label != "" {
+		rr.NodeLabelExpression = proto.String(a.Label)
+	}
+	return rr
+}
+
 func resourceProto(r Resource) *hadooppb.ResourceProto {
 	p := &hadooppb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(r.VCores)}
 	types := ParseTypes(r.Types)
@@ -68,7 +83,16 @@ func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {
 	return NodeReport{Node: nodeName(n.GetNodeId()), HTTP: n.GetHttpAddress(), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
 		VCores: n.GetCapability().GetVirtualCores(), Running: n.GetNodeState() == hadooppb.NodeStateProto_NS_RUNNING,
 		Containers: n.GetNumContainers(), State: nodeStateFrom(n.GetNodeState()), DrainTimeout: drainTimeoutFrom(n),
-		Types: resourceFrom(n.GetCapability()).Types}
+		Types: resourceFrom(n.GetCapability()).Types, Label: nodeLabelFrom(n)}
+}
+
+// nodeLabelFrom is a node's partition: YARN gives a node one label at most
+// (a list on the wire).
+func nodeLabelFrom(n *hadooppb.NodeReportProto) string {
+	if ls := n.GetNodeLabels(); len(ls) > 0 {
+		return ls[0]
+	}
+	return ""
 }
 
 func nmTokensFrom(ts []*hadooppb.NMTokenProto) []NMToken {

@@ -95,3 +95,26 @@ func noNodeHolds(r Resource, nodes map[string]NodeReport) string {
 	}
 	return fmt.Sprintf("no NodeManager has the resources a worker asks for: %s", strings.Join(parts, ", "))
 }
+
+// TypesLimit says what bounds a container's resource types, in refusals.
+const TypesLimit = "the cluster's largest container (the RM's maximum capability, and the most one NodeManager has)"
+
+// mostPerContainer is, per resource type, the most one container can
+// hold: the RM's maximum capability, and no more than the best-endowed
+// known node has (the maximum may exceed every node's: noNodeHolds).
+func mostPerContainer(limit Resource, nodes map[string]NodeReport) map[string]int64 {
+	most := ParseTypes(limit.Types)
+	if len(nodes) == 0 {
+		return most
+	}
+	onNode := map[string]int64{}
+	for _, n := range nodes {
+		for name, v := range ParseTypes(n.Types) {
+			onNode[name] = max(onNode[name], v)
+		}
+	}
+	for name := range most {
+		most[name] = min(most[name], onNode[name])
+	}
+	return most
+}

@@ -75,3 +75,17 @@ func TestNoNodeHoldsTheTypes(t *testing.T) {
 		t.Errorf("no types asked: refused %q", why)
 	}
 }
+
+// The most of a type one container can hold is the RM's maximum, but no
+// more than the best-endowed node has (the maximum may exceed them all);
+// a type the RM does not list is not there at all.
+func TestMostPerContainer(t *testing.T) {
+	limit := Resource{MemoryMB: 8192, VCores: 8, Types: "yarn.io/gpu=4"}
+	nodes := map[string]NodeReport{"a:1": {Types: "yarn.io/gpu=1"}, "b:1": {Types: "yarn.io/gpu=2,example.com/fpga=1"}}
+	if got := mostPerContainer(limit, nodes); len(got) != 1 || got["yarn.io/gpu"] != 2 {
+		t.Errorf("with nodes: %v, want yarn.io/gpu 2 only", got)
+	}
+	if got := mostPerContainer(limit, nil); got["yarn.io/gpu"] != 4 {
+		t.Errorf("no nodes known: %v, want the maximum's 4", got)
+	}
+}

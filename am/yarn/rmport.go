@@ -89,13 +89,7 @@ func (p RMPort) Register(ctx context.Context, host string, port int32, trackingU
 func (p RMPort) Allocate(ctx context.Context, req AllocateRequest) (AllocateResponse, error) {
 	pr := &hadooppb.AllocateRequestProto{ResponseId: proto.Int32(req.ResponseID), Progress: proto.Float32(req.Progress)}
 	for _, a := range req.Asks {
-		pr.Ask = append(pr.Ask, &hadooppb.ResourceRequestProto{
-			Priority:      &hadooppb.PriorityProto{Priority: proto.Int32(a.Priority)},
-			ResourceName:  proto.String(a.Name),
-			Capability:    resourceProto(a.Capability),
-			NumContainers: proto.Int32(a.Count),
-			RelaxLocality: proto.Bool(a.Relax),
-		})
+		pr.Ask = append(pr.Ask, askProto(a))
 	}
 	for _, id := range req.Release {
 		pr.Release = append(pr.Release, containerIDProto(id))

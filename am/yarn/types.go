@@ -32,6 +32,9 @@ type Ask struct {
 	Capability Resource
 	Count      int32
 	Relax      bool
+	// Label is the node label expression (the group's partition); set on
+	// the ANY row, from which the RM applies it to the others.
+	Label string
 }
 
 type askKey struct {
@@ -74,6 +77,8 @@ type NodeReport struct {
 	DrainTimeout time.Duration
 	// Types: the node's other resource types (TypesKey), e.g. yarn.io/gpu=1.
 	Types string
+	// Label: the node's label, its partition ("": the default one).
+	Label string
 }
 
 // NMToken authenticates the AM to one NodeManager.

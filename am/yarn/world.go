@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -72,6 +73,8 @@ type Options struct {
 	InAM InAM
 	// Nodes are the cluster's NodeManagers at start (getClusterNodes).
 	Nodes []NodeReport
+	// Labels are the cluster's node labels at start (getClusterNodeLabels).
+	Labels Labels
 	// IncludePort: yarn.scheduler.include-port-in-node-name.
 	IncludePort bool
 	Log         *logrus.Logger
@@ -224,7 +227,7 @@ func (w *World) Start() {
 		var nodes []core.ClusterNode
 		for _, n := range w.o.Nodes {
 			if n.Running {
-				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB})
+				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB, Types: ParseTypes(n.Types), Label: n.Label})
 			}
 		}
 		w.o.Events.Send(core.NodesReported{Nodes: nodes})
@@ -401,12 +404,35 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 		w.refuseBecause(g, fmt.Sprintf("container group %s: %s", g.Name, why))
 		return
 	}
+	if why := w.o.Labels.UnknownLabel(g.NodeLabel); why != "" {
+		// A DAG recovered from the log skipped CheckSpec, and the RM
+		// fails a whole allocate that asks for an unknown label.
+		w.mu.Unlock()
+		w.refuseBecause(g, fmt.Sprintf("container group %s: containerGroup.nodeLabel: %s", g.Name, why))
+		return
+	}
 	w.book.Want(g, total, prefer, avoid)
 	w.mu.Unlock()
 	select {
 	case w.nudge <- struct{}{}:
 	default:
 	}
+}
+
+// CheckSpec refuses a DAG, as it is submitted, whose group names a node
+// label the cluster does not have, or whose group or vertex asks for more
+// of a resource type than a container can get (am.SpecChecker).
+func (w *World) CheckSpec(spec *dag.Spec) error {
+	if err := w.o.Labels.CheckGroupLabel(spec); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	registered, most := w.reg.Max.MemoryMB > 0, mostPerContainer(w.reg.Max, w.nodes)
+	w.mu.Unlock()
+	if !registered {
+		return nil // no maximum known yet: WantWorkers checks
+	}
+	return spec.CheckResources(most, TypesLimit)
 }
 
 // NodeMB is a NodeManager's memory (0 when unknown).

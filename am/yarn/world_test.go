@@ -488,4 +488,5 @@ var (
 	_ am.WorkerJoiner     = (*World)(nil)
 	_ am.WorkerKiller     = (*World)(nil)
 	_ am.AMWorkerLauncher = (*World)(nil)
+	_ am.SpecChecker      = (*World)(nil)
 )

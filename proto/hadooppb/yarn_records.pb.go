@@ -1746,6 +1746,118 @@ func (x *NodeReportProto) GetDecommissioningTimeout() uint32 {
 	return 0
 }
 
+// A node label (partition): its name and whether only requests naming it
+// may use its nodes (exclusive, the default).
+type NodeLabelProto struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          *string                `protobuf:"bytes,1,opt,name=name" json:"name,omitempty"`
+	IsExclusive   *bool                  `protobuf:"varint,2,opt,name=isExclusive,def=1" json:"isExclusive,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+// Default values for NodeLabelProto fields.
+const (
+	Default_NodeLabelProto_IsExclusive = bool(true)
+)
+
+func (x *NodeLabelProto) Reset() {
+	*x = NodeLabelProto{}
+	mi := &file_yarn_records_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeLabelProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeLabelProto) ProtoMessage() {}
+
+func (x *NodeLabelProto) ProtoReflect() protoreflect.Message {
+	mi := &file_yarn_records_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeLabelProto.ProtoReflect.Descriptor instead.
+func (*NodeLabelProto) Descriptor() ([]byte, []int) {
+	return file_yarn_records_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *NodeLabelProto) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *NodeLabelProto) GetIsExclusive() bool {
+	if x != nil && x.IsExclusive != nil {
+		return *x.IsExclusive
+	}
+	return Default_NodeLabelProto_IsExclusive
+}
+
+// The labels of one node (rmadmin -replaceLabelsOnNode).
+type NodeIdToLabelsProto struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	NodeId        *NodeIdProto           `protobuf:"bytes,1,opt,name=nodeId" json:"nodeId,omitempty"`
+	NodeLabels    []string               `protobuf:"bytes,2,rep,name=nodeLabels" json:"nodeLabels,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NodeIdToLabelsProto) Reset() {
+	*x = NodeIdToLabelsProto{}
+	mi := &file_yarn_records_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeIdToLabelsProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeIdToLabelsProto) ProtoMessage() {}
+
+func (x *NodeIdToLabelsProto) ProtoReflect() protoreflect.Message {
+	mi := &file_yarn_records_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeIdToLabelsProto.ProtoReflect.Descriptor instead.
+func (*NodeIdToLabelsProto) Descriptor() ([]byte, []int) {
+	return file_yarn_records_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *NodeIdToLabelsProto) GetNodeId() *NodeIdProto {
+	if x != nil {
+		return x.NodeId
+	}
+	return nil
+}
+
+func (x *NodeIdToLabelsProto) GetNodeLabels() []string {
+	if x != nil {
+		return x.NodeLabels
+	}
+	return nil
+}
+
 type ExecutionTypeRequestProto struct {
 	state                protoimpl.MessageState `protogen:"open.v1"`
 	ExecutionType        *ExecutionTypeProto    `protobuf:"varint,1,opt,name=execution_type,json=executionType,enum=ebb.hadoop.yarn.ExecutionTypeProto,def=1" json:"execution_type,omitempty"`
@@ -1762,7 +1874,7 @@ const (
 
 func (x *ExecutionTypeRequestProto) Reset() {
 	*x = ExecutionTypeRequestProto{}
-	mi := &file_yarn_records_proto_msgTypes[14]
+	mi := &file_yarn_records_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +1886,7 @@ func (x *ExecutionTypeRequestProto) String() string {
 func (*ExecutionTypeRequestProto) ProtoMessage() {}
 
 func (x *ExecutionTypeRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[14]
+	mi := &file_yarn_records_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +1899,7 @@ func (x *ExecutionTypeRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionTypeRequestProto.ProtoReflect.Descriptor instead.
 func (*ExecutionTypeRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{14}
+	return file_yarn_records_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ExecutionTypeRequestProto) GetExecutionType() ExecutionTypeProto {
@@ -1826,7 +1938,7 @@ const (
 
 func (x *ResourceRequestProto) Reset() {
 	*x = ResourceRequestProto{}
-	mi := &file_yarn_records_proto_msgTypes[15]
+	mi := &file_yarn_records_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1838,7 +1950,7 @@ func (x *ResourceRequestProto) String() string {
 func (*ResourceRequestProto) ProtoMessage() {}
 
 func (x *ResourceRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[15]
+	mi := &file_yarn_records_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1851,7 +1963,7 @@ func (x *ResourceRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceRequestProto.ProtoReflect.Descriptor instead.
 func (*ResourceRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{15}
+	return file_yarn_records_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ResourceRequestProto) GetPriority() *PriorityProto {
@@ -1919,7 +2031,7 @@ type PreemptionContainerProto struct {
 
 func (x *PreemptionContainerProto) Reset() {
 	*x = PreemptionContainerProto{}
-	mi := &file_yarn_records_proto_msgTypes[16]
+	mi := &file_yarn_records_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1931,7 +2043,7 @@ func (x *PreemptionContainerProto) String() string {
 func (*PreemptionContainerProto) ProtoMessage() {}
 
 func (x *PreemptionContainerProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[16]
+	mi := &file_yarn_records_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1944,7 +2056,7 @@ func (x *PreemptionContainerProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreemptionContainerProto.ProtoReflect.Descriptor instead.
 func (*PreemptionContainerProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{16}
+	return file_yarn_records_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PreemptionContainerProto) GetId() *ContainerIdProto {
@@ -1963,7 +2075,7 @@ type PreemptionResourceRequestProto struct {
 
 func (x *PreemptionResourceRequestProto) Reset() {
 	*x = PreemptionResourceRequestProto{}
-	mi := &file_yarn_records_proto_msgTypes[17]
+	mi := &file_yarn_records_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1975,7 +2087,7 @@ func (x *PreemptionResourceRequestProto) String() string {
 func (*PreemptionResourceRequestProto) ProtoMessage() {}
 
 func (x *PreemptionResourceRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[17]
+	mi := &file_yarn_records_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1988,7 +2100,7 @@ func (x *PreemptionResourceRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreemptionResourceRequestProto.ProtoReflect.Descriptor instead.
 func (*PreemptionResourceRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{17}
+	return file_yarn_records_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PreemptionResourceRequestProto) GetResource() *ResourceRequestProto {
@@ -2007,7 +2119,7 @@ type StrictPreemptionContractProto struct {
 
 func (x *StrictPreemptionContractProto) Reset() {
 	*x = StrictPreemptionContractProto{}
-	mi := &file_yarn_records_proto_msgTypes[18]
+	mi := &file_yarn_records_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2019,7 +2131,7 @@ func (x *StrictPreemptionContractProto) String() string {
 func (*StrictPreemptionContractProto) ProtoMessage() {}
 
 func (x *StrictPreemptionContractProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[18]
+	mi := &file_yarn_records_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2032,7 +2144,7 @@ func (x *StrictPreemptionContractProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StrictPreemptionContractProto.ProtoReflect.Descriptor instead.
 func (*StrictPreemptionContractProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{18}
+	return file_yarn_records_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StrictPreemptionContractProto) GetContainer() []*PreemptionContainerProto {
@@ -2052,7 +2164,7 @@ type PreemptionContractProto struct {
 
 func (x *PreemptionContractProto) Reset() {
 	*x = PreemptionContractProto{}
-	mi := &file_yarn_records_proto_msgTypes[19]
+	mi := &file_yarn_records_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2064,7 +2176,7 @@ func (x *PreemptionContractProto) String() string {
 func (*PreemptionContractProto) ProtoMessage() {}
 
 func (x *PreemptionContractProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[19]
+	mi := &file_yarn_records_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2077,7 +2189,7 @@ func (x *PreemptionContractProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreemptionContractProto.ProtoReflect.Descriptor instead.
 func (*PreemptionContractProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{19}
+	return file_yarn_records_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PreemptionContractProto) GetResource() []*PreemptionResourceRequestProto {
@@ -2104,7 +2216,7 @@ type PreemptionMessageProto struct {
 
 func (x *PreemptionMessageProto) Reset() {
 	*x = PreemptionMessageProto{}
-	mi := &file_yarn_records_proto_msgTypes[20]
+	mi := &file_yarn_records_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2116,7 +2228,7 @@ func (x *PreemptionMessageProto) String() string {
 func (*PreemptionMessageProto) ProtoMessage() {}
 
 func (x *PreemptionMessageProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[20]
+	mi := &file_yarn_records_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2129,7 +2241,7 @@ func (x *PreemptionMessageProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreemptionMessageProto.ProtoReflect.Descriptor instead.
 func (*PreemptionMessageProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{20}
+	return file_yarn_records_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *PreemptionMessageProto) GetStrictContract() *StrictPreemptionContractProto {
@@ -2156,7 +2268,7 @@ type ResourceBlacklistRequestProto struct {
 
 func (x *ResourceBlacklistRequestProto) Reset() {
 	*x = ResourceBlacklistRequestProto{}
-	mi := &file_yarn_records_proto_msgTypes[21]
+	mi := &file_yarn_records_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2168,7 +2280,7 @@ func (x *ResourceBlacklistRequestProto) String() string {
 func (*ResourceBlacklistRequestProto) ProtoMessage() {}
 
 func (x *ResourceBlacklistRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[21]
+	mi := &file_yarn_records_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2181,7 +2293,7 @@ func (x *ResourceBlacklistRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceBlacklistRequestProto.ProtoReflect.Descriptor instead.
 func (*ResourceBlacklistRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{21}
+	return file_yarn_records_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ResourceBlacklistRequestProto) GetBlacklistAdditions() []string {
@@ -2234,7 +2346,7 @@ const (
 
 func (x *ApplicationSubmissionContextProto) Reset() {
 	*x = ApplicationSubmissionContextProto{}
-	mi := &file_yarn_records_proto_msgTypes[22]
+	mi := &file_yarn_records_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2246,7 +2358,7 @@ func (x *ApplicationSubmissionContextProto) String() string {
 func (*ApplicationSubmissionContextProto) ProtoMessage() {}
 
 func (x *ApplicationSubmissionContextProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[22]
+	mi := &file_yarn_records_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2259,7 +2371,7 @@ func (x *ApplicationSubmissionContextProto) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ApplicationSubmissionContextProto.ProtoReflect.Descriptor instead.
 func (*ApplicationSubmissionContextProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{22}
+	return file_yarn_records_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ApplicationSubmissionContextProto) GetApplicationId() *ApplicationIdProto {
@@ -2400,7 +2512,7 @@ const (
 
 func (x *LogAggregationContextProto) Reset() {
 	*x = LogAggregationContextProto{}
-	mi := &file_yarn_records_proto_msgTypes[23]
+	mi := &file_yarn_records_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2412,7 +2524,7 @@ func (x *LogAggregationContextProto) String() string {
 func (*LogAggregationContextProto) ProtoMessage() {}
 
 func (x *LogAggregationContextProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[23]
+	mi := &file_yarn_records_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2425,7 +2537,7 @@ func (x *LogAggregationContextProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogAggregationContextProto.ProtoReflect.Descriptor instead.
 func (*LogAggregationContextProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{23}
+	return file_yarn_records_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *LogAggregationContextProto) GetIncludePattern() string {
@@ -2485,7 +2597,7 @@ const (
 
 func (x *ApplicationACLMapProto) Reset() {
 	*x = ApplicationACLMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[24]
+	mi := &file_yarn_records_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2497,7 +2609,7 @@ func (x *ApplicationACLMapProto) String() string {
 func (*ApplicationACLMapProto) ProtoMessage() {}
 
 func (x *ApplicationACLMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[24]
+	mi := &file_yarn_records_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2510,7 +2622,7 @@ func (x *ApplicationACLMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplicationACLMapProto.ProtoReflect.Descriptor instead.
 func (*ApplicationACLMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{24}
+	return file_yarn_records_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ApplicationACLMapProto) GetAccessType() ApplicationAccessTypeProto {
@@ -2541,7 +2653,7 @@ type YarnClusterMetricsProto struct {
 
 func (x *YarnClusterMetricsProto) Reset() {
 	*x = YarnClusterMetricsProto{}
-	mi := &file_yarn_records_proto_msgTypes[25]
+	mi := &file_yarn_records_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2553,7 +2665,7 @@ func (x *YarnClusterMetricsProto) String() string {
 func (*YarnClusterMetricsProto) ProtoMessage() {}
 
 func (x *YarnClusterMetricsProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[25]
+	mi := &file_yarn_records_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2566,7 +2678,7 @@ func (x *YarnClusterMetricsProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use YarnClusterMetricsProto.ProtoReflect.Descriptor instead.
 func (*YarnClusterMetricsProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{25}
+	return file_yarn_records_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *YarnClusterMetricsProto) GetNumNodeManagers() int32 {
@@ -2626,7 +2738,7 @@ type ContainerLaunchContextProto struct {
 
 func (x *ContainerLaunchContextProto) Reset() {
 	*x = ContainerLaunchContextProto{}
-	mi := &file_yarn_records_proto_msgTypes[26]
+	mi := &file_yarn_records_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2638,7 +2750,7 @@ func (x *ContainerLaunchContextProto) String() string {
 func (*ContainerLaunchContextProto) ProtoMessage() {}
 
 func (x *ContainerLaunchContextProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[26]
+	mi := &file_yarn_records_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2651,7 +2763,7 @@ func (x *ContainerLaunchContextProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContainerLaunchContextProto.ProtoReflect.Descriptor instead.
 func (*ContainerLaunchContextProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{26}
+	return file_yarn_records_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ContainerLaunchContextProto) GetLocalResources() []*StringLocalResourceMapProto {
@@ -2717,7 +2829,7 @@ const (
 
 func (x *ContainerStatusProto) Reset() {
 	*x = ContainerStatusProto{}
-	mi := &file_yarn_records_proto_msgTypes[27]
+	mi := &file_yarn_records_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2729,7 +2841,7 @@ func (x *ContainerStatusProto) String() string {
 func (*ContainerStatusProto) ProtoMessage() {}
 
 func (x *ContainerStatusProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[27]
+	mi := &file_yarn_records_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2742,7 +2854,7 @@ func (x *ContainerStatusProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContainerStatusProto.ProtoReflect.Descriptor instead.
 func (*ContainerStatusProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{27}
+	return file_yarn_records_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ContainerStatusProto) GetContainerId() *ContainerIdProto {
@@ -2797,7 +2909,7 @@ type StringLocalResourceMapProto struct {
 
 func (x *StringLocalResourceMapProto) Reset() {
 	*x = StringLocalResourceMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[28]
+	mi := &file_yarn_records_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2809,7 +2921,7 @@ func (x *StringLocalResourceMapProto) String() string {
 func (*StringLocalResourceMapProto) ProtoMessage() {}
 
 func (x *StringLocalResourceMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[28]
+	mi := &file_yarn_records_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2822,7 +2934,7 @@ func (x *StringLocalResourceMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringLocalResourceMapProto.ProtoReflect.Descriptor instead.
 func (*StringLocalResourceMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{28}
+	return file_yarn_records_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StringLocalResourceMapProto) GetKey() string {
@@ -2849,7 +2961,7 @@ type StringStringMapProto struct {
 
 func (x *StringStringMapProto) Reset() {
 	*x = StringStringMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[29]
+	mi := &file_yarn_records_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2861,7 +2973,7 @@ func (x *StringStringMapProto) String() string {
 func (*StringStringMapProto) ProtoMessage() {}
 
 func (x *StringStringMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[29]
+	mi := &file_yarn_records_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2874,7 +2986,7 @@ func (x *StringStringMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringStringMapProto.ProtoReflect.Descriptor instead.
 func (*StringStringMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{29}
+	return file_yarn_records_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StringStringMapProto) GetKey() string {
@@ -2901,7 +3013,7 @@ type StringBytesMapProto struct {
 
 func (x *StringBytesMapProto) Reset() {
 	*x = StringBytesMapProto{}
-	mi := &file_yarn_records_proto_msgTypes[30]
+	mi := &file_yarn_records_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2913,7 +3025,7 @@ func (x *StringBytesMapProto) String() string {
 func (*StringBytesMapProto) ProtoMessage() {}
 
 func (x *StringBytesMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_records_proto_msgTypes[30]
+	mi := &file_yarn_records_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2926,7 +3038,7 @@ func (x *StringBytesMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StringBytesMapProto.ProtoReflect.Descriptor instead.
 func (*StringBytesMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_records_proto_rawDescGZIP(), []int{30}
+	return file_yarn_records_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *StringBytesMapProto) GetKey() string {
@@ -3053,7 +3165,15 @@ const file_yarn_records_proto_rawDesc = "" +
 	"\vnode_labels\x18\n" +
 	" \x03(\tR\n" +
 	"nodeLabels\x127\n" +
-	"\x17decommissioning_timeout\x18\r \x01(\rR\x16decommissioningTimeout\"\xb0\x01\n" +
+	"\x17decommissioning_timeout\x18\r \x01(\rR\x16decommissioningTimeout\"L\n" +
+	"\x0eNodeLabelProto\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12&\n" +
+	"\visExclusive\x18\x02 \x01(\b:\x04trueR\visExclusive\"k\n" +
+	"\x13NodeIdToLabelsProto\x124\n" +
+	"\x06nodeId\x18\x01 \x01(\v2\x1c.ebb.hadoop.yarn.NodeIdProtoR\x06nodeId\x12\x1e\n" +
+	"\n" +
+	"nodeLabels\x18\x02 \x03(\tR\n" +
+	"nodeLabels\"\xb0\x01\n" +
 	"\x19ExecutionTypeRequestProto\x12V\n" +
 	"\x0eexecution_type\x18\x01 \x01(\x0e2#.ebb.hadoop.yarn.ExecutionTypeProto:\n" +
 	"GUARANTEEDR\rexecutionType\x12;\n" +
@@ -3219,7 +3339,7 @@ func file_yarn_records_proto_rawDescGZIP() []byte {
 }
 
 var file_yarn_records_proto_enumTypes = make([]protoimpl.EnumInfo, 9)
-var file_yarn_records_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_yarn_records_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_yarn_records_proto_goTypes = []any{
 	(ContainerStateProto)(0),                    // 0: ebb.hadoop.yarn.ContainerStateProto
 	(ExecutionTypeProto)(0),                     // 1: ebb.hadoop.yarn.ExecutionTypeProto
@@ -3244,24 +3364,26 @@ var file_yarn_records_proto_goTypes = []any{
 	(*ApplicationReportProto)(nil),              // 20: ebb.hadoop.yarn.ApplicationReportProto
 	(*NodeIdProto)(nil),                         // 21: ebb.hadoop.yarn.NodeIdProto
 	(*NodeReportProto)(nil),                     // 22: ebb.hadoop.yarn.NodeReportProto
-	(*ExecutionTypeRequestProto)(nil),           // 23: ebb.hadoop.yarn.ExecutionTypeRequestProto
-	(*ResourceRequestProto)(nil),                // 24: ebb.hadoop.yarn.ResourceRequestProto
-	(*PreemptionContainerProto)(nil),            // 25: ebb.hadoop.yarn.PreemptionContainerProto
-	(*PreemptionResourceRequestProto)(nil),      // 26: ebb.hadoop.yarn.PreemptionResourceRequestProto
-	(*StrictPreemptionContractProto)(nil),       // 27: ebb.hadoop.yarn.StrictPreemptionContractProto
-	(*PreemptionContractProto)(nil),             // 28: ebb.hadoop.yarn.PreemptionContractProto
-	(*PreemptionMessageProto)(nil),              // 29: ebb.hadoop.yarn.PreemptionMessageProto
-	(*ResourceBlacklistRequestProto)(nil),       // 30: ebb.hadoop.yarn.ResourceBlacklistRequestProto
-	(*ApplicationSubmissionContextProto)(nil),   // 31: ebb.hadoop.yarn.ApplicationSubmissionContextProto
-	(*LogAggregationContextProto)(nil),          // 32: ebb.hadoop.yarn.LogAggregationContextProto
-	(*ApplicationACLMapProto)(nil),              // 33: ebb.hadoop.yarn.ApplicationACLMapProto
-	(*YarnClusterMetricsProto)(nil),             // 34: ebb.hadoop.yarn.YarnClusterMetricsProto
-	(*ContainerLaunchContextProto)(nil),         // 35: ebb.hadoop.yarn.ContainerLaunchContextProto
-	(*ContainerStatusProto)(nil),                // 36: ebb.hadoop.yarn.ContainerStatusProto
-	(*StringLocalResourceMapProto)(nil),         // 37: ebb.hadoop.yarn.StringLocalResourceMapProto
-	(*StringStringMapProto)(nil),                // 38: ebb.hadoop.yarn.StringStringMapProto
-	(*StringBytesMapProto)(nil),                 // 39: ebb.hadoop.yarn.StringBytesMapProto
-	(*TokenProto)(nil),                          // 40: ebb.hadoop.common.TokenProto
+	(*NodeLabelProto)(nil),                      // 23: ebb.hadoop.yarn.NodeLabelProto
+	(*NodeIdToLabelsProto)(nil),                 // 24: ebb.hadoop.yarn.NodeIdToLabelsProto
+	(*ExecutionTypeRequestProto)(nil),           // 25: ebb.hadoop.yarn.ExecutionTypeRequestProto
+	(*ResourceRequestProto)(nil),                // 26: ebb.hadoop.yarn.ResourceRequestProto
+	(*PreemptionContainerProto)(nil),            // 27: ebb.hadoop.yarn.PreemptionContainerProto
+	(*PreemptionResourceRequestProto)(nil),      // 28: ebb.hadoop.yarn.PreemptionResourceRequestProto
+	(*StrictPreemptionContractProto)(nil),       // 29: ebb.hadoop.yarn.StrictPreemptionContractProto
+	(*PreemptionContractProto)(nil),             // 30: ebb.hadoop.yarn.PreemptionContractProto
+	(*PreemptionMessageProto)(nil),              // 31: ebb.hadoop.yarn.PreemptionMessageProto
+	(*ResourceBlacklistRequestProto)(nil),       // 32: ebb.hadoop.yarn.ResourceBlacklistRequestProto
+	(*ApplicationSubmissionContextProto)(nil),   // 33: ebb.hadoop.yarn.ApplicationSubmissionContextProto
+	(*LogAggregationContextProto)(nil),          // 34: ebb.hadoop.yarn.LogAggregationContextProto
+	(*ApplicationACLMapProto)(nil),              // 35: ebb.hadoop.yarn.ApplicationACLMapProto
+	(*YarnClusterMetricsProto)(nil),             // 36: ebb.hadoop.yarn.YarnClusterMetricsProto
+	(*ContainerLaunchContextProto)(nil),         // 37: ebb.hadoop.yarn.ContainerLaunchContextProto
+	(*ContainerStatusProto)(nil),                // 38: ebb.hadoop.yarn.ContainerStatusProto
+	(*StringLocalResourceMapProto)(nil),         // 39: ebb.hadoop.yarn.StringLocalResourceMapProto
+	(*StringStringMapProto)(nil),                // 40: ebb.hadoop.yarn.StringStringMapProto
+	(*StringBytesMapProto)(nil),                 // 41: ebb.hadoop.yarn.StringBytesMapProto
+	(*TokenProto)(nil),                          // 42: ebb.hadoop.common.TokenProto
 }
 var file_yarn_records_proto_depIdxs = []int32{
 	9,  // 0: ebb.hadoop.yarn.SerializedExceptionProto.cause:type_name -> ebb.hadoop.yarn.SerializedExceptionProto
@@ -3273,7 +3395,7 @@ var file_yarn_records_proto_depIdxs = []int32{
 	21, // 6: ebb.hadoop.yarn.ContainerProto.nodeId:type_name -> ebb.hadoop.yarn.NodeIdProto
 	14, // 7: ebb.hadoop.yarn.ContainerProto.resource:type_name -> ebb.hadoop.yarn.ResourceProto
 	15, // 8: ebb.hadoop.yarn.ContainerProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
-	40, // 9: ebb.hadoop.yarn.ContainerProto.container_token:type_name -> ebb.hadoop.common.TokenProto
+	42, // 9: ebb.hadoop.yarn.ContainerProto.container_token:type_name -> ebb.hadoop.common.TokenProto
 	1,  // 10: ebb.hadoop.yarn.ContainerProto.execution_type:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
 	17, // 11: ebb.hadoop.yarn.LocalResourceProto.resource:type_name -> ebb.hadoop.yarn.URLProto
 	5,  // 12: ebb.hadoop.yarn.LocalResourceProto.type:type_name -> ebb.hadoop.yarn.LocalResourceTypeProto
@@ -3282,49 +3404,50 @@ var file_yarn_records_proto_depIdxs = []int32{
 	14, // 15: ebb.hadoop.yarn.ApplicationResourceUsageReportProto.reserved_resources:type_name -> ebb.hadoop.yarn.ResourceProto
 	14, // 16: ebb.hadoop.yarn.ApplicationResourceUsageReportProto.needed_resources:type_name -> ebb.hadoop.yarn.ResourceProto
 	10, // 17: ebb.hadoop.yarn.ApplicationReportProto.applicationId:type_name -> ebb.hadoop.yarn.ApplicationIdProto
-	40, // 18: ebb.hadoop.yarn.ApplicationReportProto.client_to_am_token:type_name -> ebb.hadoop.common.TokenProto
+	42, // 18: ebb.hadoop.yarn.ApplicationReportProto.client_to_am_token:type_name -> ebb.hadoop.common.TokenProto
 	2,  // 19: ebb.hadoop.yarn.ApplicationReportProto.yarn_application_state:type_name -> ebb.hadoop.yarn.YarnApplicationStateProto
 	3,  // 20: ebb.hadoop.yarn.ApplicationReportProto.final_application_status:type_name -> ebb.hadoop.yarn.FinalApplicationStatusProto
 	19, // 21: ebb.hadoop.yarn.ApplicationReportProto.app_resource_Usage:type_name -> ebb.hadoop.yarn.ApplicationResourceUsageReportProto
 	11, // 22: ebb.hadoop.yarn.ApplicationReportProto.currentApplicationAttemptId:type_name -> ebb.hadoop.yarn.ApplicationAttemptIdProto
-	40, // 23: ebb.hadoop.yarn.ApplicationReportProto.am_rm_token:type_name -> ebb.hadoop.common.TokenProto
+	42, // 23: ebb.hadoop.yarn.ApplicationReportProto.am_rm_token:type_name -> ebb.hadoop.common.TokenProto
 	15, // 24: ebb.hadoop.yarn.ApplicationReportProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
 	21, // 25: ebb.hadoop.yarn.NodeReportProto.nodeId:type_name -> ebb.hadoop.yarn.NodeIdProto
 	14, // 26: ebb.hadoop.yarn.NodeReportProto.used:type_name -> ebb.hadoop.yarn.ResourceProto
 	14, // 27: ebb.hadoop.yarn.NodeReportProto.capability:type_name -> ebb.hadoop.yarn.ResourceProto
 	6,  // 28: ebb.hadoop.yarn.NodeReportProto.node_state:type_name -> ebb.hadoop.yarn.NodeStateProto
-	1,  // 29: ebb.hadoop.yarn.ExecutionTypeRequestProto.execution_type:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
-	15, // 30: ebb.hadoop.yarn.ResourceRequestProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
-	14, // 31: ebb.hadoop.yarn.ResourceRequestProto.capability:type_name -> ebb.hadoop.yarn.ResourceProto
-	23, // 32: ebb.hadoop.yarn.ResourceRequestProto.execution_type_request:type_name -> ebb.hadoop.yarn.ExecutionTypeRequestProto
-	12, // 33: ebb.hadoop.yarn.PreemptionContainerProto.id:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	24, // 34: ebb.hadoop.yarn.PreemptionResourceRequestProto.resource:type_name -> ebb.hadoop.yarn.ResourceRequestProto
-	25, // 35: ebb.hadoop.yarn.StrictPreemptionContractProto.container:type_name -> ebb.hadoop.yarn.PreemptionContainerProto
-	26, // 36: ebb.hadoop.yarn.PreemptionContractProto.resource:type_name -> ebb.hadoop.yarn.PreemptionResourceRequestProto
-	25, // 37: ebb.hadoop.yarn.PreemptionContractProto.container:type_name -> ebb.hadoop.yarn.PreemptionContainerProto
-	27, // 38: ebb.hadoop.yarn.PreemptionMessageProto.strictContract:type_name -> ebb.hadoop.yarn.StrictPreemptionContractProto
-	28, // 39: ebb.hadoop.yarn.PreemptionMessageProto.contract:type_name -> ebb.hadoop.yarn.PreemptionContractProto
-	10, // 40: ebb.hadoop.yarn.ApplicationSubmissionContextProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
-	15, // 41: ebb.hadoop.yarn.ApplicationSubmissionContextProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
-	35, // 42: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_spec:type_name -> ebb.hadoop.yarn.ContainerLaunchContextProto
-	14, // 43: ebb.hadoop.yarn.ApplicationSubmissionContextProto.resource:type_name -> ebb.hadoop.yarn.ResourceProto
-	32, // 44: ebb.hadoop.yarn.ApplicationSubmissionContextProto.log_aggregation_context:type_name -> ebb.hadoop.yarn.LogAggregationContextProto
-	24, // 45: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_resource_request:type_name -> ebb.hadoop.yarn.ResourceRequestProto
-	8,  // 46: ebb.hadoop.yarn.ApplicationACLMapProto.accessType:type_name -> ebb.hadoop.yarn.ApplicationAccessTypeProto
-	37, // 47: ebb.hadoop.yarn.ContainerLaunchContextProto.localResources:type_name -> ebb.hadoop.yarn.StringLocalResourceMapProto
-	39, // 48: ebb.hadoop.yarn.ContainerLaunchContextProto.service_data:type_name -> ebb.hadoop.yarn.StringBytesMapProto
-	38, // 49: ebb.hadoop.yarn.ContainerLaunchContextProto.environment:type_name -> ebb.hadoop.yarn.StringStringMapProto
-	33, // 50: ebb.hadoop.yarn.ContainerLaunchContextProto.application_ACLs:type_name -> ebb.hadoop.yarn.ApplicationACLMapProto
-	12, // 51: ebb.hadoop.yarn.ContainerStatusProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	0,  // 52: ebb.hadoop.yarn.ContainerStatusProto.state:type_name -> ebb.hadoop.yarn.ContainerStateProto
-	14, // 53: ebb.hadoop.yarn.ContainerStatusProto.capability:type_name -> ebb.hadoop.yarn.ResourceProto
-	1,  // 54: ebb.hadoop.yarn.ContainerStatusProto.executionType:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
-	18, // 55: ebb.hadoop.yarn.StringLocalResourceMapProto.value:type_name -> ebb.hadoop.yarn.LocalResourceProto
-	56, // [56:56] is the sub-list for method output_type
-	56, // [56:56] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	21, // 29: ebb.hadoop.yarn.NodeIdToLabelsProto.nodeId:type_name -> ebb.hadoop.yarn.NodeIdProto
+	1,  // 30: ebb.hadoop.yarn.ExecutionTypeRequestProto.execution_type:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
+	15, // 31: ebb.hadoop.yarn.ResourceRequestProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
+	14, // 32: ebb.hadoop.yarn.ResourceRequestProto.capability:type_name -> ebb.hadoop.yarn.ResourceProto
+	25, // 33: ebb.hadoop.yarn.ResourceRequestProto.execution_type_request:type_name -> ebb.hadoop.yarn.ExecutionTypeRequestProto
+	12, // 34: ebb.hadoop.yarn.PreemptionContainerProto.id:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	26, // 35: ebb.hadoop.yarn.PreemptionResourceRequestProto.resource:type_name -> ebb.hadoop.yarn.ResourceRequestProto
+	27, // 36: ebb.hadoop.yarn.StrictPreemptionContractProto.container:type_name -> ebb.hadoop.yarn.PreemptionContainerProto
+	28, // 37: ebb.hadoop.yarn.PreemptionContractProto.resource:type_name -> ebb.hadoop.yarn.PreemptionResourceRequestProto
+	27, // 38: ebb.hadoop.yarn.PreemptionContractProto.container:type_name -> ebb.hadoop.yarn.PreemptionContainerProto
+	29, // 39: ebb.hadoop.yarn.PreemptionMessageProto.strictContract:type_name -> ebb.hadoop.yarn.StrictPreemptionContractProto
+	30, // 40: ebb.hadoop.yarn.PreemptionMessageProto.contract:type_name -> ebb.hadoop.yarn.PreemptionContractProto
+	10, // 41: ebb.hadoop.yarn.ApplicationSubmissionContextProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
+	15, // 42: ebb.hadoop.yarn.ApplicationSubmissionContextProto.priority:type_name -> ebb.hadoop.yarn.PriorityProto
+	37, // 43: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_spec:type_name -> ebb.hadoop.yarn.ContainerLaunchContextProto
+	14, // 44: ebb.hadoop.yarn.ApplicationSubmissionContextProto.resource:type_name -> ebb.hadoop.yarn.ResourceProto
+	34, // 45: ebb.hadoop.yarn.ApplicationSubmissionContextProto.log_aggregation_context:type_name -> ebb.hadoop.yarn.LogAggregationContextProto
+	26, // 46: ebb.hadoop.yarn.ApplicationSubmissionContextProto.am_container_resource_request:type_name -> ebb.hadoop.yarn.ResourceRequestProto
+	8,  // 47: ebb.hadoop.yarn.ApplicationACLMapProto.accessType:type_name -> ebb.hadoop.yarn.ApplicationAccessTypeProto
+	39, // 48: ebb.hadoop.yarn.ContainerLaunchContextProto.localResources:type_name -> ebb.hadoop.yarn.StringLocalResourceMapProto
+	41, // 49: ebb.hadoop.yarn.ContainerLaunchContextProto.service_data:type_name -> ebb.hadoop.yarn.StringBytesMapProto
+	40, // 50: ebb.hadoop.yarn.ContainerLaunchContextProto.environment:type_name -> ebb.hadoop.yarn.StringStringMapProto
+	35, // 51: ebb.hadoop.yarn.ContainerLaunchContextProto.application_ACLs:type_name -> ebb.hadoop.yarn.ApplicationACLMapProto
+	12, // 52: ebb.hadoop.yarn.ContainerStatusProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	0,  // 53: ebb.hadoop.yarn.ContainerStatusProto.state:type_name -> ebb.hadoop.yarn.ContainerStateProto
+	14, // 54: ebb.hadoop.yarn.ContainerStatusProto.capability:type_name -> ebb.hadoop.yarn.ResourceProto
+	1,  // 55: ebb.hadoop.yarn.ContainerStatusProto.executionType:type_name -> ebb.hadoop.yarn.ExecutionTypeProto
+	18, // 56: ebb.hadoop.yarn.StringLocalResourceMapProto.value:type_name -> ebb.hadoop.yarn.LocalResourceProto
+	57, // [57:57] is the sub-list for method output_type
+	57, // [57:57] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_yarn_records_proto_init() }
@@ -3339,7 +3462,7 @@ func file_yarn_records_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_yarn_records_proto_rawDesc), len(file_yarn_records_proto_rawDesc)),
 			NumEnums:      9,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1352,6 +1352,94 @@ func (x *GetClusterNodesResponseProto) GetNodeReports() []*NodeReportProto {
 	return nil
 }
 
+type GetClusterNodeLabelsRequestProto struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterNodeLabelsRequestProto) Reset() {
+	*x = GetClusterNodeLabelsRequestProto{}
+	mi := &file_yarn_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterNodeLabelsRequestProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterNodeLabelsRequestProto) ProtoMessage() {}
+
+func (x *GetClusterNodeLabelsRequestProto) ProtoReflect() protoreflect.Message {
+	mi := &file_yarn_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterNodeLabelsRequestProto.ProtoReflect.Descriptor instead.
+func (*GetClusterNodeLabelsRequestProto) Descriptor() ([]byte, []int) {
+	return file_yarn_service_proto_rawDescGZIP(), []int{21}
+}
+
+type GetClusterNodeLabelsResponseProto struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	DeprecatedNodeLabels []string               `protobuf:"bytes,1,rep,name=deprecatedNodeLabels" json:"deprecatedNodeLabels,omitempty"`
+	NodeLabels           []*NodeLabelProto      `protobuf:"bytes,2,rep,name=nodeLabels" json:"nodeLabels,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *GetClusterNodeLabelsResponseProto) Reset() {
+	*x = GetClusterNodeLabelsResponseProto{}
+	mi := &file_yarn_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterNodeLabelsResponseProto) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterNodeLabelsResponseProto) ProtoMessage() {}
+
+func (x *GetClusterNodeLabelsResponseProto) ProtoReflect() protoreflect.Message {
+	mi := &file_yarn_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterNodeLabelsResponseProto.ProtoReflect.Descriptor instead.
+func (*GetClusterNodeLabelsResponseProto) Descriptor() ([]byte, []int) {
+	return file_yarn_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *GetClusterNodeLabelsResponseProto) GetDeprecatedNodeLabels() []string {
+	if x != nil {
+		return x.DeprecatedNodeLabels
+	}
+	return nil
+}
+
+func (x *GetClusterNodeLabelsResponseProto) GetNodeLabels() []*NodeLabelProto {
+	if x != nil {
+		return x.NodeLabels
+	}
+	return nil
+}
+
 type StartContainerRequestProto struct {
 	state                  protoimpl.MessageState       `protogen:"open.v1"`
 	ContainerLaunchContext *ContainerLaunchContextProto `protobuf:"bytes,1,opt,name=container_launch_context,json=containerLaunchContext" json:"container_launch_context,omitempty"`
@@ -1363,7 +1451,7 @@ type StartContainerRequestProto struct {
 
 func (x *StartContainerRequestProto) Reset() {
 	*x = StartContainerRequestProto{}
-	mi := &file_yarn_service_proto_msgTypes[21]
+	mi := &file_yarn_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1375,7 +1463,7 @@ func (x *StartContainerRequestProto) String() string {
 func (*StartContainerRequestProto) ProtoMessage() {}
 
 func (x *StartContainerRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[21]
+	mi := &file_yarn_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1388,7 +1476,7 @@ func (x *StartContainerRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartContainerRequestProto.ProtoReflect.Descriptor instead.
 func (*StartContainerRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{21}
+	return file_yarn_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *StartContainerRequestProto) GetContainerLaunchContext() *ContainerLaunchContextProto {
@@ -1414,7 +1502,7 @@ type StartContainersRequestProto struct {
 
 func (x *StartContainersRequestProto) Reset() {
 	*x = StartContainersRequestProto{}
-	mi := &file_yarn_service_proto_msgTypes[22]
+	mi := &file_yarn_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1514,7 @@ func (x *StartContainersRequestProto) String() string {
 func (*StartContainersRequestProto) ProtoMessage() {}
 
 func (x *StartContainersRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[22]
+	mi := &file_yarn_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1527,7 @@ func (x *StartContainersRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartContainersRequestProto.ProtoReflect.Descriptor instead.
 func (*StartContainersRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{22}
+	return file_yarn_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StartContainersRequestProto) GetStartContainerRequest() []*StartContainerRequestProto {
@@ -1459,7 +1547,7 @@ type ContainerExceptionMapProto struct {
 
 func (x *ContainerExceptionMapProto) Reset() {
 	*x = ContainerExceptionMapProto{}
-	mi := &file_yarn_service_proto_msgTypes[23]
+	mi := &file_yarn_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1471,7 +1559,7 @@ func (x *ContainerExceptionMapProto) String() string {
 func (*ContainerExceptionMapProto) ProtoMessage() {}
 
 func (x *ContainerExceptionMapProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[23]
+	mi := &file_yarn_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1484,7 +1572,7 @@ func (x *ContainerExceptionMapProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContainerExceptionMapProto.ProtoReflect.Descriptor instead.
 func (*ContainerExceptionMapProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{23}
+	return file_yarn_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ContainerExceptionMapProto) GetContainerId() *ContainerIdProto {
@@ -1512,7 +1600,7 @@ type StartContainersResponseProto struct {
 
 func (x *StartContainersResponseProto) Reset() {
 	*x = StartContainersResponseProto{}
-	mi := &file_yarn_service_proto_msgTypes[24]
+	mi := &file_yarn_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +1612,7 @@ func (x *StartContainersResponseProto) String() string {
 func (*StartContainersResponseProto) ProtoMessage() {}
 
 func (x *StartContainersResponseProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[24]
+	mi := &file_yarn_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +1625,7 @@ func (x *StartContainersResponseProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartContainersResponseProto.ProtoReflect.Descriptor instead.
 func (*StartContainersResponseProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{24}
+	return file_yarn_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *StartContainersResponseProto) GetServicesMetaData() []*StringBytesMapProto {
@@ -1570,7 +1658,7 @@ type StopContainersRequestProto struct {
 
 func (x *StopContainersRequestProto) Reset() {
 	*x = StopContainersRequestProto{}
-	mi := &file_yarn_service_proto_msgTypes[25]
+	mi := &file_yarn_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1670,7 @@ func (x *StopContainersRequestProto) String() string {
 func (*StopContainersRequestProto) ProtoMessage() {}
 
 func (x *StopContainersRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[25]
+	mi := &file_yarn_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1683,7 @@ func (x *StopContainersRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopContainersRequestProto.ProtoReflect.Descriptor instead.
 func (*StopContainersRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{25}
+	return file_yarn_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StopContainersRequestProto) GetContainerId() []*ContainerIdProto {
@@ -1615,7 +1703,7 @@ type StopContainersResponseProto struct {
 
 func (x *StopContainersResponseProto) Reset() {
 	*x = StopContainersResponseProto{}
-	mi := &file_yarn_service_proto_msgTypes[26]
+	mi := &file_yarn_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +1715,7 @@ func (x *StopContainersResponseProto) String() string {
 func (*StopContainersResponseProto) ProtoMessage() {}
 
 func (x *StopContainersResponseProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[26]
+	mi := &file_yarn_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +1728,7 @@ func (x *StopContainersResponseProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopContainersResponseProto.ProtoReflect.Descriptor instead.
 func (*StopContainersResponseProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{26}
+	return file_yarn_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StopContainersResponseProto) GetSucceededRequests() []*ContainerIdProto {
@@ -1666,7 +1754,7 @@ type GetContainerStatusesRequestProto struct {
 
 func (x *GetContainerStatusesRequestProto) Reset() {
 	*x = GetContainerStatusesRequestProto{}
-	mi := &file_yarn_service_proto_msgTypes[27]
+	mi := &file_yarn_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1678,7 +1766,7 @@ func (x *GetContainerStatusesRequestProto) String() string {
 func (*GetContainerStatusesRequestProto) ProtoMessage() {}
 
 func (x *GetContainerStatusesRequestProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[27]
+	mi := &file_yarn_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1691,7 +1779,7 @@ func (x *GetContainerStatusesRequestProto) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContainerStatusesRequestProto.ProtoReflect.Descriptor instead.
 func (*GetContainerStatusesRequestProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{27}
+	return file_yarn_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetContainerStatusesRequestProto) GetContainerId() []*ContainerIdProto {
@@ -1711,7 +1799,7 @@ type GetContainerStatusesResponseProto struct {
 
 func (x *GetContainerStatusesResponseProto) Reset() {
 	*x = GetContainerStatusesResponseProto{}
-	mi := &file_yarn_service_proto_msgTypes[28]
+	mi := &file_yarn_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1723,7 +1811,7 @@ func (x *GetContainerStatusesResponseProto) String() string {
 func (*GetContainerStatusesResponseProto) ProtoMessage() {}
 
 func (x *GetContainerStatusesResponseProto) ProtoReflect() protoreflect.Message {
-	mi := &file_yarn_service_proto_msgTypes[28]
+	mi := &file_yarn_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1736,7 +1824,7 @@ func (x *GetContainerStatusesResponseProto) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use GetContainerStatusesResponseProto.ProtoReflect.Descriptor instead.
 func (*GetContainerStatusesResponseProto) Descriptor() ([]byte, []int) {
-	return file_yarn_service_proto_rawDescGZIP(), []int{28}
+	return file_yarn_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetContainerStatusesResponseProto) GetStatus() []*ContainerStatusProto {
@@ -1840,7 +1928,13 @@ const file_yarn_service_proto_rawDesc = "" +
 	"nodeStates\x18\x01 \x03(\x0e2\x1f.ebb.hadoop.yarn.NodeStateProtoR\n" +
 	"nodeStates\"b\n" +
 	"\x1cGetClusterNodesResponseProto\x12B\n" +
-	"\vnodeReports\x18\x01 \x03(\v2 .ebb.hadoop.yarn.NodeReportProtoR\vnodeReports\"\xcc\x01\n" +
+	"\vnodeReports\x18\x01 \x03(\v2 .ebb.hadoop.yarn.NodeReportProtoR\vnodeReports\"\"\n" +
+	" GetClusterNodeLabelsRequestProto\"\x98\x01\n" +
+	"!GetClusterNodeLabelsResponseProto\x122\n" +
+	"\x14deprecatedNodeLabels\x18\x01 \x03(\tR\x14deprecatedNodeLabels\x12?\n" +
+	"\n" +
+	"nodeLabels\x18\x02 \x03(\v2\x1f.ebb.hadoop.yarn.NodeLabelProtoR\n" +
+	"nodeLabels\"\xcc\x01\n" +
 	"\x1aStartContainerRequestProto\x12f\n" +
 	"\x18container_launch_context\x18\x01 \x01(\v2,.ebb.hadoop.yarn.ContainerLaunchContextProtoR\x16containerLaunchContext\x12F\n" +
 	"\x0fcontainer_token\x18\x02 \x01(\v2\x1d.ebb.hadoop.common.TokenProtoR\x0econtainerToken\"\x82\x01\n" +
@@ -1885,7 +1979,7 @@ func file_yarn_service_proto_rawDescGZIP() []byte {
 }
 
 var file_yarn_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_yarn_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_yarn_service_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_yarn_service_proto_goTypes = []any{
 	(SchedulerResourceTypes)(0),                    // 0: ebb.hadoop.yarn.SchedulerResourceTypes
 	(ApplicationsRequestScopeProto)(0),             // 1: ebb.hadoop.yarn.ApplicationsRequestScopeProto
@@ -1910,90 +2004,94 @@ var file_yarn_service_proto_goTypes = []any{
 	(*GetApplicationsResponseProto)(nil),           // 20: ebb.hadoop.yarn.GetApplicationsResponseProto
 	(*GetClusterNodesRequestProto)(nil),            // 21: ebb.hadoop.yarn.GetClusterNodesRequestProto
 	(*GetClusterNodesResponseProto)(nil),           // 22: ebb.hadoop.yarn.GetClusterNodesResponseProto
-	(*StartContainerRequestProto)(nil),             // 23: ebb.hadoop.yarn.StartContainerRequestProto
-	(*StartContainersRequestProto)(nil),            // 24: ebb.hadoop.yarn.StartContainersRequestProto
-	(*ContainerExceptionMapProto)(nil),             // 25: ebb.hadoop.yarn.ContainerExceptionMapProto
-	(*StartContainersResponseProto)(nil),           // 26: ebb.hadoop.yarn.StartContainersResponseProto
-	(*StopContainersRequestProto)(nil),             // 27: ebb.hadoop.yarn.StopContainersRequestProto
-	(*StopContainersResponseProto)(nil),            // 28: ebb.hadoop.yarn.StopContainersResponseProto
-	(*GetContainerStatusesRequestProto)(nil),       // 29: ebb.hadoop.yarn.GetContainerStatusesRequestProto
-	(*GetContainerStatusesResponseProto)(nil),      // 30: ebb.hadoop.yarn.GetContainerStatusesResponseProto
-	(*ResourceProto)(nil),                          // 31: ebb.hadoop.yarn.ResourceProto
-	(*ApplicationACLMapProto)(nil),                 // 32: ebb.hadoop.yarn.ApplicationACLMapProto
-	(*ContainerProto)(nil),                         // 33: ebb.hadoop.yarn.ContainerProto
-	(FinalApplicationStatusProto)(0),               // 34: ebb.hadoop.yarn.FinalApplicationStatusProto
-	(*ResourceRequestProto)(nil),                   // 35: ebb.hadoop.yarn.ResourceRequestProto
-	(*ContainerIdProto)(nil),                       // 36: ebb.hadoop.yarn.ContainerIdProto
-	(*ResourceBlacklistRequestProto)(nil),          // 37: ebb.hadoop.yarn.ResourceBlacklistRequestProto
-	(*NodeIdProto)(nil),                            // 38: ebb.hadoop.yarn.NodeIdProto
-	(*TokenProto)(nil),                             // 39: ebb.hadoop.common.TokenProto
-	(AMCommandProto)(0),                            // 40: ebb.hadoop.yarn.AMCommandProto
-	(*ContainerStatusProto)(nil),                   // 41: ebb.hadoop.yarn.ContainerStatusProto
-	(*NodeReportProto)(nil),                        // 42: ebb.hadoop.yarn.NodeReportProto
-	(*PreemptionMessageProto)(nil),                 // 43: ebb.hadoop.yarn.PreemptionMessageProto
-	(*PriorityProto)(nil),                          // 44: ebb.hadoop.yarn.PriorityProto
-	(*ApplicationIdProto)(nil),                     // 45: ebb.hadoop.yarn.ApplicationIdProto
-	(*ApplicationReportProto)(nil),                 // 46: ebb.hadoop.yarn.ApplicationReportProto
-	(*ApplicationSubmissionContextProto)(nil),      // 47: ebb.hadoop.yarn.ApplicationSubmissionContextProto
-	(*YarnClusterMetricsProto)(nil),                // 48: ebb.hadoop.yarn.YarnClusterMetricsProto
-	(YarnApplicationStateProto)(0),                 // 49: ebb.hadoop.yarn.YarnApplicationStateProto
-	(NodeStateProto)(0),                            // 50: ebb.hadoop.yarn.NodeStateProto
-	(*ContainerLaunchContextProto)(nil),            // 51: ebb.hadoop.yarn.ContainerLaunchContextProto
-	(*SerializedExceptionProto)(nil),               // 52: ebb.hadoop.yarn.SerializedExceptionProto
-	(*StringBytesMapProto)(nil),                    // 53: ebb.hadoop.yarn.StringBytesMapProto
+	(*GetClusterNodeLabelsRequestProto)(nil),       // 23: ebb.hadoop.yarn.GetClusterNodeLabelsRequestProto
+	(*GetClusterNodeLabelsResponseProto)(nil),      // 24: ebb.hadoop.yarn.GetClusterNodeLabelsResponseProto
+	(*StartContainerRequestProto)(nil),             // 25: ebb.hadoop.yarn.StartContainerRequestProto
+	(*StartContainersRequestProto)(nil),            // 26: ebb.hadoop.yarn.StartContainersRequestProto
+	(*ContainerExceptionMapProto)(nil),             // 27: ebb.hadoop.yarn.ContainerExceptionMapProto
+	(*StartContainersResponseProto)(nil),           // 28: ebb.hadoop.yarn.StartContainersResponseProto
+	(*StopContainersRequestProto)(nil),             // 29: ebb.hadoop.yarn.StopContainersRequestProto
+	(*StopContainersResponseProto)(nil),            // 30: ebb.hadoop.yarn.StopContainersResponseProto
+	(*GetContainerStatusesRequestProto)(nil),       // 31: ebb.hadoop.yarn.GetContainerStatusesRequestProto
+	(*GetContainerStatusesResponseProto)(nil),      // 32: ebb.hadoop.yarn.GetContainerStatusesResponseProto
+	(*ResourceProto)(nil),                          // 33: ebb.hadoop.yarn.ResourceProto
+	(*ApplicationACLMapProto)(nil),                 // 34: ebb.hadoop.yarn.ApplicationACLMapProto
+	(*ContainerProto)(nil),                         // 35: ebb.hadoop.yarn.ContainerProto
+	(FinalApplicationStatusProto)(0),               // 36: ebb.hadoop.yarn.FinalApplicationStatusProto
+	(*ResourceRequestProto)(nil),                   // 37: ebb.hadoop.yarn.ResourceRequestProto
+	(*ContainerIdProto)(nil),                       // 38: ebb.hadoop.yarn.ContainerIdProto
+	(*ResourceBlacklistRequestProto)(nil),          // 39: ebb.hadoop.yarn.ResourceBlacklistRequestProto
+	(*NodeIdProto)(nil),                            // 40: ebb.hadoop.yarn.NodeIdProto
+	(*TokenProto)(nil),                             // 41: ebb.hadoop.common.TokenProto
+	(AMCommandProto)(0),                            // 42: ebb.hadoop.yarn.AMCommandProto
+	(*ContainerStatusProto)(nil),                   // 43: ebb.hadoop.yarn.ContainerStatusProto
+	(*NodeReportProto)(nil),                        // 44: ebb.hadoop.yarn.NodeReportProto
+	(*PreemptionMessageProto)(nil),                 // 45: ebb.hadoop.yarn.PreemptionMessageProto
+	(*PriorityProto)(nil),                          // 46: ebb.hadoop.yarn.PriorityProto
+	(*ApplicationIdProto)(nil),                     // 47: ebb.hadoop.yarn.ApplicationIdProto
+	(*ApplicationReportProto)(nil),                 // 48: ebb.hadoop.yarn.ApplicationReportProto
+	(*ApplicationSubmissionContextProto)(nil),      // 49: ebb.hadoop.yarn.ApplicationSubmissionContextProto
+	(*YarnClusterMetricsProto)(nil),                // 50: ebb.hadoop.yarn.YarnClusterMetricsProto
+	(YarnApplicationStateProto)(0),                 // 51: ebb.hadoop.yarn.YarnApplicationStateProto
+	(NodeStateProto)(0),                            // 52: ebb.hadoop.yarn.NodeStateProto
+	(*NodeLabelProto)(nil),                         // 53: ebb.hadoop.yarn.NodeLabelProto
+	(*ContainerLaunchContextProto)(nil),            // 54: ebb.hadoop.yarn.ContainerLaunchContextProto
+	(*SerializedExceptionProto)(nil),               // 55: ebb.hadoop.yarn.SerializedExceptionProto
+	(*StringBytesMapProto)(nil),                    // 56: ebb.hadoop.yarn.StringBytesMapProto
 }
 var file_yarn_service_proto_depIdxs = []int32{
-	31, // 0: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.maximumCapability:type_name -> ebb.hadoop.yarn.ResourceProto
-	32, // 1: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.application_ACLs:type_name -> ebb.hadoop.yarn.ApplicationACLMapProto
-	33, // 2: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.containers_from_previous_attempts:type_name -> ebb.hadoop.yarn.ContainerProto
+	33, // 0: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.maximumCapability:type_name -> ebb.hadoop.yarn.ResourceProto
+	34, // 1: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.application_ACLs:type_name -> ebb.hadoop.yarn.ApplicationACLMapProto
+	35, // 2: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.containers_from_previous_attempts:type_name -> ebb.hadoop.yarn.ContainerProto
 	7,  // 3: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.nm_tokens_from_previous_attempts:type_name -> ebb.hadoop.yarn.NMTokenProto
 	0,  // 4: ebb.hadoop.yarn.RegisterApplicationMasterResponseProto.scheduler_resource_types:type_name -> ebb.hadoop.yarn.SchedulerResourceTypes
-	34, // 5: ebb.hadoop.yarn.FinishApplicationMasterRequestProto.final_application_status:type_name -> ebb.hadoop.yarn.FinalApplicationStatusProto
-	35, // 6: ebb.hadoop.yarn.AllocateRequestProto.ask:type_name -> ebb.hadoop.yarn.ResourceRequestProto
-	36, // 7: ebb.hadoop.yarn.AllocateRequestProto.release:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	37, // 8: ebb.hadoop.yarn.AllocateRequestProto.blacklist_request:type_name -> ebb.hadoop.yarn.ResourceBlacklistRequestProto
-	38, // 9: ebb.hadoop.yarn.NMTokenProto.nodeId:type_name -> ebb.hadoop.yarn.NodeIdProto
-	39, // 10: ebb.hadoop.yarn.NMTokenProto.token:type_name -> ebb.hadoop.common.TokenProto
-	40, // 11: ebb.hadoop.yarn.AllocateResponseProto.a_m_command:type_name -> ebb.hadoop.yarn.AMCommandProto
-	33, // 12: ebb.hadoop.yarn.AllocateResponseProto.allocated_containers:type_name -> ebb.hadoop.yarn.ContainerProto
-	41, // 13: ebb.hadoop.yarn.AllocateResponseProto.completed_container_statuses:type_name -> ebb.hadoop.yarn.ContainerStatusProto
-	31, // 14: ebb.hadoop.yarn.AllocateResponseProto.limit:type_name -> ebb.hadoop.yarn.ResourceProto
-	42, // 15: ebb.hadoop.yarn.AllocateResponseProto.updated_nodes:type_name -> ebb.hadoop.yarn.NodeReportProto
-	43, // 16: ebb.hadoop.yarn.AllocateResponseProto.preempt:type_name -> ebb.hadoop.yarn.PreemptionMessageProto
+	36, // 5: ebb.hadoop.yarn.FinishApplicationMasterRequestProto.final_application_status:type_name -> ebb.hadoop.yarn.FinalApplicationStatusProto
+	37, // 6: ebb.hadoop.yarn.AllocateRequestProto.ask:type_name -> ebb.hadoop.yarn.ResourceRequestProto
+	38, // 7: ebb.hadoop.yarn.AllocateRequestProto.release:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	39, // 8: ebb.hadoop.yarn.AllocateRequestProto.blacklist_request:type_name -> ebb.hadoop.yarn.ResourceBlacklistRequestProto
+	40, // 9: ebb.hadoop.yarn.NMTokenProto.nodeId:type_name -> ebb.hadoop.yarn.NodeIdProto
+	41, // 10: ebb.hadoop.yarn.NMTokenProto.token:type_name -> ebb.hadoop.common.TokenProto
+	42, // 11: ebb.hadoop.yarn.AllocateResponseProto.a_m_command:type_name -> ebb.hadoop.yarn.AMCommandProto
+	35, // 12: ebb.hadoop.yarn.AllocateResponseProto.allocated_containers:type_name -> ebb.hadoop.yarn.ContainerProto
+	43, // 13: ebb.hadoop.yarn.AllocateResponseProto.completed_container_statuses:type_name -> ebb.hadoop.yarn.ContainerStatusProto
+	33, // 14: ebb.hadoop.yarn.AllocateResponseProto.limit:type_name -> ebb.hadoop.yarn.ResourceProto
+	44, // 15: ebb.hadoop.yarn.AllocateResponseProto.updated_nodes:type_name -> ebb.hadoop.yarn.NodeReportProto
+	45, // 16: ebb.hadoop.yarn.AllocateResponseProto.preempt:type_name -> ebb.hadoop.yarn.PreemptionMessageProto
 	7,  // 17: ebb.hadoop.yarn.AllocateResponseProto.nm_tokens:type_name -> ebb.hadoop.yarn.NMTokenProto
-	39, // 18: ebb.hadoop.yarn.AllocateResponseProto.am_rm_token:type_name -> ebb.hadoop.common.TokenProto
-	44, // 19: ebb.hadoop.yarn.AllocateResponseProto.application_priority:type_name -> ebb.hadoop.yarn.PriorityProto
-	45, // 20: ebb.hadoop.yarn.GetNewApplicationResponseProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
-	31, // 21: ebb.hadoop.yarn.GetNewApplicationResponseProto.maximumCapability:type_name -> ebb.hadoop.yarn.ResourceProto
-	45, // 22: ebb.hadoop.yarn.GetApplicationReportRequestProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
-	46, // 23: ebb.hadoop.yarn.GetApplicationReportResponseProto.application_report:type_name -> ebb.hadoop.yarn.ApplicationReportProto
-	47, // 24: ebb.hadoop.yarn.SubmitApplicationRequestProto.application_submission_context:type_name -> ebb.hadoop.yarn.ApplicationSubmissionContextProto
-	45, // 25: ebb.hadoop.yarn.KillApplicationRequestProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
-	48, // 26: ebb.hadoop.yarn.GetClusterMetricsResponseProto.cluster_metrics:type_name -> ebb.hadoop.yarn.YarnClusterMetricsProto
-	49, // 27: ebb.hadoop.yarn.GetApplicationsRequestProto.application_states:type_name -> ebb.hadoop.yarn.YarnApplicationStateProto
+	41, // 18: ebb.hadoop.yarn.AllocateResponseProto.am_rm_token:type_name -> ebb.hadoop.common.TokenProto
+	46, // 19: ebb.hadoop.yarn.AllocateResponseProto.application_priority:type_name -> ebb.hadoop.yarn.PriorityProto
+	47, // 20: ebb.hadoop.yarn.GetNewApplicationResponseProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
+	33, // 21: ebb.hadoop.yarn.GetNewApplicationResponseProto.maximumCapability:type_name -> ebb.hadoop.yarn.ResourceProto
+	47, // 22: ebb.hadoop.yarn.GetApplicationReportRequestProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
+	48, // 23: ebb.hadoop.yarn.GetApplicationReportResponseProto.application_report:type_name -> ebb.hadoop.yarn.ApplicationReportProto
+	49, // 24: ebb.hadoop.yarn.SubmitApplicationRequestProto.application_submission_context:type_name -> ebb.hadoop.yarn.ApplicationSubmissionContextProto
+	47, // 25: ebb.hadoop.yarn.KillApplicationRequestProto.application_id:type_name -> ebb.hadoop.yarn.ApplicationIdProto
+	50, // 26: ebb.hadoop.yarn.GetClusterMetricsResponseProto.cluster_metrics:type_name -> ebb.hadoop.yarn.YarnClusterMetricsProto
+	51, // 27: ebb.hadoop.yarn.GetApplicationsRequestProto.application_states:type_name -> ebb.hadoop.yarn.YarnApplicationStateProto
 	1,  // 28: ebb.hadoop.yarn.GetApplicationsRequestProto.scope:type_name -> ebb.hadoop.yarn.ApplicationsRequestScopeProto
-	46, // 29: ebb.hadoop.yarn.GetApplicationsResponseProto.applications:type_name -> ebb.hadoop.yarn.ApplicationReportProto
-	50, // 30: ebb.hadoop.yarn.GetClusterNodesRequestProto.nodeStates:type_name -> ebb.hadoop.yarn.NodeStateProto
-	42, // 31: ebb.hadoop.yarn.GetClusterNodesResponseProto.nodeReports:type_name -> ebb.hadoop.yarn.NodeReportProto
-	51, // 32: ebb.hadoop.yarn.StartContainerRequestProto.container_launch_context:type_name -> ebb.hadoop.yarn.ContainerLaunchContextProto
-	39, // 33: ebb.hadoop.yarn.StartContainerRequestProto.container_token:type_name -> ebb.hadoop.common.TokenProto
-	23, // 34: ebb.hadoop.yarn.StartContainersRequestProto.start_container_request:type_name -> ebb.hadoop.yarn.StartContainerRequestProto
-	36, // 35: ebb.hadoop.yarn.ContainerExceptionMapProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	52, // 36: ebb.hadoop.yarn.ContainerExceptionMapProto.exception:type_name -> ebb.hadoop.yarn.SerializedExceptionProto
-	53, // 37: ebb.hadoop.yarn.StartContainersResponseProto.services_meta_data:type_name -> ebb.hadoop.yarn.StringBytesMapProto
-	36, // 38: ebb.hadoop.yarn.StartContainersResponseProto.succeeded_requests:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	25, // 39: ebb.hadoop.yarn.StartContainersResponseProto.failed_requests:type_name -> ebb.hadoop.yarn.ContainerExceptionMapProto
-	36, // 40: ebb.hadoop.yarn.StopContainersRequestProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	36, // 41: ebb.hadoop.yarn.StopContainersResponseProto.succeeded_requests:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	25, // 42: ebb.hadoop.yarn.StopContainersResponseProto.failed_requests:type_name -> ebb.hadoop.yarn.ContainerExceptionMapProto
-	36, // 43: ebb.hadoop.yarn.GetContainerStatusesRequestProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
-	41, // 44: ebb.hadoop.yarn.GetContainerStatusesResponseProto.status:type_name -> ebb.hadoop.yarn.ContainerStatusProto
-	25, // 45: ebb.hadoop.yarn.GetContainerStatusesResponseProto.failed_requests:type_name -> ebb.hadoop.yarn.ContainerExceptionMapProto
-	46, // [46:46] is the sub-list for method output_type
-	46, // [46:46] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	48, // 29: ebb.hadoop.yarn.GetApplicationsResponseProto.applications:type_name -> ebb.hadoop.yarn.ApplicationReportProto
+	52, // 30: ebb.hadoop.yarn.GetClusterNodesRequestProto.nodeStates:type_name -> ebb.hadoop.yarn.NodeStateProto
+	44, // 31: ebb.hadoop.yarn.GetClusterNodesResponseProto.nodeReports:type_name -> ebb.hadoop.yarn.NodeReportProto
+	53, // 32: ebb.hadoop.yarn.GetClusterNodeLabelsResponseProto.nodeLabels:type_name -> ebb.hadoop.yarn.NodeLabelProto
+	54, // 33: ebb.hadoop.yarn.StartContainerRequestProto.container_launch_context:type_name -> ebb.hadoop.yarn.ContainerLaunchContextProto
+	41, // 34: ebb.hadoop.yarn.StartContainerRequestProto.container_token:type_name -> ebb.hadoop.common.TokenProto
+	25, // 35: ebb.hadoop.yarn.StartContainersRequestProto.start_container_request:type_name -> ebb.hadoop.yarn.StartContainerRequestProto
+	38, // 36: ebb.hadoop.yarn.ContainerExceptionMapProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	55, // 37: ebb.hadoop.yarn.ContainerExceptionMapProto.exception:type_name -> ebb.hadoop.yarn.SerializedExceptionProto
+	56, // 38: ebb.hadoop.yarn.StartContainersResponseProto.services_meta_data:type_name -> ebb.hadoop.yarn.StringBytesMapProto
+	38, // 39: ebb.hadoop.yarn.StartContainersResponseProto.succeeded_requests:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	27, // 40: ebb.hadoop.yarn.StartContainersResponseProto.failed_requests:type_name -> ebb.hadoop.yarn.ContainerExceptionMapProto
+	38, // 41: ebb.hadoop.yarn.StopContainersRequestProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	38, // 42: ebb.hadoop.yarn.StopContainersResponseProto.succeeded_requests:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	27, // 43: ebb.hadoop.yarn.StopContainersResponseProto.failed_requests:type_name -> ebb.hadoop.yarn.ContainerExceptionMapProto
+	38, // 44: ebb.hadoop.yarn.GetContainerStatusesRequestProto.container_id:type_name -> ebb.hadoop.yarn.ContainerIdProto
+	43, // 45: ebb.hadoop.yarn.GetContainerStatusesResponseProto.status:type_name -> ebb.hadoop.yarn.ContainerStatusProto
+	27, // 46: ebb.hadoop.yarn.GetContainerStatusesResponseProto.failed_requests:type_name -> ebb.hadoop.yarn.ContainerExceptionMapProto
+	47, // [47:47] is the sub-list for method output_type
+	47, // [47:47] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_yarn_service_proto_init() }
@@ -2009,7 +2107,7 @@ func file_yarn_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_yarn_service_proto_rawDesc), len(file_yarn_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
