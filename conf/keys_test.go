@@ -83,6 +83,10 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.slowstart.completed.producers":                       "0.05", // Hadoop's mapreduce.job.reduce.slowstart.completedmaps
 		"ebb.auto.scale.predictive.enabled":                       "false",
 		"ebb.auto.scale.predictive.target.secs":                   "120",
+		"ebb.speculation.enabled":                                 "false", // as mapreduce.map.speculative, tez.am.speculation.enabled
+		"ebb.speculation.cap.percent":                             "10",    // LATE's SpeculativeCap
+		"ebb.speculation.min.runtime.ms":                          "10000",
+		"ebb.speculation.slow.task.percentile":                    "25", // LATE's SlowTaskThreshold
 		"ebb.billing.period.secs":                                 "0",
 		"ebb.billing.start.offset.secs":                           "0",
 		"ebb.auto.scale.node.boot.secs":                           "0",

@@ -122,6 +122,9 @@ func CoreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		RetainDAGs:      c.Int("ebb.am.dag.retained.count"),
 		RetainDAGsFor:   c.Duration("ebb.am.dag.retained.secs"),
 		RetainSummaries: c.Int("ebb.am.dag.summary.retained.count"),
+		Speculation: core.SpeculationOptions{Enabled: c.Bool("ebb.speculation.enabled"),
+			CapPercent: c.Int("ebb.speculation.cap.percent"), MinRuntime: c.Duration("ebb.speculation.min.runtime.ms"),
+			SlowTaskPercentile: c.Int("ebb.speculation.slow.task.percentile")},
 	}
 	// The table's bounds make every value above one the Core accepts; a
 	// failure here is a table and Core that disagree, named by the Core.

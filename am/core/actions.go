@@ -37,6 +37,9 @@ type KillAttempt struct {
 	Worker    string
 	AttemptID string
 	Reason    string
+	// Loser: the other attempt of its task finished first (speculate.go);
+	// no failure.
+	Loser bool
 }
 
 // StopWorker asks a worker to exit. Graceful workers finish their running
@@ -87,12 +90,14 @@ type GroupInfo struct {
 
 // AttemptSpec is everything a worker needs to run one attempt.
 type AttemptSpec struct {
-	ID          string
-	DAGID       string
-	DAGName     string
-	Vertex      string
-	Task        int
-	Number      int
+	ID      string
+	DAGID   string
+	DAGName string
+	Vertex  string
+	Task    int
+	Number  int
+	// Speculative: a backup attempt racing a straggler (speculate.go).
+	Speculative bool
 	Parallelism int
 	Command     []string
 	Env         map[string]string

@@ -96,6 +96,25 @@ type CoreOptions struct {
 	RetainDAGs      int
 	RetainDAGsFor   time.Duration
 	RetainSummaries int
+	// Speculation: backup attempts for stragglers (speculate.go).
+	Speculation SpeculationOptions
+}
+
+// SpeculationOptions say when a running task gets a backup attempt, as
+// LATE (Zaharia et al., OSDI 2008) picks them: the ebb.speculation.* keys.
+type SpeculationOptions struct {
+	// Enabled is the default of every vertex (a vertex's speculative: in
+	// the DAG spec overrides it).
+	Enabled bool
+	// CapPercent: at most this share of a vertex's tasks (at least one)
+	// run a backup at once (LATE's SpeculativeCap).
+	CapPercent int
+	// MinRuntime: an attempt that has run less than this is no candidate;
+	// its progress rate says too little yet.
+	MinRuntime time.Duration
+	// SlowTaskPercentile: a candidate's progress rate is below this
+	// percentile of its vertex's rates (LATE's SlowTaskThreshold).
+	SlowTaskPercentile int
 }
 
 // OptionError is one option the Core cannot work with: the field, the key
@@ -175,6 +194,17 @@ var optionRules = []optionRule{
 		func(o *CoreOptions) any { return o.RetainDAGsFor }, func(o *CoreOptions) bool { return o.RetainDAGsFor >= 0 }},
 	{"RetainSummaries", "ebb.am.dag.summary.retained.count", ">= 1",
 		func(o *CoreOptions) any { return o.RetainSummaries }, func(o *CoreOptions) bool { return o.RetainSummaries >= 1 }},
+	{"Speculation.CapPercent", "ebb.speculation.cap.percent", "1 to 100",
+		func(o *CoreOptions) any { return o.Speculation.CapPercent },
+		func(o *CoreOptions) bool { return o.Speculation.CapPercent >= 1 && o.Speculation.CapPercent <= 100 }},
+	{"Speculation.MinRuntime", "ebb.speculation.min.runtime.ms", ">= 0",
+		func(o *CoreOptions) any { return o.Speculation.MinRuntime },
+		func(o *CoreOptions) bool { return o.Speculation.MinRuntime >= 0 }},
+	{"Speculation.SlowTaskPercentile", "ebb.speculation.slow.task.percentile", "1 to 100",
+		func(o *CoreOptions) any { return o.Speculation.SlowTaskPercentile },
+		func(o *CoreOptions) bool {
+			return o.Speculation.SlowTaskPercentile >= 1 && o.Speculation.SlowTaskPercentile <= 100
+		}},
 }
 
 // Validate returns the first option the Core cannot work with, as an

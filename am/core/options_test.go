@@ -39,6 +39,8 @@ func withDefaults(o CoreOptions) CoreOptions {
 	setDur(&o.IdleTimeout, "mr3.container.idle.timeout.ms")
 	setDur(&o.RecycleInterval, "mr3.check.memory.usage.event.interval.secs")
 	setDur(&o.RASCycle, "ebb.ras.control.cycle.secs")
+	setInt(&o.Speculation.CapPercent, "ebb.speculation.cap.percent")
+	setInt(&o.Speculation.SlowTaskPercentile, "ebb.speculation.slow.task.percentile")
 	if o.MemoryRetry.Factor == 0 {
 		o.MemoryRetry.Factor = d.Float("ebb.task.memory.retry.factor")
 	}
