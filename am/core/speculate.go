@@ -166,16 +166,14 @@ func (v *vertexRun) freshSeconds(sortedRates []float64) float64 {
 }
 
 // backupWorker is the group's worker, best fit first, with room for a
-// backup of a that is neither on a's node nor on a slow one.
+// backup of a on none of the slow nodes (a's own among them).
 func (c *Core) backupWorker(a *attemptRun, slow map[*nodeRun]bool) *workerRun {
 	d := a.task.vertex.dag
 	g := d.group
 	mem := a.memoryMB()
 	var best *workerRun
 	for _, pn := range g.pnodes {
-		if pn.ID == a.worker.node.id {
-			continue
-		}
+		// a's own node is among the slow ones: a is a candidate.
 		for _, w := range g.byNode[pn.ID] {
 			if slow[w.node] || w.draining || !w.takes(d) || w.freeMB < mem {
 				continue
