@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sirupsen/logrus"
 
@@ -54,6 +55,10 @@ type attempt struct {
 	// taken by fetchInputs; moreCh says some arrived.
 	more   []*ebbpb.AttemptInputs
 	moreCh chan struct{}
+	// granted is closed when the AM lets the attempt commit (ask_commit);
+	// grantOnce guards the close against a repeated grant.
+	granted   chan struct{}
+	grantOnce sync.Once
 
 	// sendMu orders the attempt's updates on the sender's queue: RUNNING,
 	// then progress, then the final one, never a progress after it. It is
@@ -140,6 +145,24 @@ func (a *attempt) sendRunning(out *sender) {
 	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
 }
 
+// awaitCommit asks the AM to commit (ATTEMPT_COMMIT_PENDING) and waits for
+// its grant or the attempt's end: of a task's racing attempts the AM lets
+// only the first that asks publish its files, and kills the other.
+func (a *attempt) awaitCommit(out *sender) error {
+	a.sendMu.Lock()
+	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING, Progress: 1}))
+	a.sendMu.Unlock()
+	select {
+	case <-a.granted:
+		return nil
+	case <-a.ctx.Done():
+		return context.Cause(a.ctx)
+	}
+}
+
+// grant lets the attempt commit.
+func (a *attempt) grant() { a.grantOnce.Do(func() { close(a.granted) }) }
+
 // sendFinal queues the attempt's last update.
 func (a *attempt) sendFinal(out *sender, u *ebbpb.AttemptUpdate) {
 	a.sendMu.Lock()
@@ -194,12 +217,13 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	a := &attempt{
-		req:    req,
-		dir:    w.attemptDir(id),
-		ctx:    ctx,
-		cancel: cancel,
-		moreCh: make(chan struct{}, 1),
-		log:    w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
+		req:     req,
+		dir:     w.attemptDir(id),
+		ctx:     ctx,
+		cancel:  cancel,
+		moreCh:  make(chan struct{}, 1),
+		granted: make(chan struct{}),
+		log:     w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
 	}
 	a.mu.SetClass("worker.attempt")
 	a.sendMu.SetClass("worker.attempt.send")

@@ -93,6 +93,7 @@ func (*discard) WantWorkers(time.Time, WantWorkers)     {}
 func (*discard) KillAttempt(time.Time, KillAttempt)     {}
 func (*discard) StopWorker(time.Time, StopWorker)       {}
 func (*discard) AttemptInputs(time.Time, AttemptInputs) {}
+func (*discard) GrantCommit(time.Time, GrantCommit)     {}
 func (*discard) MoveWorker(time.Time, MoveWorker)       {}
 func (*discard) DAGEnded(time.Time, DAGEnded)           {}
 func (*discard) Log(time.Time, Log)                     {}

@@ -122,8 +122,11 @@ func (j *journal) attemptReported(now time.Time, u AttemptUpdate) {
 	if !ok || r.State != "RUNNING" {
 		return
 	}
-	if u.Result == AttemptRunning {
+	switch u.Result {
+	case AttemptRunning:
 		r.Progress = u.Progress
+		return
+	case AttemptCommitPending:
 		return
 	}
 	j.close(r, resultNames[u.Result], now, u.Diagnostics)

@@ -223,6 +223,7 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	s.SplitsAsFiles = v.spec.InputMode == dag.InputFile
 	if v.sink {
 		s.CommitDir = d.commitDir(v)
+		s.AskCommit = s.CommitDir != "" && v.speculative(c.opts.Speculation)
 	}
 	s.Profile = a.profile
 	if s.Profile == nil {

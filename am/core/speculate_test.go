@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ebb-am/ebb/dag"
 )
 
 // specOn is speculation as the tests use it: on, the key table's cap and
@@ -342,6 +344,60 @@ func TestSpeculationSwitches(t *testing.T) {
 		f.tick(time.Second)
 		if n := len(f.running); n != tc.want {
 			t.Errorf("%s: %d attempts running, want %d", tc.name, n, tc.want)
+		}
+	}
+}
+
+// Exactly once for a sink: its attempts ask before they commit, the first
+// to ask is granted and its rival killed at once, so the rival never
+// publishes; a late ask from the loser is not granted.
+func TestSinkCommitGrantedOnce(t *testing.T) {
+	f := newFake(t, specOn())
+	s, err := dag.Parse("test.yaml", []byte(wide(4, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.SubmitDAG(f.now, Submission{Spec: s, Output: "/out"}); err != nil {
+		t.Fatal(err)
+	}
+	f.drain()
+	for i := 1; i <= 5; i++ {
+		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
+	}
+	f.tick(20 * time.Second)
+	f.report("v", 0.8, map[int]float64{2: 0.1})
+	f.tick(time.Second)
+	ids := f.byTask("v")[2]
+	if len(ids) != 2 {
+		t.Fatalf("task 2 runs %v, want a backup", ids)
+	}
+	orig, backup := ids[0], ids[1]
+	for _, id := range ids {
+		if sp := f.c.attemptSpec(f.c.attempt[id]); !sp.AskCommit || sp.CommitDir != "/out" {
+			t.Fatalf("%s: AskCommit %v CommitDir %q, want it to ask before committing to /out", id, sp.AskCommit, sp.CommitDir)
+		}
+	}
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: backup, Result: AttemptCommitPending, Progress: 1})
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: orig, Result: AttemptCommitPending, Progress: 1})
+	f.drain()
+	if strings.Join(f.granted, ",") != backup {
+		t.Fatalf("granted %v, want only the first to ask, %s", f.granted, backup)
+	}
+	if _, ok := f.running[orig]; ok {
+		t.Fatalf("the original %s still runs after its rival was granted the commit", orig)
+	}
+	if r, _ := f.c.Attempt(orig); !r.Loser {
+		t.Errorf("the original's record %+v is not marked the loser", r)
+	}
+	// Without speculation a sink commits as before, without asking.
+	g := newFake(t, CoreOptions{})
+	if _, err := g.c.SubmitDAG(g.now, Submission{Spec: s, Output: "/out"}); err != nil {
+		t.Fatal(err)
+	}
+	g.addWorker("w1", "g", "n1", 256)
+	for id := range g.running {
+		if g.c.attemptSpec(g.c.attempt[id]).AskCommit {
+			t.Errorf("%s asks before committing with speculation off", id)
 		}
 	}
 }
