@@ -31,9 +31,10 @@ type Snapshot struct {
 // historyVersion changes when a Snapshot's layout does, so an older ebb
 // says what it cannot read rather than showing half a page. Version 2
 // added the nodes' State and DrainBy and the groups' preemption counters; a version-1 file still reads (every
-// node RUNNING), so oldestHistoryVersion stays 1.
+// node RUNNING), so oldestHistoryVersion stays 1. Version 3 added speculative execution: a DAG's backup counts
+// and whether an attempt was a backup or lost its race (zero in older files).
 const (
-	historyVersion       = 2
+	historyVersion       = 3
 	oldestHistoryVersion = 1
 )
 
