@@ -76,3 +76,33 @@ func TestStragglersValidate(t *testing.T) {
 		}
 	}
 }
+
+// With speculation on the engine reports each working attempt's progress
+// to the core every tick, at its node's speed: one 100 s task on a node
+// made slow by 2 has done 25 s of work by t = 50 s, a quarter.
+func TestSimReportsProgressAtTheNodesSpeed(t *testing.T) {
+	cfg := testConfig()
+	cfg.Stragglers = Stragglers{Every: 1, Factor: 2}
+	p, err := ParsePolicy("static-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Set("ebb.speculation.enabled", "true"); err != nil {
+		t.Fatal(err)
+	}
+	jobs := []Job{job("j", 0, 1, 1000, 100*time.Second, 1000)}
+	e, err := newEngine(cfg, p, time.Unix(0, 0).UTC(), jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.plan(jobs)
+	for e.err == nil && e.clk.now.Before(time.Unix(50, 0)) && e.clk.next() {
+	}
+	as := e.core.Attempts("")
+	if len(as) != 1 {
+		t.Fatalf("%d attempts, want 1", len(as))
+	}
+	if as[0].Progress != 0.25 {
+		t.Fatalf("at %s the attempt's progress is %g, want 0.25", e.clk.now.UTC().Format(time.TimeOnly), as[0].Progress)
+	}
+}
