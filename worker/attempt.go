@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -147,16 +148,24 @@ func (a *attempt) sendRunning(out *sender) {
 
 // awaitCommit asks the AM to commit (ATTEMPT_COMMIT_PENDING) and waits for
 // its grant or the attempt's end: of a task's racing attempts the AM lets
-// only the first that asks publish its files, and kills the other.
-func (a *attempt) awaitCommit(out *sender) error {
-	a.sendMu.Lock()
-	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING, Progress: 1}))
-	a.sendMu.Unlock()
-	select {
-	case <-a.granted:
-		return nil
-	case <-a.ctx.Done():
-		return context.Cause(a.ctx)
+// only the first that asks publish its files, and kills the other. The ask
+// is repeated every every until answered, so that an AM attempt that took
+// over after the first ask, or a stream that broke under it, still hears
+// it (a repeated grant is harmless).
+func (a *attempt) awaitCommit(out func() *sender, every time.Duration) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		a.sendMu.Lock()
+		out().send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING, Progress: 1}))
+		a.sendMu.Unlock()
+		select {
+		case <-a.granted:
+			return nil
+		case <-a.ctx.Done():
+			return context.Cause(a.ctx)
+		case <-t.C:
+		}
 	}
 }
 

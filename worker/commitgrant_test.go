@@ -72,3 +72,17 @@ func (c *amConn) states(t *testing.T, n int, keep func(ebbpb.AttemptState) bool)
 	}
 	return got
 }
+
+// The ask is repeated until answered, so an AM that took over after the
+// first one (it never saw it) still hears it and can grant.
+func TestCommitAskRepeatedUntilGranted(t *testing.T) {
+	am := startFakeAM(t, "s")
+	w := startWorker(t, am, "w1", nil)
+	a := shellAttempt("only", "d", "echo x > output/part")
+	a.CommitDir, a.AskCommit = filepath.Join(t.TempDir(), "out"), true
+	w.conn.run(a)
+	w.conn.waitUpdate(t, "only", ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING)
+	w.conn.waitUpdate(t, "only", ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING)
+	w.conn.send(&ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Commit{Commit: &ebbpb.CommitGranted{AttemptId: "only"}}})
+	w.conn.waitUpdate(t, "only", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+}

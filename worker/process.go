@@ -115,7 +115,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	}
 	if dir := req.GetCommitDir(); dir != "" {
 		if req.GetAskCommit() {
-			if err := a.awaitCommit(w.sender()); err != nil {
+			if err := a.awaitCommit(w.sender, defaultHeartbeat); err != nil {
 				return endedBy(err)
 			}
 		}

@@ -85,7 +85,9 @@ func (c *Core) speculateVertex(v *vertexRun) {
 			continue
 		}
 		el := c.now.Sub(a.started)
-		s := straggler{a: a, elapsed: el, left: math.Inf(1), eligible: t.backup == nil && el >= o.MinRuntime && el > 0}
+		// An attempt granted its commit has finished its work: a backup
+		// could only lose (commitAsked).
+		s := straggler{a: a, elapsed: el, left: math.Inf(1), eligible: t.backup == nil && !a.committing && el >= o.MinRuntime && el > 0}
 		if el > 0 {
 			s.rate = a.progress / el.Seconds()
 		}
@@ -261,6 +263,18 @@ func (c *Core) killLoser(winner *attemptRun) {
 	c.detach(l)
 	delete(c.attempt, l.id)
 	t.becomeSingle(winner)
+}
+
+// commitAsked answers a sink attempt that asks to commit: the first of
+// racing attempts to ask wins the task and is granted, and the other is
+// killed before it can publish anything (its later ask finds no attempt).
+// A granted attempt gets no backup (speculateVertex), so no rival appears
+// while it commits. A repeated ask (the worker repeats it until answered)
+// is granted again.
+func (c *Core) commitAsked(a *attemptRun) {
+	c.killLoser(a)
+	a.committing = true
+	c.emit(GrantCommit{Worker: a.worker.info.ID, AttemptID: a.id})
 }
 
 // Speculation counts the backup attempts of every DAG this Core ran.

@@ -401,3 +401,39 @@ func TestSinkCommitGrantedOnce(t *testing.T) {
 		}
 	}
 }
+
+// An attempt granted its commit keeps the task: no backup is started for
+// it however slow it looked, while another straggler of the vertex gets
+// one; a repeated ask (the worker repeats it until answered) is granted
+// again.
+func TestCommittingAttemptGetsNoBackup(t *testing.T) {
+	f := newFake(t, specOn())
+	s, err := dag.Parse("test.yaml", []byte(wide(8, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.SubmitDAG(f.now, Submission{Spec: s, Output: "/out"}); err != nil {
+		t.Fatal(err)
+	}
+	f.drain()
+	for i := 1; i <= 10; i++ {
+		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
+	}
+	f.tick(20 * time.Second)
+	// Tasks 1 and 2 crawl: rates [0.0025 0.005 0.04 x6], the 25th
+	// percentile at rank 1.75 is 0.005 + 0.75 x 0.035, so both are below;
+	// task 1 has more time left (380 s against 180 s) and would go first.
+	f.report("v", 0.8, map[int]float64{1: 0.05, 2: 0.1})
+	one := f.byTask("v")[1][0]
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: one, Result: AttemptCommitPending, Progress: 1})
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: one, Result: AttemptCommitPending, Progress: 1})
+	f.drain()
+	f.tick(time.Second)
+	got := f.byTask("v")
+	if len(got[1]) != 1 || len(got[2]) != 2 {
+		t.Fatalf("tasks 1 and 2 run %v and %v, want no backup for task 1 (committing) and one for task 2", got[1], got[2])
+	}
+	if want := one + "," + one; strings.Join(f.granted, ",") != want {
+		t.Errorf("granted %v, want %s", f.granted, want)
+	}
+}

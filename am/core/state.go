@@ -129,8 +129,10 @@ type attemptRun struct {
 	// askMB is the memory it asked for when it differs from its vertex's
 	// (a retry after a kill for memory; 0: the vertex's memoryMB).
 	askMB int64
-	// speculative: a backup attempt launched for a straggler.
+	// speculative: a backup attempt launched for a straggler; committing:
+	// a sink attempt granted its commit (speculate.go).
 	speculative bool
+	committing  bool
 }
 
 func (a *attemptRun) memoryMB() int64 {

@@ -146,10 +146,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		a.progress = u.Progress
 		return
 	case AttemptCommitPending:
-		// The first of racing attempts to ask wins the task; the other is
-		// killed before it can publish anything (speculate.go).
-		c.killLoser(a)
-		c.emit(GrantCommit{Worker: a.worker.info.ID, AttemptID: a.id})
+		c.commitAsked(a)
 		return
 	case AttemptSucceeded:
 		w := a.worker
