@@ -64,7 +64,7 @@ func (c *Core) speculate() {
 			continue
 		}
 		for _, v := range d.vertices {
-			if v.speculative(c.opts.Speculation) {
+			if v.succeeded < len(v.tasks) && v.speculative(c.opts.Speculation) {
 				c.speculateVertex(v)
 			}
 		}
