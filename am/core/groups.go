@@ -39,6 +39,9 @@ type group struct {
 	// while the reserve held attempts back (reserve.go): the autoscaler
 	// counts it as in use, since queued work waits beside it.
 	reserveHeld int64
+	// backupMB: the memory of backups the last speculation pass wanted and
+	// found no room for (speculate.go); on-demand scaling asks for it.
+	backupMB int64
 	sda         sparkDA     // ScaleSparkDA state
 	as          *autoscaled // ScaleAutoscaler state
 }

@@ -59,6 +59,9 @@ type straggler struct {
 
 // speculate is Tick's stage that starts backups.
 func (c *Core) speculate() {
+	for _, g := range c.gorder {
+		g.backupMB = 0
+	}
 	for _, d := range c.active {
 		if d.state != DAGRunning || d.running == 0 || d.group.queue.Len() > 0 {
 			continue
@@ -123,11 +126,29 @@ func (c *Core) speculateVertex(v *vertexRun) {
 		if room == 0 {
 			return
 		}
+		room--
 		if w := c.backupWorker(s.a, slow); w != nil {
 			c.startBackup(s.a, w, s.left)
-			room--
+		} else if !roomOnSlow(v.dag, s.a.memoryMB(), slow) {
+			// No room: the group asks for it (on-demand scaling, as
+			// MapReduce's AM asks a container for a speculative attempt).
+			// Not while a worker with room sits on a slow node: one that
+			// came for a backup and landed there, which asking again could
+			// repeat.
+			v.dag.group.backupMB += s.a.memoryMB()
 		}
 	}
+}
+
+// roomOnSlow reports whether a worker of d's group on a slow node has room
+// for mem.
+func roomOnSlow(d *dagRun, mem int64, slow map[*nodeRun]bool) bool {
+	for w := range d.group.workers {
+		if slow[w.node] && !w.draining && w.takes(d) && w.freeMB >= mem {
+			return true
+		}
+	}
+	return false
 }
 
 // before orders candidates: largest time left first; then the longest

@@ -437,3 +437,42 @@ func TestCommittingAttemptGetsNoBackup(t *testing.T) {
 		t.Errorf("granted %v, want %s", f.granted, want)
 	}
 }
+
+// With no free worker off the slow nodes, on-demand scaling asks for one
+// for the backup (as MapReduce's AM asks a container for a speculative
+// attempt), and the backup starts there once it comes; the ask is not
+// repeated while it waits. Not while a worker with room sits on a slow
+// node: one that came for a backup and landed there.
+func TestBackupAsksForRoom(t *testing.T) {
+	f, _ := startWide(t, specOn(), 4, 0, "")
+	f.tick(20 * time.Second)
+	f.report("v", 0.8, map[int]float64{2: 0.1})
+	f.tick(time.Second)
+	if f.wanted["g"] != 5 {
+		t.Fatalf("the group wants %d workers, want 5: its 4 and one for the backup", f.wanted["g"])
+	}
+	f.tick(time.Second)
+	if f.wanted["g"] != 5 {
+		t.Fatalf("the group wants %d workers after another tick, want still 5", f.wanted["g"])
+	}
+	f.addWorker("new", "g", "c1", 256)
+	f.tick(time.Second)
+	if got := f.byTask("v")[2]; len(got) != 2 || f.running[got[1]] != "new" {
+		t.Fatalf("task 2 runs %v, want a backup on the new worker", got)
+	}
+	if f.wanted["g"] != 5 {
+		t.Errorf("the group wants %d workers with the backup placed, want 5", f.wanted["g"])
+	}
+
+	// A worker that came and landed on the straggler's node: no new ask.
+	g, _ := startWide(t, specOn(), 4, 0, "")
+	strag := g.byTask("v")[2][0]
+	g.addWorker("landed", "g", g.nodeOf(strag), 256)
+	g.tick(20 * time.Second)
+	g.report("v", 0.8, map[int]float64{2: 0.1})
+	g.tick(time.Second)
+	if g.wanted["g"] != 5 || len(g.byTask("v")[2]) != 1 {
+		t.Errorf("the group wants %d workers and task 2 runs %v, want 5 (no new ask) and no backup on the slow node",
+			g.wanted["g"], g.byTask("v")[2])
+	}
+}
