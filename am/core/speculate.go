@@ -132,19 +132,19 @@ func (c *Core) speculateVertex(v *vertexRun) {
 		} else if !roomOnSlow(v.dag, s.a.memoryMB(), slow) {
 			// No room: the group asks for it (on-demand scaling, as
 			// MapReduce's AM asks a container for a speculative attempt).
-			// Not while a worker with room sits on a slow node: one that
-			// came for a backup and landed there, which asking again could
+			// Not while an idle worker sits on a slow node: one that came
+			// for a backup and landed there, which asking again could
 			// repeat.
 			v.dag.group.backupMB += s.a.memoryMB()
 		}
 	}
 }
 
-// roomOnSlow reports whether a worker of d's group on a slow node has room
-// for mem.
+// roomOnSlow reports whether an idle worker of d's group with room for mem
+// sits on a slow node.
 func roomOnSlow(d *dagRun, mem int64, slow map[*nodeRun]bool) bool {
 	for w := range d.group.workers {
-		if slow[w.node] && !w.draining && w.takes(d) && w.freeMB >= mem {
+		if slow[w.node] && len(w.running) == 0 && !w.draining && w.takes(d) && w.freeMB >= mem {
 			return true
 		}
 	}

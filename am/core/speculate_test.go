@@ -441,8 +441,8 @@ func TestCommittingAttemptGetsNoBackup(t *testing.T) {
 // With no free worker off the slow nodes, on-demand scaling asks for one
 // for the backup (as MapReduce's AM asks a container for a speculative
 // attempt), and the backup starts there once it comes; the ask is not
-// repeated while it waits. Not while a worker with room sits on a slow
-// node: one that came for a backup and landed there.
+// repeated while it waits. Not while an idle worker sits on a slow node:
+// one that came for a backup and landed there.
 func TestBackupAsksForRoom(t *testing.T) {
 	f, _ := startWide(t, specOn(), 4, 0, "")
 	f.tick(20 * time.Second)
@@ -464,7 +464,8 @@ func TestBackupAsksForRoom(t *testing.T) {
 		t.Errorf("the group wants %d workers with the backup placed, want 5", f.wanted["g"])
 	}
 
-	// A worker that came and landed on the straggler's node: no new ask.
+	// A worker that came and landed on the straggler's node, idle there: no
+	// new ask.
 	g, _ := startWide(t, specOn(), 4, 0, "")
 	strag := g.byTask("v")[2][0]
 	g.addWorker("landed", "g", g.nodeOf(strag), 256)
@@ -474,5 +475,27 @@ func TestBackupAsksForRoom(t *testing.T) {
 	if g.wanted["g"] != 5 || len(g.byTask("v")[2]) != 1 {
 		t.Errorf("the group wants %d workers and task 2 runs %v, want 5 (no new ask) and no backup on the slow node",
 			g.wanted["g"], g.byTask("v")[2])
+	}
+}
+
+// The straggler's own worker having room does not stop the ask: its room
+// is no sign of a backup's worker gone wrong. Two 512 MB workers, three
+// 256 MB tasks: one worker holds two, the other one and room for one more.
+func TestBackupAsksBesideABusySlowWorker(t *testing.T) {
+	f := newFake(t, specOn())
+	f.submit(strings.Replace(wide(3, ""), "workerMemoryMB: 256", "workerMemoryMB: 512", 1))
+	f.addWorker("w1", "g", "n1", 512)
+	f.addWorker("w2", "g", "n2", 512)
+	var strag int
+	for i, ids := range f.byTask("v") {
+		if w := f.c.workers[f.running[ids[0]]]; w.freeMB > 0 {
+			strag = i
+		}
+	}
+	f.tick(20 * time.Second)
+	f.report("v", 0.8, map[int]float64{strag: 0.1})
+	f.tick(time.Second)
+	if f.wanted["g"] != 3 {
+		t.Errorf("the group wants %d workers, want 3: a worker for the backup of task %d", f.wanted["g"], strag)
 	}
 }
