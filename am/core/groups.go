@@ -42,8 +42,8 @@ type group struct {
 	// backupMB: the memory of backups the last speculation pass wanted and
 	// found no room for (speculate.go); on-demand scaling asks for it.
 	backupMB int64
-	sda         sparkDA     // ScaleSparkDA state
-	as          *autoscaled // ScaleAutoscaler state
+	sda      sparkDA     // ScaleSparkDA state
+	as       *autoscaled // ScaleAutoscaler state
 }
 
 // groupFor finds or creates the group a spec names. Same name and same

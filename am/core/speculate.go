@@ -30,7 +30,9 @@ import (
 //   - a backup goes to a free worker of the DAG's group that is neither on
 //     the original's node nor on a node where any candidate runs (LATE's
 //     rule against slow nodes), and only when nothing is queued in the
-//     group: backups take room no first attempt wants.
+//     group: backups take room no first attempt wants. With no such
+//     worker, on-demand scaling asks for one (group.backupMB), unless an
+//     idle worker already sits on a slow node.
 
 // SpeculationCounts are backup attempts and how their races ended.
 type SpeculationCounts struct {
