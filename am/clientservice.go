@@ -117,7 +117,8 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 	p := &ebbpb.DAGStatus{DagId: d.ID, Name: d.Name, State: d.State.String(), Diagnostics: d.Diagnostics,
 		TotalTasks: int32(d.TotalTasks), SucceededTasks: int32(d.Succeeded), RunningAttempts: int32(d.Running),
 		FailedAttempts: int32(d.Failed), SubmitUnixMs: d.Submit.UnixMilli(), Output: d.Output, Group: d.Group,
-		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots), Recovered: d.Recovered}
+		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots), Recovered: d.Recovered,
+		BackupsLaunched: int32(d.Speculation.Launched), BackupsWon: int32(d.Speculation.Won), BackupsLost: int32(d.Speculation.Lost)}
 	if !d.Finish.IsZero() {
 		p.FinishUnixMs = d.Finish.UnixMilli()
 	}
@@ -139,7 +140,8 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 func DAGStatusFromPB(p *ebbpb.DAGStatus) core.DAGStatus {
 	d := core.DAGStatus{ID: p.DagId, Name: p.Name, Diagnostics: p.Diagnostics, Group: p.Group, Output: p.Output,
 		TotalTasks: int(p.TotalTasks), Succeeded: int(p.SucceededTasks), Running: int(p.RunningAttempts),
-		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots), Recovered: p.Recovered}
+		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots), Recovered: p.Recovered,
+		Speculation: core.SpeculationCounts{Launched: int(p.BackupsLaunched), Won: int(p.BackupsWon), Lost: int(p.BackupsLost)}}
 	d.State, _ = core.ParseDAGState(p.State)
 	d.Submit = time.UnixMilli(p.SubmitUnixMs)
 	if p.FinishUnixMs != 0 {

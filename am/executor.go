@@ -40,6 +40,13 @@ func (x executor) KillAttempt(now time.Time, a core.KillAttempt) {
 	x.l.send(a.Worker, killMessage(a.AttemptID, a.Reason))
 }
 
+// GrantCommit: a grant that cannot reach its worker is lost with the
+// worker, which the Core learns from the worker's loss.
+func (x executor) GrantCommit(now time.Time, a core.GrantCommit) {
+	x.record(now, a)
+	x.l.send(a.Worker, commitMessage(a.AttemptID))
+}
+
 // StopWorker: a stop that is not graceful is for a worker the Core lost
 // to silence; a world that can (WorkerKiller) makes sure its process ends.
 func (x executor) StopWorker(now time.Time, a core.StopWorker) {

@@ -95,7 +95,7 @@ func runMessage(a core.AttemptSpec) *ebbpb.AMMessage {
 		AttemptId: a.ID, DagId: a.DAGID, DagName: a.DAGName, Vertex: a.Vertex,
 		TaskIndex: int32(a.Task), Attempt: int32(a.Number), Parallelism: int32(a.Parallelism),
 		Command: a.Command, Env: a.Env, MemoryMb: a.MemoryMB, Vcores: int32(a.VCores), CommitDir: a.CommitDir,
-		Incomplete: a.Incomplete, SplitsAsFiles: a.SplitsAsFiles,
+		Incomplete: a.Incomplete, SplitsAsFiles: a.SplitsAsFiles, AskCommit: a.AskCommit, Speculative: a.Speculative,
 	}
 	for _, o := range a.Outputs {
 		r.Outputs = append(r.Outputs, &ebbpb.OutputSpec{Consumer: o.Consumer, Partitions: int32(o.Partitions)})
@@ -125,6 +125,10 @@ func killMessage(id, reason string) *ebbpb.AMMessage {
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Kill{Kill: &ebbpb.KillAttempt{AttemptId: id, Reason: reason}}}
 }
 
+func commitMessage(id string) *ebbpb.AMMessage {
+	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Commit{Commit: &ebbpb.CommitGranted{AttemptId: id}}}
+}
+
 func stopMessage(graceful bool, reason string) *ebbpb.AMMessage {
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Stop{Stop: &ebbpb.Stop{Graceful: graceful, Reason: reason}}}
 }
@@ -148,6 +152,8 @@ func attemptUpdate(u *ebbpb.AttemptUpdate) core.AttemptUpdate {
 		r = core.AttemptKilled
 	case ebbpb.AttemptState_ATTEMPT_FETCH_FAILED:
 		r = core.AttemptFetchFailed
+	case ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING:
+		r = core.AttemptCommitPending
 	}
 	return core.AttemptUpdate{AttemptID: u.AttemptId, Result: r, Progress: float64(u.Progress), ExitCode: int(u.ExitCode),
 		Diagnostics: u.Diagnostics, OutputBytes: u.OutputBytes, FetchFailedAttempt: u.FetchFailedAttempt, MemoryUsedMB: u.MemoryUsedMb}

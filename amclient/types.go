@@ -38,13 +38,28 @@ type DAG struct {
 	// meet the goal, the DAG's utility and its planned slots.
 	SReq, Utility float64
 	Slots         int
+	// Submitted and Finished (zero while it runs), as the AM saw them.
+	Submitted, Finished time.Time
+	// Speculative execution: backup attempts started, and the races they
+	// won (the original was killed) and lost (the backup was killed).
+	BackupsLaunched, BackupsWon, BackupsLost int
 }
 
 func dagOf(d *ebbpb.DAGStatus) DAG {
 	return DAG{ID: d.DagId, Name: d.Name, State: State(d.State), Diagnostics: d.Diagnostics,
 		TotalTasks: int(d.TotalTasks), SucceededTasks: int(d.SucceededTasks),
 		RunningAttempts: int(d.RunningAttempts), FailedAttempts: int(d.FailedAttempts),
-		Output: d.Output, Recovered: d.Recovered, SReq: d.SReq, Utility: d.Utility, Slots: int(d.Slots)}
+		Output: d.Output, Recovered: d.Recovered, SReq: d.SReq, Utility: d.Utility, Slots: int(d.Slots),
+		Submitted: time.UnixMilli(d.SubmitUnixMs), Finished: unixMilliOrZero(d.FinishUnixMs),
+		BackupsLaunched: int(d.BackupsLaunched), BackupsWon: int(d.BackupsWon), BackupsLost: int(d.BackupsLost)}
+}
+
+// unixMilliOrZero is the time of ms, or the zero time for 0 (not set).
+func unixMilliOrZero(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 func dagsOf(ds []*ebbpb.DAGStatus) []DAG {

@@ -86,6 +86,10 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.slowstart.preemption.interval.ms":                    "3000", // Tez: 3 heartbeats between preemptions, 1 s each
 		"ebb.auto.scale.predictive.enabled":                       "false",
 		"ebb.auto.scale.predictive.target.secs":                   "120",
+		"ebb.speculation.enabled":                                 "false", // as mapreduce.map.speculative, tez.am.speculation.enabled
+		"ebb.speculation.cap.percent":                             "10",    // LATE's SpeculativeCap
+		"ebb.speculation.min.runtime.ms":                          "10000",
+		"ebb.speculation.slow.task.percentile":                    "25", // LATE's SlowTaskThreshold
 		"ebb.billing.period.secs":                                 "0",
 		"ebb.billing.start.offset.secs":                           "0",
 		"ebb.auto.scale.node.boot.secs":                           "0",

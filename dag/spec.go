@@ -101,6 +101,9 @@ type VertexSpec struct {
 	// SimDurations are task run times used only by `ebb sim` (one per task,
 	// or one for all tasks).
 	SimDurations []Duration `yaml:"simDurations,omitempty" json:"simDurations,omitempty"`
+	// Speculative turns backup attempts for this vertex's stragglers on or
+	// off; nil: the AM's ebb.speculation.enabled.
+	Speculative *bool `yaml:"speculative,omitempty" json:"speculative,omitempty"`
 }
 
 // Input modes of a vertex (VertexSpec.InputMode).

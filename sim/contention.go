@@ -35,6 +35,7 @@ type running struct {
 	node      string
 	profile   *dag.Profile
 	remaining float64 // seconds of work left at full speed
+	total     float64 // seconds of work at full speed, for its progress
 	// gathering: a consumer started under slow start, in its shuffle
 	// phase until its last input appears. It loads its node with its
 	// shuffle profile and does none of its work: its traced duration is
@@ -55,7 +56,7 @@ func (e *engine) startRunning(now time.Time, a core.RunAttempt, d time.Duration)
 	if j := e.jobs[job]; j != nil {
 		job = j.job.ID
 	}
-	r := &running{id: a.Attempt.ID, job: job, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), rate: 1, since: now,
+	r := &running{id: a.Attempt.ID, job: job, node: node, profile: a.Attempt.Profile, remaining: d.Seconds(), total: d.Seconds(), rate: 1, since: now,
 		gathering: a.Attempt.Incomplete, producer: len(a.Attempt.Outputs) > 0, dag: a.Attempt.DAGID}
 	e.running[r.id] = r
 	if r.gathering {
@@ -162,7 +163,7 @@ func (e *engine) reshare(now time.Time, node string) {
 			r.remaining = 0
 		}
 		r.since = now
-		rate := l.rate(r.profile, e.policy.PaperHardware)
+		rate := l.rate(r.profile, e.policy.PaperHardware) * e.slow.speed(e.cfg.Stragglers, node)
 		if rate == r.rate && r.version > 0 {
 			continue // its completion event still holds
 		}

@@ -25,6 +25,8 @@ type Config struct {
 	// WorkerMB, when set, replaces every job's group with one shared group
 	// of this worker size; 0 keeps the groups the trace reader chose.
 	WorkerMB int64
+	// Stragglers makes some nodes slow (stragglers.go).
+	Stragglers Stragglers
 }
 
 // DefaultConfig: the cloud's defaults (64 GB / 16 vcore nodes, 180 s to
@@ -56,6 +58,7 @@ type engine struct {
 	byNode        map[string][]*running     // the same, by node, for contention
 	producers     map[string]int            // running producer attempts by DAG id (contention.go)
 	gathering     map[string]map[string]int // gathering consumers by DAG id, then node (contention.go)
+	slow          slowNodes                 // nodes made slow (stragglers.go)
 	err           error
 }
 
@@ -97,6 +100,9 @@ func Run(jobs []Job, cfg Config, p Policy) (*Recorder, error) {
 // newEngine builds the core under policy p, the virtual cloud and the
 // world between them, with a static policy's nodes ready at start.
 func newEngine(cfg Config, p Policy, start time.Time, jobs []Job) (*engine, error) {
+	if err := cfg.Stragglers.Validate(); err != nil {
+		return nil, err
+	}
 	alloc, err := packing.New(p.Packing, packing.Options{HighThresholdPercent: p.HighThreshold, MinNodes: p.MinNodes})
 	if err != nil {
 		return nil, err
@@ -160,6 +166,7 @@ func (e *engine) plan(jobs []Job) {
 	var tick func(now time.Time)
 	tick = func(now time.Time) {
 		e.bill(now)
+		e.reportProgress(now)
 		e.core.Tick(now)
 		e.world.Tick(now)
 		e.dispatch(now)

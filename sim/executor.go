@@ -20,6 +20,9 @@ func (x executor) RunAttempt(now time.Time, a core.RunAttempt) { x.e.run(now, a)
 
 func (x executor) KillAttempt(now time.Time, a core.KillAttempt) { x.e.stopRunning(now, a.AttemptID) }
 
+// GrantCommit: the sim's attempts commit nothing and never ask.
+func (x executor) GrantCommit(time.Time, core.GrantCommit) {}
+
 func (x executor) StopWorker(now time.Time, a core.StopWorker) {
 	x.e.world.WorkerStopped(now, a.Worker)
 }

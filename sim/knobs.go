@@ -129,6 +129,17 @@ var knobs = []knob{
 	intKnob("ebb.scheduler.reserve.percent", "memory DAGs running attempts leave free for DAGs that arrive, % (fifo and fair, autoscaled)", autoscaled, func(p *Policy) *int { return &p.Core.ReservePercent }),
 	intKnob("ebb.packing.high.threshold.percent", "packing's high-usage threshold, %", anyCore, func(p *Policy) *int { return &p.HighThreshold }),
 	intKnob("ebb.packing.min.nodes", "packing is off below this many nodes", anyCore, func(p *Policy) *int { return &p.MinNodes }),
+	boolKnob("ebb.speculation.enabled", "backup attempts for stragglers (see --slow-node-every)", anyCore, func(p *Policy) *bool { return &p.Core.Speculation.Enabled }),
+	intKnob("ebb.speculation.cap.percent", "share of a vertex's tasks that may run a backup at once, %", anyCore, func(p *Policy) *int { return &p.Core.Speculation.CapPercent }),
+	{"ebb.speculation.min.runtime.ms", "an attempt is a backup candidate after running this long", anyCore, func(p *Policy, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("want milliseconds >= 0")
+		}
+		p.Core.Speculation.MinRuntime = time.Duration(n) * time.Millisecond
+		return nil
+	}},
+	intKnob("ebb.speculation.slow.task.percentile", "a candidate's progress rate is below this percentile of its vertex's", anyCore, func(p *Policy) *int { return &p.Core.Speculation.SlowTaskPercentile }),
 	secsKnob("sim.spark-da.backlog.timeout.secs", "spark-da: backlog before the first ask and between asks", func(p *Policy) bool { return p.Core.Scaling == core.ScaleSparkDA },
 		func(p *Policy) *time.Duration { return &p.Core.BacklogTimeout }),
 }

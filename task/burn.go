@@ -23,17 +23,25 @@ func burn(c *Context, args []string) error {
 	memoryMB := fs.Int("memory-mb", 0, "megabytes to allocate and touch")
 	seconds := fs.Float64("seconds", 0, "seconds to hold the memory")
 	failFirst := fs.Bool("fail-first-attempt", false, "exit 1 when EBB_ATTEMPT is 0")
+	slowNode := fs.String("slow-node", "", "a YARN NodeManager (host:port, as NM_HOST and NM_PORT name it) where the task is slow")
+	slowFactor := fs.Float64("slow-factor", 1, "on --slow-node, hold this many times --seconds")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	if *memoryMB < 0 || *seconds < 0 || fs.NArg() > 0 {
-		return fmt.Errorf("%w: burn --memory-mb N --seconds S [--fail-first-attempt] (N, S ≥ 0)", ErrUsage)
+	if *memoryMB < 0 || *seconds < 0 || *slowFactor < 1 || fs.NArg() > 0 {
+		return fmt.Errorf("%w: burn --memory-mb N --seconds S [--fail-first-attempt] [--slow-node HOST:PORT --slow-factor F] (N, S ≥ 0, F ≥ 1)", ErrUsage)
 	}
 	if *failFirst && c.Attempt == 0 {
 		return ErrPlannedFailure
 	}
 	mem := touch(*memoryMB)
-	hold(c, time.Duration(*seconds*float64(time.Second)))
+	held := *seconds
+	if *slowNode != "" && onNode(*slowNode) {
+		// A straggler made on purpose (the speculation tests): the output
+		// stays the same, only the time changes.
+		held *= *slowFactor
+	}
+	hold(c, time.Duration(held*float64(time.Second)))
 	runtime.KeepAlive(mem)
 
 	ws, err := c.OpenWriters()
@@ -52,6 +60,13 @@ func burn(c *Context, args []string) error {
 		return err
 	}
 	return ws.Close()
+}
+
+// onNode reports whether the task runs in a container of the YARN
+// NodeManager node (host:port), from the NM_HOST and NM_PORT YARN gives
+// every container.
+func onNode(node string) bool {
+	return os.Getenv("NM_HOST")+":"+os.Getenv("NM_PORT") == node
 }
 
 // touch allocates mb megabytes and writes one byte per page, so the pages

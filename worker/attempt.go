@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -54,6 +56,10 @@ type attempt struct {
 	// taken by fetchInputs; moreCh says some arrived.
 	more   []*ebbpb.AttemptInputs
 	moreCh chan struct{}
+	// granted is closed when the AM lets the attempt commit (ask_commit);
+	// grantOnce guards the close against a repeated grant.
+	granted   chan struct{}
+	grantOnce sync.Once
 
 	// sendMu orders the attempt's updates on the sender's queue: RUNNING,
 	// then progress, then the final one, never a progress after it. It is
@@ -140,6 +146,32 @@ func (a *attempt) sendRunning(out *sender) {
 	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
 }
 
+// awaitCommit asks the AM to commit (ATTEMPT_COMMIT_PENDING) and waits for
+// its grant or the attempt's end: of a task's racing attempts the AM lets
+// only the first that asks publish its files, and kills the other. The ask
+// is repeated every every until answered, so that an AM attempt that took
+// over after the first ask, or a stream that broke under it, still hears
+// it (a repeated grant is harmless).
+func (a *attempt) awaitCommit(out func() *sender, every time.Duration) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		a.sendMu.Lock()
+		out().send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING, Progress: 1}))
+		a.sendMu.Unlock()
+		select {
+		case <-a.granted:
+			return nil
+		case <-a.ctx.Done():
+			return context.Cause(a.ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// grant lets the attempt commit.
+func (a *attempt) grant() { a.grantOnce.Do(func() { close(a.granted) }) }
+
 // sendFinal queues the attempt's last update.
 func (a *attempt) sendFinal(out *sender, u *ebbpb.AttemptUpdate) {
 	a.sendMu.Lock()
@@ -194,12 +226,13 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	a := &attempt{
-		req:    req,
-		dir:    w.attemptDir(id),
-		ctx:    ctx,
-		cancel: cancel,
-		moreCh: make(chan struct{}, 1),
-		log:    w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
+		req:     req,
+		dir:     w.attemptDir(id),
+		ctx:     ctx,
+		cancel:  cancel,
+		moreCh:  make(chan struct{}, 1),
+		granted: make(chan struct{}),
+		log:     w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
 	}
 	a.mu.SetClass("worker.attempt")
 	a.sendMu.SetClass("worker.attempt.send")

@@ -141,7 +141,9 @@ func (c *amConn) waitUpdateWithin(t testing.TB, id string, want ebbpb.AttemptSta
 			if u.GetState() == want {
 				return u
 			}
-			if u.GetState() != ebbpb.AttemptState_ATTEMPT_RUNNING {
+			// Neither a progress report nor an ask to commit (repeated
+			// until granted) is an end.
+			if st := u.GetState(); st != ebbpb.AttemptState_ATTEMPT_RUNNING && st != ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING {
 				t.Fatalf("attempt %s ended %s (exit %d): %s; want %s", id, u.GetState(), u.GetExitCode(), u.GetDiagnostics(), want)
 			}
 		case <-deadline:

@@ -59,6 +59,18 @@ func (w *worker) attemptInputs(m *ebbpb.AttemptInputs) {
 	a.addInputs(m)
 }
 
+// grantCommit lets an attempt that asked commit its output.
+func (w *worker) grantCommit(id string) {
+	w.mu.Lock()
+	a := w.running[id]
+	w.mu.Unlock()
+	if a == nil {
+		w.log.WithField("attempt", id).Warn("commit grant for an attempt that is not running: ignored")
+		return
+	}
+	a.grant()
+}
+
 // fetcher runs fetches with at most cap(sem) in flight; the first error
 // cancels the others and closes failed.
 type fetcher struct {

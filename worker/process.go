@@ -114,6 +114,11 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 		return failed("measuring outputs: %v", err)
 	}
 	if dir := req.GetCommitDir(); dir != "" {
+		if req.GetAskCommit() {
+			if err := a.awaitCommit(w.sender, defaultHeartbeat); err != nil {
+				return endedBy(err)
+			}
+		}
 		if err := commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex()); err != nil {
 			return failed("committing outputs to %s: %v", dir, err)
 		}

@@ -321,6 +321,8 @@ func (w *worker) receive(ctx context.Context, stream ebbpb.Worker_ConnectClient)
 			w.attemptInputs(msg.Inputs)
 		case *ebbpb.AMMessage_Kill:
 			w.killAttempt(msg.Kill.GetAttemptId(), msg.Kill.GetReason())
+		case *ebbpb.AMMessage_Commit:
+			w.grantCommit(msg.Commit.GetAttemptId())
 		case *ebbpb.AMMessage_DagDone:
 			w.dagDone(msg.DagDone.GetDagId())
 		case *ebbpb.AMMessage_Reinit:

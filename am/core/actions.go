@@ -37,6 +37,16 @@ type KillAttempt struct {
 	Worker    string
 	AttemptID string
 	Reason    string
+	// Loser: the other attempt of its task finished first (speculate.go);
+	// no failure.
+	Loser bool
+}
+
+// GrantCommit lets an attempt that asked (AttemptCommitPending) commit
+// its output (speculate.go).
+type GrantCommit struct {
+	Worker    string
+	AttemptID string
 }
 
 // StopWorker asks a worker to exit. Graceful workers finish their running
@@ -70,6 +80,7 @@ type Log struct {
 func (a WantWorkers) carryOut(now time.Time, x Executor) { x.WantWorkers(now, a) }
 func (a RunAttempt) carryOut(now time.Time, x Executor)  { x.RunAttempt(now, a) }
 func (a KillAttempt) carryOut(now time.Time, x Executor) { x.KillAttempt(now, a) }
+func (a GrantCommit) carryOut(now time.Time, x Executor) { x.GrantCommit(now, a) }
 func (a StopWorker) carryOut(now time.Time, x Executor)  { x.StopWorker(now, a) }
 func (a MoveWorker) carryOut(now time.Time, x Executor)  { x.MoveWorker(now, a) }
 func (a DAGEnded) carryOut(now time.Time, x Executor)    { x.DAGEnded(now, a) }
@@ -89,12 +100,14 @@ type GroupInfo struct {
 
 // AttemptSpec is everything a worker needs to run one attempt.
 type AttemptSpec struct {
-	ID          string
-	DAGID       string
-	DAGName     string
-	Vertex      string
-	Task        int
-	Number      int
+	ID      string
+	DAGID   string
+	DAGName string
+	Vertex  string
+	Task    int
+	Number  int
+	// Speculative: a backup attempt racing a straggler (speculate.go).
+	Speculative bool
 	Parallelism int
 	Command     []string
 	Env         map[string]string
@@ -103,6 +116,10 @@ type AttemptSpec struct {
 	Outputs     []OutputSpec
 	Inputs      []InputFetch
 	Splits      []Split
+	// AskCommit: a sink attempt of a speculative vertex asks before it
+	// commits (AttemptCommitPending) and commits only once granted
+	// (GrantCommit): of two racing attempts only one publishes files.
+	AskCommit bool
 	// SplitsAsFiles: copy the splits to files before the command starts
 	// (the vertex's inputMode: file) instead of streaming them.
 	SplitsAsFiles bool
@@ -155,6 +172,9 @@ const (
 	// AttemptFetchFailed: an upstream output could not be read; it does not
 	// count against the task, but the producer is re-run.
 	AttemptFetchFailed
+	// AttemptCommitPending: the attempt ran and asks to commit (it was
+	// started with AskCommit); it keeps running until granted or killed.
+	AttemptCommitPending
 )
 
 // AttemptUpdate is a worker's report about one attempt.

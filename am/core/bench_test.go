@@ -94,6 +94,7 @@ func (*discard) KillAttempt(time.Time, KillAttempt)     {}
 func (*discard) StopWorker(time.Time, StopWorker)       {}
 func (*discard) AttemptInputs(time.Time, AttemptInputs) {}
 func (*discard) StartAMWorker(time.Time, StartAMWorker) {}
+func (*discard) GrantCommit(time.Time, GrantCommit)     {}
 func (*discard) MoveWorker(time.Time, MoveWorker)       {}
 func (*discard) DAGEnded(time.Time, DAGEnded)           {}
 func (*discard) Log(time.Time, Log)                     {}

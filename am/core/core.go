@@ -68,8 +68,9 @@ type Core struct {
 	recycled  int
 	lastFair  time.Time
 	rasPlan   *scheduler.RASPlan
-	journal   journal      // what the status UI shows beyond the live state (journal.go)
-	preempt   preemptState // preemption warnings, give-backs, headroom (preempt.go)
+	journal   journal           // what the status UI shows beyond the live state (journal.go)
+	preempt   preemptState      // preemption warnings, give-backs, headroom (preempt.go)
+	specCount SpeculationCounts // backup attempts of every DAG (speculate.go)
 
 	// Recovery (recover.go): the wait for workers of an earlier attempt,
 	// and the tasks that succeeded since TakeJournal.
@@ -160,6 +161,9 @@ func (c *Core) Tick(now time.Time) {
 	// After the last regular placement: a group that placed nothing and
 	// holds only gathering consumers while producers wait is stalled.
 	c.relieveStalls()
+	// Backups for stragglers take only room the placements above left:
+	// speculation never delays a first attempt.
+	c.speculate()
 	// Only after the last placement: a draining worker that got nothing
 	// and holds nothing needed stops; an idle worker is reaped.
 	c.stopDrained()

@@ -30,6 +30,7 @@ type fakeWorld struct {
 	logs    []string
 	inputs  []AttemptInputs
 	amStart []StartAMWorker
+	granted []string // attempts let commit
 }
 
 // newFake builds a Core from opts, the options opts leaves zero the key
@@ -58,10 +59,13 @@ func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) {
 }
 func (f *fakeWorld) RunAttempt(_ time.Time, a RunAttempt)   { f.running[a.Attempt.ID] = a.Worker }
 func (f *fakeWorld) KillAttempt(_ time.Time, a KillAttempt) { delete(f.running, a.AttemptID) }
-func (f *fakeWorld) StopWorker(_ time.Time, a StopWorker)   { f.stopped = append(f.stopped, a.Worker) }
-func (f *fakeWorld) MoveWorker(_ time.Time, a MoveWorker)   { f.moved = append(f.moved, a.Worker) }
-func (f *fakeWorld) DAGEnded(_ time.Time, a DAGEnded)       { f.ended = append(f.ended, a.DAG) }
-func (f *fakeWorld) Log(_ time.Time, a Log)                 { f.logs = append(f.logs, a.Msg) }
+func (f *fakeWorld) GrantCommit(_ time.Time, a GrantCommit) {
+	f.granted = append(f.granted, a.AttemptID)
+}
+func (f *fakeWorld) StopWorker(_ time.Time, a StopWorker) { f.stopped = append(f.stopped, a.Worker) }
+func (f *fakeWorld) MoveWorker(_ time.Time, a MoveWorker) { f.moved = append(f.moved, a.Worker) }
+func (f *fakeWorld) DAGEnded(_ time.Time, a DAGEnded)     { f.ended = append(f.ended, a.DAG) }
+func (f *fakeWorld) Log(_ time.Time, a Log)               { f.logs = append(f.logs, a.Msg) }
 func (f *fakeWorld) AttemptInputs(_ time.Time, a AttemptInputs) {
 	f.inputs = append(f.inputs, a)
 }

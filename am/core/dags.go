@@ -186,14 +186,17 @@ func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 	holders := map[*workerRun]struct{}{}
 	for _, v := range d.vertices {
 		for _, t := range v.tasks {
-			if a := t.current; a != nil {
+			for _, a := range []*attemptRun{t.current, t.backup} {
+				if a == nil {
+					continue
+				}
 				if a.worker != nil {
 					c.emit(KillAttempt{Worker: a.worker.info.ID, AttemptID: a.id, Reason: fmt.Sprintf("DAG %s %s", d.id, st)})
 					c.detach(a)
 				}
 				delete(c.attempt, a.id)
-				t.current = nil
 			}
+			t.current, t.backup = nil, nil
 		}
 	}
 	d.group.dropQueued(d)

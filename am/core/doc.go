@@ -1,7 +1,8 @@
 // Package core owns the AM's state machine: the live state of DAGs, tasks,
 // attempts, ContainerGroups and kinds, workers and nodes, and the decisions
 // taken on it (which attempt runs where, how many workers a group wants,
-// which nodes drain, which workers are recycled).
+// which nodes drain, which workers are recycled, which stragglers get a
+// backup attempt and which of two racing attempts wins).
 //
 // The Core is deterministic: its methods are the events (a DAG submitted, a
 // worker registered or lost, an attempt finished, a tick at time now) and it

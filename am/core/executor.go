@@ -17,6 +17,7 @@ type Executor interface {
 	WantWorkers(now time.Time, a WantWorkers)
 	RunAttempt(now time.Time, a RunAttempt)
 	KillAttempt(now time.Time, a KillAttempt)
+	GrantCommit(now time.Time, a GrantCommit)
 	StopWorker(now time.Time, a StopWorker)
 	MoveWorker(now time.Time, a MoveWorker)
 	DAGEnded(now time.Time, a DAGEnded)

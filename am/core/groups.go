@@ -43,8 +43,11 @@ type group struct {
 	// stallSince: when the group last became stalled under slow start,
 	// or killed consumers for it (stall.go); zero: not stalled.
 	stallSince time.Time
-	sda        sparkDA     // ScaleSparkDA state
-	as         *autoscaled // ScaleAutoscaler state
+	// backupMB: the memory of backups the last speculation pass wanted and
+	// found no room for (speculate.go); on-demand scaling asks for it.
+	backupMB int64
+	sda      sparkDA     // ScaleSparkDA state
+	as       *autoscaled // ScaleAutoscaler state
 }
 
 // groupFor finds or creates the group a spec names. Same name and same

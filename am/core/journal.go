@@ -35,6 +35,10 @@ type AttemptRecord struct {
 	ExitCode    int
 	Diagnostics string
 	Progress    float64
+	// Speculative: a backup attempt for a straggler; Loser: killed because
+	// the other attempt of its task finished first (no failure).
+	Speculative bool `json:",omitempty"`
+	Loser       bool `json:",omitempty"`
 }
 
 // UsagePoint is one sample of a group for the autoscaler chart.
@@ -89,7 +93,7 @@ func (j *journal) attemptStarted(now time.Time, a AttemptSpec, worker, container
 		j.running = map[string]map[string]struct{}{}
 	}
 	r := &AttemptRecord{ID: a.ID, DAG: a.DAGID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB,
-		Worker: worker, Container: container, Node: node, Start: now, State: "RUNNING"}
+		Worker: worker, Container: container, Node: node, Start: now, State: "RUNNING", Speculative: a.Speculative}
 	j.attempts[a.ID] = r
 	if j.running[worker] == nil {
 		j.running[worker] = map[string]struct{}{}
@@ -118,8 +122,11 @@ func (j *journal) attemptReported(now time.Time, u AttemptUpdate) {
 	if !ok || r.State != "RUNNING" {
 		return
 	}
-	if u.Result == AttemptRunning {
+	switch u.Result {
+	case AttemptRunning:
 		r.Progress = u.Progress
+		return
+	case AttemptCommitPending:
 		return
 	}
 	j.close(r, resultNames[u.Result], now, u.Diagnostics)
@@ -188,6 +195,9 @@ func (c *Core) observe(now time.Time, a Action) {
 		c.journal.attemptStarted(now, a.Attempt, worker, container, node)
 	case KillAttempt:
 		c.journal.attemptStopped(now, a.AttemptID, "killed by the AM: "+a.Reason)
+		if r := c.journal.attempts[a.AttemptID]; r != nil && a.Loser {
+			r.Loser = true
+		}
 	case MoveWorker:
 		c.journal.moved(now, a)
 	}

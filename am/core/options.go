@@ -105,6 +105,25 @@ type CoreOptions struct {
 	RetainSummaries int
 	// Uber: small DAGs in the AM's container (uber.go).
 	Uber UberOptions
+	// Speculation: backup attempts for stragglers (speculate.go).
+	Speculation SpeculationOptions
+}
+
+// SpeculationOptions say when a running task gets a backup attempt, as
+// LATE (Zaharia et al., OSDI 2008) picks them: the ebb.speculation.* keys.
+type SpeculationOptions struct {
+	// Enabled is the default of every vertex (a vertex's speculative: in
+	// the DAG spec overrides it).
+	Enabled bool
+	// CapPercent: at most this share of a vertex's tasks (at least one)
+	// run a backup at once (LATE's SpeculativeCap).
+	CapPercent int
+	// MinRuntime: an attempt that has run less than this is no candidate;
+	// its progress rate says too little yet.
+	MinRuntime time.Duration
+	// SlowTaskPercentile: a candidate's progress rate is below this
+	// percentile of its vertex's rates (LATE's SlowTaskThreshold).
+	SlowTaskPercentile int
 }
 
 // slowStart reports whether consumers may start before all their
@@ -202,6 +221,17 @@ var optionRules = []optionRule{
 		func(o *CoreOptions) any { return o.Uber.MaxInputBytes }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MaxInputBytes >= 0 }},
 	{"Uber.MemoryMB", "ebb.am.uber.memory.mb", ">= 1 with uber on",
 		func(o *CoreOptions) any { return o.Uber.MemoryMB }, func(o *CoreOptions) bool { return !o.Uber.Enabled || o.Uber.MemoryMB >= 1 }},
+	{"Speculation.CapPercent", "ebb.speculation.cap.percent", "1 to 100",
+		func(o *CoreOptions) any { return o.Speculation.CapPercent },
+		func(o *CoreOptions) bool { return o.Speculation.CapPercent >= 1 && o.Speculation.CapPercent <= 100 }},
+	{"Speculation.MinRuntime", "ebb.speculation.min.runtime.ms", ">= 0",
+		func(o *CoreOptions) any { return o.Speculation.MinRuntime },
+		func(o *CoreOptions) bool { return o.Speculation.MinRuntime >= 0 }},
+	{"Speculation.SlowTaskPercentile", "ebb.speculation.slow.task.percentile", "1 to 100",
+		func(o *CoreOptions) any { return o.Speculation.SlowTaskPercentile },
+		func(o *CoreOptions) bool {
+			return o.Speculation.SlowTaskPercentile >= 1 && o.Speculation.SlowTaskPercentile <= 100
+		}},
 }
 
 // Validate returns the first option the Core cannot work with, as an

@@ -41,6 +41,8 @@ func withDefaults(o CoreOptions) CoreOptions {
 	setDur(&o.RASCycle, "ebb.ras.control.cycle.secs")
 	setInt(&o.StallKillPercent, "ebb.slowstart.preemption.percentage")
 	setDur(&o.StallKillInterval, "ebb.slowstart.preemption.interval.ms")
+	setInt(&o.Speculation.CapPercent, "ebb.speculation.cap.percent")
+	setInt(&o.Speculation.SlowTaskPercentile, "ebb.speculation.slow.task.percentile")
 	if o.MemoryRetry.Factor == 0 {
 		o.MemoryRetry.Factor = d.Float("ebb.task.memory.retry.factor")
 	}

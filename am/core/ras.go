@@ -40,6 +40,9 @@ func (v *vertexRun) rasKind() scheduler.RASKind {
 func (d *dagRun) observed(v *vertexRun, took time.Duration) {
 	v.doneTime += took
 	v.doneN++
+	if took > 0 {
+		v.doneRates = append(v.doneRates, 1/took.Seconds())
+	}
 	if v.rasKind() == scheduler.RASProducer {
 		d.producerTime += took
 		d.producersDone++

@@ -19,8 +19,8 @@ func kindOf(g *group) string {
 // live workers plus enough for the queued attempts that found no room.
 func (g *group) demand(live int) int {
 	want := live
-	if g.queuedMB > 0 && g.info.MemoryMB > 0 {
-		want = live + int((g.queuedMB+g.info.MemoryMB-1)/g.info.MemoryMB)
+	if mb := g.queuedMB + g.backupMB; mb > 0 && g.info.MemoryMB > 0 {
+		want = live + int((mb+g.info.MemoryMB-1)/g.info.MemoryMB)
 	}
 	if g.maxW > 0 && want > g.maxW {
 		want = g.maxW

@@ -133,6 +133,14 @@ func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
 
 // start assigns an attempt to a worker and tells the world.
 func (c *Core) start(a *attemptRun, w *workerRun) {
+	a.task.becomeRunning(a)
+	c.occupy(a, w)
+	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a)})
+}
+
+// occupy puts a running attempt on worker w: its memory, counts and
+// profile.
+func (c *Core) occupy(a *attemptRun, w *workerRun) {
 	t := a.task
 	v := t.vertex
 	d := v.dag
@@ -142,14 +150,12 @@ func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.profile = v.activeProfile()
 	a.gathering = !t.ready()
 	a.lastSeen = c.now
-	t.becomeRunning(a)
 	w.running[a] = struct{}{}
 	w.freeMB -= mem
 	w.node.usedMB += mem
 	d.running++
 	w.group.workerChanged(w)
 	c.nodeUsageChanged(w.node)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a)})
 }
 
 func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
@@ -172,6 +178,7 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 		Number:      a.number,
 		Parallelism: len(v.tasks),
 		Command:     v.spec.Command,
+		Speculative: a.speculative,
 		Env:         env,
 		MemoryMB:    a.memoryMB(),
 		VCores:      max(v.spec.VCores, 1),
@@ -216,6 +223,7 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	s.SplitsAsFiles = v.spec.InputMode == dag.InputFile
 	if v.sink {
 		s.CommitDir = d.commitDir(v)
+		s.AskCommit = s.CommitDir != "" && v.speculative(c.opts.Speculation)
 	}
 	s.Profile = a.profile
 	if s.Profile == nil {

@@ -49,7 +49,9 @@ type dagRun struct {
 	pending  int // tasks not yet succeeded
 	running  int // attempts running
 	failed   int // failed attempts (all tasks)
-	ramp     string
+	// spec counts this DAG's backup attempts (speculate.go).
+	speculation SpeculationCounts
+	ramp        string
 	// recovered: rebuilt from the recovery log by a new AM attempt;
 	// recovering: and still waiting for the earlier attempt's workers.
 	recovered  bool
@@ -91,6 +93,10 @@ type vertexRun struct {
 	// duration the autoscaler's work estimate uses (estimate.go).
 	doneTime time.Duration
 	doneN    int
+	// doneRates: the progress rate (1 / run time in seconds) of each of
+	// its succeeded attempts, the finished half of speculation's
+	// comparison (speculate.go).
+	doneRates []float64
 }
 
 type taskRun struct {
@@ -100,7 +106,10 @@ type taskRun struct {
 	attempts int // attempts made
 	failures int // attempts that counted as failures
 	current  *attemptRun
-	output   *attemptRun // the succeeded attempt whose output serves consumers
+	// backup: a speculative attempt racing current (speculate.go); nil
+	// unless the task is running.
+	backup *attemptRun
+	output *attemptRun // the succeeded attempt whose output serves consumers
 	// released: every consumer has finished with the output, so its
 	// worker no longer counts it as needed (it may still serve it).
 	released bool
@@ -126,6 +135,10 @@ type attemptRun struct {
 	// askMB is the memory it asked for when it differs from its vertex's
 	// (a retry after a kill for memory; 0: the vertex's memoryMB).
 	askMB int64
+	// speculative: a backup attempt launched for a straggler; committing:
+	// a sink attempt granted its commit (speculate.go).
+	speculative bool
+	committing  bool
 }
 
 func (a *attemptRun) memoryMB() int64 {

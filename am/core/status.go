@@ -26,6 +26,8 @@ type DAGStatus struct {
 	// (retain.go): no vertices, no attempts.
 	Compacted bool
 	Vertices  []VertexStatus
+	// Speculation: the DAG's backup attempts and their races.
+	Speculation SpeculationCounts
 	// Resource-aware scheduling figures (zero unless ebb.scheduler.scheme=ras).
 	SReq    float64
 	Utility float64
@@ -83,6 +85,7 @@ func (c *Core) status(d *dagRun) DAGStatus {
 		Running:     d.running,
 		Failed:      d.failed,
 		Recovered:   d.recovered,
+		Speculation: d.speculation,
 	}
 	if t, ok := d.spec.Goal.Deadline(d.submit); ok {
 		s.Goal = t

@@ -145,11 +145,15 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	case AttemptRunning:
 		a.progress = u.Progress
 		return
+	case AttemptCommitPending:
+		c.commitAsked(a)
+		return
 	case AttemptSucceeded:
 		w := a.worker
 		d.attemptTime += c.now.Sub(a.started)
 		d.attemptsDone++
 		d.observed(t.vertex, c.now.Sub(a.started))
+		c.killLoser(a)
 		c.detach(a)
 		delete(c.attempt, a.id)
 		t.becomeSucceeded(a)
@@ -168,9 +172,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 			c.slowStartReady(t)
 		}
 	case AttemptFetchFailed:
-		c.detach(a)
-		delete(c.attempt, a.id)
-		t.becomeWaiting()
+		c.dropAttempt(a)
 		if p, ok := c.findOutput(d, u.FetchFailedAttempt); ok {
 			// An output its consumers cannot read counts as a failure of the
 			// producer, as MapReduce counts a map whose output reducers
@@ -189,9 +191,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		}
 		c.maybeQueue(t)
 	default: // failed or killed by the worker
-		c.detach(a)
-		delete(c.attempt, a.id)
-		t.becomeWaiting()
+		c.dropAttempt(a)
 		t.failures++
 		d.failed++
 		diag := u.Diagnostics

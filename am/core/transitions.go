@@ -18,7 +18,9 @@ import "time"
 //	   └──────────────── becomeUndone ─────────────── succeeded
 //
 // becomeWaiting: the attempt ended without output (failed, killed, lost
-// with its worker, or dropped before it started); becomeUndone: the
+// with its worker, or dropped before it started); a running task may also
+// race a backup attempt (becomeSpeculated) and go on with one of the two
+// when the other ends without output (becomeSingle); becomeUndone: the
 // output of a succeeded task is gone and a consumer still needs it.
 // Recovery takes a task straight to running (a surviving attempt) or
 // succeeded (an output the earlier attempt left).
@@ -38,10 +40,23 @@ func (t *taskRun) becomeRunning(a *attemptRun) {
 	t.state = taskRunning
 }
 
+// becomeSpeculated: backup b races the task's running attempt.
+func (t *taskRun) becomeSpeculated(b *attemptRun) {
+	t.backup = b
+}
+
+// becomeSingle: one of two racing attempts ended without output; the task
+// keeps running on the other, survivor.
+func (t *taskRun) becomeSingle(survivor *attemptRun) {
+	t.current = survivor
+	t.backup = nil
+}
+
 // becomeWaiting: the task's attempt is gone with no output; the task
 // waits to be queued again (maybeQueue) or for its inputs.
 func (t *taskRun) becomeWaiting() {
 	t.current = nil
+	t.backup = nil
 	t.state = taskWaiting
 }
 
@@ -49,6 +64,7 @@ func (t *taskRun) becomeWaiting() {
 // (nil: committed or not known, as after a recovery of an ended DAG).
 func (t *taskRun) becomeSucceeded(output *attemptRun) {
 	t.current = nil
+	t.backup = nil
 	t.state = taskSucceeded
 	t.output = output
 	t.vertex.succeeded++

@@ -99,11 +99,9 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	}
 	c.journal.workerLost(c.now, id, reason)
 	for a := range w.running {
-		t := a.task
-		c.detach(a)
-		delete(c.attempt, a.id)
-		t.becomeWaiting()
-		c.maybeQueue(t)
+		if !c.dropAttempt(a) {
+			c.maybeQueue(a.task)
+		}
 	}
 	for _, d := range c.active {
 		for _, v := range d.vertices {

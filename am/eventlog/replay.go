@@ -111,6 +111,7 @@ func (p *printer) print(now time.Time, a core.Action) {
 func (p *printer) WantWorkers(now time.Time, a core.WantWorkers)     { p.print(now, a) }
 func (p *printer) RunAttempt(now time.Time, a core.RunAttempt)       { p.print(now, a) }
 func (p *printer) KillAttempt(now time.Time, a core.KillAttempt)     { p.print(now, a) }
+func (p *printer) GrantCommit(now time.Time, a core.GrantCommit)     { p.print(now, a) }
 func (p *printer) StopWorker(now time.Time, a core.StopWorker)       { p.print(now, a) }
 func (p *printer) MoveWorker(now time.Time, a core.MoveWorker)       { p.print(now, a) }
 func (p *printer) DAGEnded(now time.Time, a core.DAGEnded)           { p.print(now, a) }

@@ -48,6 +48,15 @@ type DAG struct {
 	// Compacted: the AM keeps only this summary of a finished DAG
 	// (ebb.am.dag.retained.count); its page comes from the history.
 	Compacted bool `json:"compacted,omitempty"`
+	// Backups: speculative execution's backup attempts (nil: none).
+	Backups *Backups `json:"backups,omitempty"`
+}
+
+// Backups are a DAG's backup attempts and how their races ended.
+type Backups struct {
+	Launched int `json:"launched"`
+	Won      int `json:"won"`  // the backup finished first
+	Lost     int `json:"lost"` // the original finished first
 }
 
 // DAGDetail is GET api/v1/dags/{id}.
@@ -112,6 +121,10 @@ type Attempt struct {
 	ExitCode     int               `json:"exitCode"`
 	Diagnostics  string            `json:"diagnostics,omitempty"`
 	Logs         map[string]string `json:"logs,omitempty"` // stdout, stderr, worker: URLs relative to the UI root or absolute
+	// Speculative: a backup attempt for a straggler; Loser: killed because
+	// the other attempt of its task finished first (not a failure).
+	Speculative bool `json:"speculative,omitempty"`
+	Loser       bool `json:"loser,omitempty"`
 }
 
 // Group is one ContainerGroup and its autoscaler.

@@ -52,6 +52,9 @@ func (u *UI) dag(d core.DAGStatus, now time.Time) DAG {
 		Tasks: d.TotalTasks, Succeeded: d.Succeeded, Running: d.Running, FailedAttempts: d.Failed,
 		SReq: d.SReq, Utility: d.Utility, Slots: d.Slots, Diagnostics: u.redact(d.Diagnostics), Output: d.Output, Compacted: d.Compacted}
 	out.Progress = d.Progress()
+	if s := d.Speculation; s.Launched > 0 {
+		out.Backups = &Backups{Launched: s.Launched, Won: s.Won, Lost: s.Lost}
+	}
 	if !d.Finish.IsZero() {
 		f := d.Finish
 		out.Finished = &f
@@ -120,7 +123,8 @@ func (u *UI) dagDetail(v View, id string, f attemptFilter) (DAGDetail, bool) {
 // attemptAt converts a record; a running attempt's duration runs to now.
 func (u *UI) attemptAt(a core.AttemptRecord, now time.Time) Attempt {
 	out := Attempt{ID: a.ID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB, State: a.State, Worker: a.Worker,
-		Container: a.Container, Node: a.Node, Start: a.Start, ExitCode: a.ExitCode, Diagnostics: u.redact(a.Diagnostics)}
+		Container: a.Container, Node: a.Node, Start: a.Start, ExitCode: a.ExitCode, Diagnostics: u.redact(a.Diagnostics),
+		Speculative: a.Speculative, Loser: a.Loser}
 	end := now
 	if !a.End.IsZero() {
 		e := a.End

@@ -32,8 +32,9 @@ type Snapshot struct {
 // says what it cannot read rather than showing half a page. Version 2
 // added the nodes' State and DrainBy and the groups' preemption counters; a version-1 file still reads (every
 // node RUNNING), so oldestHistoryVersion stays 1. Version 3 added the
-// groups' slow-start kills (SlowStartKilled; 0 when absent, so older files
-// still read).
+// groups' slow-start kills (SlowStartKilled) and speculative execution (a
+// DAG's backup counts, whether an attempt was a backup or lost its race);
+// all are zero when absent, so older files still read.
 const (
 	historyVersion       = 3
 	oldestHistoryVersion = 1

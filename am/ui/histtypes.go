@@ -37,6 +37,15 @@ type histDAGStatus struct {
 	SReq        float64         `json:"SReq"`
 	Utility     float64         `json:"Utility"`
 	Slots       int             `json:"Slots"`
+	// Speculation: version 3.
+	Speculation histSpeculation `json:"Speculation"`
+}
+
+// histSpeculation is core.SpeculationCounts as the history file keeps it.
+type histSpeculation struct {
+	Launched int `json:"Launched"`
+	Won      int `json:"Won"`
+	Lost     int `json:"Lost"`
 }
 
 type histVertexSum struct {
@@ -87,6 +96,9 @@ type histAttempt struct {
 	ExitCode    int       `json:"ExitCode"`
 	Diagnostics string    `json:"Diagnostics"`
 	Progress    float64   `json:"Progress"`
+	// Speculative and Loser: version 3.
+	Speculative bool `json:"Speculative"`
+	Loser       bool `json:"Loser"`
 }
 
 type histGroup struct {
@@ -180,14 +192,16 @@ func toHistStatus(s core.DAGStatus) histDAGStatus {
 	return histDAGStatus{ID: s.ID, Name: s.Name, State: int(s.State), Diagnostics: s.Diagnostics, Group: s.Group,
 		Output: s.Output, Submit: s.Submit, Finish: s.Finish, Goal: s.Goal, TotalTasks: s.TotalTasks,
 		Succeeded: s.Succeeded, Running: s.Running, Failed: s.Failed, Recovered: s.Recovered, Compacted: s.Compacted,
-		SReq: s.SReq, Utility: s.Utility, Slots: s.Slots, Vertices: mapSlice(s.Vertices, toHistVertexSum)}
+		SReq: s.SReq, Utility: s.Utility, Slots: s.Slots, Vertices: mapSlice(s.Vertices, toHistVertexSum),
+		Speculation: histSpeculation(s.Speculation)}
 }
 
 func (h histDAGStatus) core() core.DAGStatus {
 	return core.DAGStatus{ID: h.ID, Name: h.Name, State: core.DAGState(h.State), Diagnostics: h.Diagnostics, Group: h.Group,
 		Output: h.Output, Submit: h.Submit, Finish: h.Finish, Goal: h.Goal, TotalTasks: h.TotalTasks,
 		Succeeded: h.Succeeded, Running: h.Running, Failed: h.Failed, Recovered: h.Recovered, Compacted: h.Compacted,
-		SReq: h.SReq, Utility: h.Utility, Slots: h.Slots, Vertices: mapSlice(h.Vertices, histVertexSum.core)}
+		SReq: h.SReq, Utility: h.Utility, Slots: h.Slots, Vertices: mapSlice(h.Vertices, histVertexSum.core),
+		Speculation: core.SpeculationCounts(h.Speculation)}
 }
 
 func toHistVertexSum(v core.VertexStatus) histVertexSum {
@@ -225,13 +239,13 @@ func (h histVertex) core() core.VertexView {
 func toHistAttempt(a core.AttemptRecord) histAttempt {
 	return histAttempt{ID: a.ID, DAG: a.DAG, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB,
 		Worker: a.Worker, Container: a.Container, Node: a.Node, Start: a.Start, End: a.End, State: a.State,
-		ExitCode: a.ExitCode, Diagnostics: a.Diagnostics, Progress: a.Progress}
+		ExitCode: a.ExitCode, Diagnostics: a.Diagnostics, Progress: a.Progress, Speculative: a.Speculative, Loser: a.Loser}
 }
 
 func (h histAttempt) core() core.AttemptRecord {
 	return core.AttemptRecord{ID: h.ID, DAG: h.DAG, Vertex: h.Vertex, Task: h.Task, Number: h.Number, MemoryMB: h.MemoryMB,
 		Worker: h.Worker, Container: h.Container, Node: h.Node, Start: h.Start, End: h.End, State: h.State,
-		ExitCode: h.ExitCode, Diagnostics: h.Diagnostics, Progress: h.Progress}
+		ExitCode: h.ExitCode, Diagnostics: h.Diagnostics, Progress: h.Progress, Speculative: h.Speculative, Loser: h.Loser}
 }
 
 // histPreempt is core.PreemptCounts as the history file keeps it.

@@ -31,6 +31,24 @@ func help(b *strings.Builder, name, typ, text string) {
 	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, typ)
 }
 
+// writeBackups sums speculative execution's backup attempts over the DAGs
+// the AM still lists (compacted ones too).
+func writeBackups(b *strings.Builder, dags []DAG) {
+	var s Backups
+	for _, d := range dags {
+		if d.Backups != nil {
+			s.Launched += d.Backups.Launched
+			s.Won += d.Backups.Won
+			s.Lost += d.Backups.Lost
+		}
+	}
+	help(b, "ebb_speculative_attempts_total", "counter",
+		"Backup attempts for stragglers (ebb.speculation.enabled): launched, won (the backup finished first, the original was killed) and lost (the original finished first, the backup was killed).")
+	fmt.Fprintf(b, "ebb_speculative_attempts_total{outcome=\"launched\"} %d\n", s.Launched)
+	fmt.Fprintf(b, "ebb_speculative_attempts_total{outcome=\"won\"} %d\n", s.Won)
+	fmt.Fprintf(b, "ebb_speculative_attempts_total{outcome=\"lost\"} %d\n", s.Lost)
+}
+
 func (u *UI) writeMetrics(b *strings.Builder, v View) {
 	o := u.overview(v)
 	counts := map[string]int{}
@@ -59,6 +77,7 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 	for _, d := range whole {
 		fmt.Fprintf(b, "ebb_dag_failed_attempts_total{dag=%q} %d\n", d.ID, d.FailedAttempts)
 	}
+	writeBackups(b, o.DAGs)
 	help(b, "ebb_vertex_tasks", "gauge", "Tasks per vertex by state.")
 	for _, d := range v.DAGs() {
 		for _, vs := range d.Vertices {

@@ -45,6 +45,7 @@ func (d *drained) RunAttempt(_ time.Time, a core.RunAttempt) {
 func (d *drained) KillAttempt(time.Time, core.KillAttempt)     {}
 func (d *drained) AttemptInputs(time.Time, core.AttemptInputs) {}
 func (d *drained) StartAMWorker(time.Time, core.StartAMWorker) {}
+func (d *drained) GrantCommit(time.Time, core.GrantCommit)     {}
 func (d *drained) StopWorker(time.Time, core.StopWorker)       {}
 func (d *drained) MoveWorker(time.Time, core.MoveWorker)       {}
 func (d *drained) DAGEnded(time.Time, core.DAGEnded)           {}

@@ -92,6 +92,8 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	fl.DurationVar(&f.cfg.Cloud.ReclaimDelay, "reclaim-delay", f.cfg.Cloud.ReclaimDelay, "an empty node is given back after this")
 	fl.DurationVar(&f.cfg.Cloud.BillingPeriod, "billing-period", f.cfg.Cloud.BillingPeriod, "0: per-second billing; e.g. 1h: a started hour is paid in full")
 	fl.IntVar(&f.cfg.Cloud.MaxNodes, "max-nodes", f.cfg.Cloud.MaxNodes, "cap on nodes (0: none)")
+	fl.IntVar(&f.cfg.Stragglers.Every, "slow-node-every", 0, "make every Nth node the run meets slow (0: none), for speculation (--set ebb.speculation.enabled=true)")
+	fl.Float64Var(&f.cfg.Stragglers.Factor, "slow-node-factor", 5, "a slow node runs attempts this many times slower")
 	// The policies' knobs (sim/knobs.go).
 	fl.StringArrayVar(&f.sets, "set", nil, "[POLICY:]KEY=VALUE: change a policy knob (every policy it applies to, or POLICY only); repeatable. Keys: "+strings.Join(sim.KnobKeys(), "; "))
 	fl.StringVar(&f.policyFile, "policy-file", "", "a file of [POLICY:]KEY=VALUE lines, applied before --set ('#' starts a comment)")

@@ -39,6 +39,9 @@ const (
 	// names the producer attempt whose output is gone. This does not count
 	// against the consumer's failed attempts.
 	AttemptState_ATTEMPT_FETCH_FAILED AttemptState = 5
+	// The attempt ran and asks to commit its output (it was started with
+	// ask_commit): the worker waits for CommitGranted or a kill.
+	AttemptState_ATTEMPT_COMMIT_PENDING AttemptState = 6
 )
 
 // Enum value maps for AttemptState.
@@ -50,14 +53,16 @@ var (
 		3: "ATTEMPT_FAILED",
 		4: "ATTEMPT_KILLED",
 		5: "ATTEMPT_FETCH_FAILED",
+		6: "ATTEMPT_COMMIT_PENDING",
 	}
 	AttemptState_value = map[string]int32{
-		"ATTEMPT_UNKNOWN":      0,
-		"ATTEMPT_RUNNING":      1,
-		"ATTEMPT_SUCCEEDED":    2,
-		"ATTEMPT_FAILED":       3,
-		"ATTEMPT_KILLED":       4,
-		"ATTEMPT_FETCH_FAILED": 5,
+		"ATTEMPT_UNKNOWN":        0,
+		"ATTEMPT_RUNNING":        1,
+		"ATTEMPT_SUCCEEDED":      2,
+		"ATTEMPT_FAILED":         3,
+		"ATTEMPT_KILLED":         4,
+		"ATTEMPT_FETCH_FAILED":   5,
+		"ATTEMPT_COMMIT_PENDING": 6,
 	}
 )
 
@@ -543,6 +548,7 @@ type AMMessage struct {
 	//	*AMMessage_Reinit
 	//	*AMMessage_Inputs
 	//	*AMMessage_Credentials
+	//	*AMMessage_Commit
 	Msg           isAMMessage_Msg `protobuf_oneof:"msg"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -657,6 +663,15 @@ func (x *AMMessage) GetCredentials() *Credentials {
 	return nil
 }
 
+func (x *AMMessage) GetCommit() *CommitGranted {
+	if x != nil {
+		if x, ok := x.Msg.(*AMMessage_Commit); ok {
+			return x.Commit
+		}
+	}
+	return nil
+}
+
 type isAMMessage_Msg interface {
 	isAMMessage_Msg()
 }
@@ -693,6 +708,10 @@ type AMMessage_Credentials struct {
 	Credentials *Credentials `protobuf:"bytes,8,opt,name=credentials,proto3,oneof"`
 }
 
+type AMMessage_Commit struct {
+	Commit *CommitGranted `protobuf:"bytes,9,opt,name=commit,proto3,oneof"`
+}
+
 func (*AMMessage_Registered) isAMMessage_Msg() {}
 
 func (*AMMessage_Run) isAMMessage_Msg() {}
@@ -709,6 +728,55 @@ func (*AMMessage_Inputs) isAMMessage_Msg() {}
 
 func (*AMMessage_Credentials) isAMMessage_Msg() {}
 
+func (*AMMessage_Commit) isAMMessage_Msg() {}
+
+// CommitGranted lets an attempt that asked (ATTEMPT_COMMIT_PENDING)
+// commit its output: the first of a task's racing attempts to ask is the
+// only one the AM grants, and the other is killed.
+type CommitGranted struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AttemptId     string                 `protobuf:"bytes,1,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommitGranted) Reset() {
+	*x = CommitGranted{}
+	mi := &file_ebb_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommitGranted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommitGranted) ProtoMessage() {}
+
+func (x *CommitGranted) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommitGranted.ProtoReflect.Descriptor instead.
+func (*CommitGranted) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CommitGranted) GetAttemptId() string {
+	if x != nil {
+		return x.AttemptId
+	}
+	return ""
+}
+
 type Registered struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	WorkerId            string                 `protobuf:"bytes,1,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
@@ -719,7 +787,7 @@ type Registered struct {
 
 func (x *Registered) Reset() {
 	*x = Registered{}
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -731,7 +799,7 @@ func (x *Registered) String() string {
 func (*Registered) ProtoMessage() {}
 
 func (x *Registered) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -744,7 +812,7 @@ func (x *Registered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Registered.ProtoReflect.Descriptor instead.
 func (*Registered) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{6}
+	return file_ebb_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Registered) GetWorkerId() string {
@@ -794,13 +862,20 @@ type RunAttempt struct {
 	// vertex's inputMode: file), for programs that seek or read twice.
 	// Without it each split is a named pipe the worker streams into.
 	SplitsAsFiles bool `protobuf:"varint,17,opt,name=splits_as_files,json=splitsAsFiles,proto3" json:"splits_as_files,omitempty"`
+	// For a sink vertex with speculation on: ask the AM before committing
+	// (ATTEMPT_COMMIT_PENDING) and commit only once it grants
+	// (CommitGranted), so that of two racing attempts of a task only one
+	// ever publishes its files.
+	AskCommit bool `protobuf:"varint,18,opt,name=ask_commit,json=askCommit,proto3" json:"ask_commit,omitempty"`
+	// A backup attempt racing a straggler (speculative execution).
+	Speculative   bool `protobuf:"varint,19,opt,name=speculative,proto3" json:"speculative,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RunAttempt) Reset() {
 	*x = RunAttempt{}
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -812,7 +887,7 @@ func (x *RunAttempt) String() string {
 func (*RunAttempt) ProtoMessage() {}
 
 func (x *RunAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -825,7 +900,7 @@ func (x *RunAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunAttempt.ProtoReflect.Descriptor instead.
 func (*RunAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{7}
+	return file_ebb_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RunAttempt) GetAttemptId() string {
@@ -947,6 +1022,20 @@ func (x *RunAttempt) GetSplitsAsFiles() bool {
 	return false
 }
 
+func (x *RunAttempt) GetAskCommit() bool {
+	if x != nil {
+		return x.AskCommit
+	}
+	return false
+}
+
+func (x *RunAttempt) GetSpeculative() bool {
+	if x != nil {
+		return x.Speculative
+	}
+	return false
+}
+
 // AttemptInputs hands a running (incomplete) attempt upstream partitions
 // that appeared after it started, or that were recomputed: a later copy of
 // a producer task's partition replaces the earlier one. complete: no more
@@ -962,7 +1051,7 @@ type AttemptInputs struct {
 
 func (x *AttemptInputs) Reset() {
 	*x = AttemptInputs{}
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -974,7 +1063,7 @@ func (x *AttemptInputs) String() string {
 func (*AttemptInputs) ProtoMessage() {}
 
 func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -987,7 +1076,7 @@ func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttemptInputs.ProtoReflect.Descriptor instead.
 func (*AttemptInputs) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{8}
+	return file_ebb_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AttemptInputs) GetAttemptId() string {
@@ -1021,7 +1110,7 @@ type OutputSpec struct {
 
 func (x *OutputSpec) Reset() {
 	*x = OutputSpec{}
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1033,7 +1122,7 @@ func (x *OutputSpec) String() string {
 func (*OutputSpec) ProtoMessage() {}
 
 func (x *OutputSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1046,7 +1135,7 @@ func (x *OutputSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputSpec.ProtoReflect.Descriptor instead.
 func (*OutputSpec) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{9}
+	return file_ebb_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *OutputSpec) GetConsumer() string {
@@ -1079,7 +1168,7 @@ type InputFetch struct {
 
 func (x *InputFetch) Reset() {
 	*x = InputFetch{}
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1091,7 +1180,7 @@ func (x *InputFetch) String() string {
 func (*InputFetch) ProtoMessage() {}
 
 func (x *InputFetch) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1104,7 +1193,7 @@ func (x *InputFetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputFetch.ProtoReflect.Descriptor instead.
 func (*InputFetch) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{10}
+	return file_ebb_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *InputFetch) GetProducerVertex() string {
@@ -1160,7 +1249,7 @@ type InputSplit struct {
 
 func (x *InputSplit) Reset() {
 	*x = InputSplit{}
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1261,7 @@ func (x *InputSplit) String() string {
 func (*InputSplit) ProtoMessage() {}
 
 func (x *InputSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1274,7 @@ func (x *InputSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputSplit.ProtoReflect.Descriptor instead.
 func (*InputSplit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{11}
+	return file_ebb_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *InputSplit) GetPath() string {
@@ -1219,7 +1308,7 @@ type KillAttempt struct {
 
 func (x *KillAttempt) Reset() {
 	*x = KillAttempt{}
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1320,7 @@ func (x *KillAttempt) String() string {
 func (*KillAttempt) ProtoMessage() {}
 
 func (x *KillAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1333,7 @@ func (x *KillAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillAttempt.ProtoReflect.Descriptor instead.
 func (*KillAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{12}
+	return file_ebb_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *KillAttempt) GetAttemptId() string {
@@ -1271,7 +1360,7 @@ type DAGDone struct {
 
 func (x *DAGDone) Reset() {
 	*x = DAGDone{}
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1372,7 @@ func (x *DAGDone) String() string {
 func (*DAGDone) ProtoMessage() {}
 
 func (x *DAGDone) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1385,7 @@ func (x *DAGDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGDone.ProtoReflect.Descriptor instead.
 func (*DAGDone) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{13}
+	return file_ebb_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DAGDone) GetDagId() string {
@@ -1319,7 +1408,7 @@ type Stop struct {
 
 func (x *Stop) Reset() {
 	*x = Stop{}
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1331,7 +1420,7 @@ func (x *Stop) String() string {
 func (*Stop) ProtoMessage() {}
 
 func (x *Stop) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1344,7 +1433,7 @@ func (x *Stop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stop.ProtoReflect.Descriptor instead.
 func (*Stop) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{14}
+	return file_ebb_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Stop) GetGraceful() bool {
@@ -1374,7 +1463,7 @@ type Reinit struct {
 
 func (x *Reinit) Reset() {
 	*x = Reinit{}
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1475,7 @@ func (x *Reinit) String() string {
 func (*Reinit) ProtoMessage() {}
 
 func (x *Reinit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1488,7 @@ func (x *Reinit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reinit.ProtoReflect.Descriptor instead.
 func (*Reinit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{15}
+	return file_ebb_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Reinit) GetGroup() string {
@@ -1437,7 +1526,7 @@ type Credentials struct {
 
 func (x *Credentials) Reset() {
 	*x = Credentials{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1449,7 +1538,7 @@ func (x *Credentials) String() string {
 func (*Credentials) ProtoMessage() {}
 
 func (x *Credentials) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1462,7 +1551,7 @@ func (x *Credentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credentials.ProtoReflect.Descriptor instead.
 func (*Credentials) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Credentials) GetTokens() []byte {
@@ -1494,7 +1583,7 @@ type SubmitDAGRequest struct {
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1506,7 +1595,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1519,7 +1608,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1573,7 +1662,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1585,7 +1674,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1598,7 +1687,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1617,7 +1706,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1629,7 +1718,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1642,7 +1731,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1661,7 +1750,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1673,7 +1762,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1686,7 +1775,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1719,14 +1808,19 @@ type DAGStatus struct {
 	Slots      int32   `protobuf:"varint,16,opt,name=slots,proto3" json:"slots,omitempty"`
 	GoalUnixMs int64   `protobuf:"varint,17,opt,name=goal_unix_ms,json=goalUnixMs,proto3" json:"goal_unix_ms,omitempty"`
 	// Rebuilt from the recovery log by a later AM attempt.
-	Recovered     bool `protobuf:"varint,18,opt,name=recovered,proto3" json:"recovered,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Recovered bool `protobuf:"varint,18,opt,name=recovered,proto3" json:"recovered,omitempty"`
+	// Speculative execution: backup attempts started, and the races they
+	// won (the original was killed) and lost (the backup was killed).
+	BackupsLaunched int32 `protobuf:"varint,19,opt,name=backups_launched,json=backupsLaunched,proto3" json:"backups_launched,omitempty"`
+	BackupsWon      int32 `protobuf:"varint,20,opt,name=backups_won,json=backupsWon,proto3" json:"backups_won,omitempty"`
+	BackupsLost     int32 `protobuf:"varint,21,opt,name=backups_lost,json=backupsLost,proto3" json:"backups_lost,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1738,7 +1832,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1751,7 +1845,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -1880,6 +1974,27 @@ func (x *DAGStatus) GetRecovered() bool {
 	return false
 }
 
+func (x *DAGStatus) GetBackupsLaunched() int32 {
+	if x != nil {
+		return x.BackupsLaunched
+	}
+	return 0
+}
+
+func (x *DAGStatus) GetBackupsWon() int32 {
+	if x != nil {
+		return x.BackupsWon
+	}
+	return 0
+}
+
+func (x *DAGStatus) GetBackupsLost() int32 {
+	if x != nil {
+		return x.BackupsLost
+	}
+	return 0
+}
+
 type VertexStatus struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1893,7 +2008,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1905,7 +2020,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1918,7 +2033,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -1966,7 +2081,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1978,7 +2093,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1991,7 +2106,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -2016,7 +2131,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2028,7 +2143,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2041,7 +2156,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 // ListDAGsRequest pages and filters: a session that ran 12,000 DAGs is not
@@ -2061,7 +2176,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2073,7 +2188,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2086,7 +2201,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListDAGsRequest) GetState() string {
@@ -2124,7 +2239,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2136,7 +2251,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2149,7 +2264,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -2181,7 +2296,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2193,7 +2308,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2206,7 +2321,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 type ClusterStatusResponse struct {
@@ -2220,7 +2335,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2232,7 +2347,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2245,7 +2360,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -2294,7 +2409,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2306,7 +2421,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2319,7 +2434,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2426,7 +2541,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2438,7 +2553,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2451,7 +2566,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2502,7 +2617,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2514,7 +2629,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2527,7 +2642,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2578,7 +2693,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2590,7 +2705,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2603,7 +2718,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2642,7 +2757,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2654,7 +2769,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2667,7 +2782,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{33}
+	return file_ebb_proto_rawDescGZIP(), []int{34}
 }
 
 type ShutdownRequest struct {
@@ -2679,7 +2794,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[34]
+	mi := &file_ebb_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2691,7 +2806,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[34]
+	mi := &file_ebb_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2704,7 +2819,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{34}
+	return file_ebb_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2722,7 +2837,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[35]
+	mi := &file_ebb_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2734,7 +2849,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[35]
+	mi := &file_ebb_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2747,7 +2862,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{35}
+	return file_ebb_proto_rawDescGZIP(), []int{36}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -2791,7 +2906,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\vdiagnostics\x18\x05 \x01(\tR\vdiagnostics\x12!\n" +
 	"\foutput_bytes\x18\x06 \x01(\x03R\voutputBytes\x120\n" +
 	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\x12$\n" +
-	"\x0ememory_used_mb\x18\b \x01(\x03R\fmemoryUsedMb\"\x81\x03\n" +
+	"\x0ememory_used_mb\x18\b \x01(\x03R\fmemoryUsedMb\"\xb2\x03\n" +
 	"\tAMMessage\x124\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x12.ebb.v1.RegisteredH\x00R\n" +
@@ -2802,12 +2917,16 @@ const file_ebb_proto_rawDesc = "" +
 	"\x04stop\x18\x05 \x01(\v2\f.ebb.v1.StopH\x00R\x04stop\x12(\n" +
 	"\x06reinit\x18\x06 \x01(\v2\x0e.ebb.v1.ReinitH\x00R\x06reinit\x12/\n" +
 	"\x06inputs\x18\a \x01(\v2\x15.ebb.v1.AttemptInputsH\x00R\x06inputs\x127\n" +
-	"\vcredentials\x18\b \x01(\v2\x13.ebb.v1.CredentialsH\x00R\vcredentialsB\x05\n" +
-	"\x03msg\"]\n" +
+	"\vcredentials\x18\b \x01(\v2\x13.ebb.v1.CredentialsH\x00R\vcredentials\x12/\n" +
+	"\x06commit\x18\t \x01(\v2\x15.ebb.v1.CommitGrantedH\x00R\x06commitB\x05\n" +
+	"\x03msg\".\n" +
+	"\rCommitGranted\x12\x1d\n" +
+	"\n" +
+	"attempt_id\x18\x01 \x01(\tR\tattemptId\"]\n" +
 	"\n" +
 	"Registered\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xf3\x04\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xb4\x05\n" +
 	"\n" +
 	"RunAttempt\x12\x1d\n" +
 	"\n" +
@@ -2832,7 +2951,10 @@ const file_ebb_proto_rawDesc = "" +
 	"\n" +
 	"incomplete\x18\x10 \x01(\bR\n" +
 	"incomplete\x12&\n" +
-	"\x0fsplits_as_files\x18\x11 \x01(\bR\rsplitsAsFiles\x1a6\n" +
+	"\x0fsplits_as_files\x18\x11 \x01(\bR\rsplitsAsFiles\x12\x1d\n" +
+	"\n" +
+	"ask_commit\x18\x12 \x01(\bR\taskCommit\x12 \n" +
+	"\vspeculative\x18\x13 \x01(\bR\vspeculative\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"v\n" +
@@ -2890,7 +3012,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10DAGStatusRequest\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\"8\n" +
 	"\x11DAGStatusResponse\x12#\n" +
-	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xbd\x04\n" +
+	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xac\x05\n" +
 	"\tDAGStatus\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -2912,7 +3034,11 @@ const file_ebb_proto_rawDesc = "" +
 	"\x05slots\x18\x10 \x01(\x05R\x05slots\x12 \n" +
 	"\fgoal_unix_ms\x18\x11 \x01(\x03R\n" +
 	"goalUnixMs\x12\x1c\n" +
-	"\trecovered\x18\x12 \x01(\bR\trecovered\"\x86\x01\n" +
+	"\trecovered\x18\x12 \x01(\bR\trecovered\x12)\n" +
+	"\x10backups_launched\x18\x13 \x01(\x05R\x0fbackupsLaunched\x12\x1f\n" +
+	"\vbackups_won\x18\x14 \x01(\x05R\n" +
+	"backupsWon\x12!\n" +
+	"\fbackups_lost\x18\x15 \x01(\x05R\vbackupsLost\"\x86\x01\n" +
 	"\fVertexStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
@@ -2977,14 +3103,15 @@ const file_ebb_proto_rawDesc = "" +
 	"\x14SetAutoscaleResponse\")\n" +
 	"\x0fShutdownRequest\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"\x12\n" +
-	"\x10ShutdownResponse*\x91\x01\n" +
+	"\x10ShutdownResponse*\xad\x01\n" +
 	"\fAttemptState\x12\x13\n" +
 	"\x0fATTEMPT_UNKNOWN\x10\x00\x12\x13\n" +
 	"\x0fATTEMPT_RUNNING\x10\x01\x12\x15\n" +
 	"\x11ATTEMPT_SUCCEEDED\x10\x02\x12\x12\n" +
 	"\x0eATTEMPT_FAILED\x10\x03\x12\x12\n" +
 	"\x0eATTEMPT_KILLED\x10\x04\x12\x18\n" +
-	"\x14ATTEMPT_FETCH_FAILED\x10\x052A\n" +
+	"\x14ATTEMPT_FETCH_FAILED\x10\x05\x12\x1a\n" +
+	"\x16ATTEMPT_COMMIT_PENDING\x10\x062A\n" +
 	"\x06Worker\x127\n" +
 	"\aConnect\x12\x15.ebb.v1.WorkerMessage\x1a\x11.ebb.v1.AMMessage(\x010\x012\xdf\x03\n" +
 	"\x06Client\x12@\n" +
@@ -3009,7 +3136,7 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),             // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
@@ -3018,38 +3145,39 @@ var file_ebb_proto_goTypes = []any{
 	(*Heartbeat)(nil),             // 4: ebb.v1.Heartbeat
 	(*AttemptUpdate)(nil),         // 5: ebb.v1.AttemptUpdate
 	(*AMMessage)(nil),             // 6: ebb.v1.AMMessage
-	(*Registered)(nil),            // 7: ebb.v1.Registered
-	(*RunAttempt)(nil),            // 8: ebb.v1.RunAttempt
-	(*AttemptInputs)(nil),         // 9: ebb.v1.AttemptInputs
-	(*OutputSpec)(nil),            // 10: ebb.v1.OutputSpec
-	(*InputFetch)(nil),            // 11: ebb.v1.InputFetch
-	(*InputSplit)(nil),            // 12: ebb.v1.InputSplit
-	(*KillAttempt)(nil),           // 13: ebb.v1.KillAttempt
-	(*DAGDone)(nil),               // 14: ebb.v1.DAGDone
-	(*Stop)(nil),                  // 15: ebb.v1.Stop
-	(*Reinit)(nil),                // 16: ebb.v1.Reinit
-	(*Credentials)(nil),           // 17: ebb.v1.Credentials
-	(*SubmitDAGRequest)(nil),      // 18: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 19: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 20: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 21: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 22: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 23: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 24: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 25: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 26: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 27: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 28: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 29: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 30: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 31: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 32: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 33: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 34: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 35: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 36: ebb.v1.ShutdownResponse
-	nil,                           // 37: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 38: ebb.v1.Reinit.EnvEntry
+	(*CommitGranted)(nil),         // 7: ebb.v1.CommitGranted
+	(*Registered)(nil),            // 8: ebb.v1.Registered
+	(*RunAttempt)(nil),            // 9: ebb.v1.RunAttempt
+	(*AttemptInputs)(nil),         // 10: ebb.v1.AttemptInputs
+	(*OutputSpec)(nil),            // 11: ebb.v1.OutputSpec
+	(*InputFetch)(nil),            // 12: ebb.v1.InputFetch
+	(*InputSplit)(nil),            // 13: ebb.v1.InputSplit
+	(*KillAttempt)(nil),           // 14: ebb.v1.KillAttempt
+	(*DAGDone)(nil),               // 15: ebb.v1.DAGDone
+	(*Stop)(nil),                  // 16: ebb.v1.Stop
+	(*Reinit)(nil),                // 17: ebb.v1.Reinit
+	(*Credentials)(nil),           // 18: ebb.v1.Credentials
+	(*SubmitDAGRequest)(nil),      // 19: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),     // 20: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),      // 21: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),     // 22: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),             // 23: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),          // 24: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),        // 25: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),       // 26: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),       // 27: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),      // 28: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),  // 29: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil), // 30: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),           // 31: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),            // 32: ebb.v1.NodeStatus
+	(*Transition)(nil),            // 33: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),   // 34: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),  // 35: ebb.v1.SetAutoscaleResponse
+	(*ShutdownRequest)(nil),       // 36: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),      // 37: ebb.v1.ShutdownResponse
+	nil,                           // 38: ebb.v1.RunAttempt.EnvEntry
+	nil,                           // 39: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
@@ -3057,47 +3185,48 @@ var file_ebb_proto_depIdxs = []int32{
 	5,  // 2: ebb.v1.WorkerMessage.attempt:type_name -> ebb.v1.AttemptUpdate
 	3,  // 3: ebb.v1.Register.attempts:type_name -> ebb.v1.HeldAttempt
 	0,  // 4: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
-	7,  // 5: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
-	8,  // 6: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
-	13, // 7: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
-	14, // 8: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
-	15, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
-	16, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
-	9,  // 11: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
-	17, // 12: ebb.v1.AMMessage.credentials:type_name -> ebb.v1.Credentials
-	37, // 13: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	10, // 14: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	11, // 15: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	12, // 16: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	11, // 17: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
-	38, // 18: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	22, // 19: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	23, // 20: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	22, // 21: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	30, // 22: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	31, // 23: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	32, // 24: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 25: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	18, // 26: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	20, // 27: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	24, // 28: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	26, // 29: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	28, // 30: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	33, // 31: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	35, // 32: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	6,  // 33: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	19, // 34: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	21, // 35: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	25, // 36: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	27, // 37: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	29, // 38: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	34, // 39: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	36, // 40: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	33, // [33:41] is the sub-list for method output_type
-	25, // [25:33] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	8,  // 5: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
+	9,  // 6: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
+	14, // 7: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
+	15, // 8: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
+	16, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
+	17, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
+	10, // 11: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
+	18, // 12: ebb.v1.AMMessage.credentials:type_name -> ebb.v1.Credentials
+	7,  // 13: ebb.v1.AMMessage.commit:type_name -> ebb.v1.CommitGranted
+	38, // 14: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	11, // 15: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	12, // 16: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	13, // 17: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	12, // 18: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
+	39, // 19: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	23, // 20: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	24, // 21: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	23, // 22: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	31, // 23: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	32, // 24: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	33, // 25: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 26: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	19, // 27: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	21, // 28: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	25, // 29: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	27, // 30: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	29, // 31: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	34, // 32: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	36, // 33: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	6,  // 34: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	20, // 35: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	22, // 36: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	26, // 37: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	28, // 38: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	30, // 39: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	35, // 40: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	37, // 41: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	34, // [34:42] is the sub-list for method output_type
+	26, // [26:34] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -3119,6 +3248,7 @@ func file_ebb_proto_init() {
 		(*AMMessage_Reinit)(nil),
 		(*AMMessage_Inputs)(nil),
 		(*AMMessage_Credentials)(nil),
+		(*AMMessage_Commit)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -3126,7 +3256,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   38,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -1,0 +1,304 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Speculative execution, after LATE (Zaharia et al., "Improving MapReduce
+// Performance in Heterogeneous Environments", OSDI 2008): a straggling
+// task gets a backup attempt on another node; the first of the two to
+// finish is the task's output and the other is killed. The loser is no
+// failure, and only the winner's output is ever registered (t.output), so
+// consumers read one copy. A sink's copy is committed by its worker only
+// once the Core grants it (CommitGranted): the first attempt to ask wins
+// the task, the other is killed before it publishes anything.
+//
+// Each tick (Core.Tick) and per vertex with speculation on:
+//   - every running attempt's progress rate is progress / run time, and
+//     its time left (1 - progress) / rate (infinite at rate 0);
+//   - the vertex's threshold is the SlowTaskPercentile of the rates of its
+//     running attempts and its finished ones (1 / run time);
+//   - a candidate has run at least MinRuntime, its rate is below the
+//     threshold, and its time left is longer than a new attempt would take
+//     (the vertex's mean finished run time, or 1 / the median rate before
+//     any finished): a backup that cannot win is not started;
+//   - candidates go by largest time left first, while fewer than
+//     CapPercent of the vertex's tasks (at least one) run a backup;
+//   - a backup goes to a free worker of the DAG's group that is neither on
+//     the original's node nor on a node where any candidate runs (LATE's
+//     rule against slow nodes), and only when nothing is queued in the
+//     group: backups take room no first attempt wants. With no such
+//     worker, on-demand scaling asks for one (group.backupMB), unless an
+//     idle worker already sits on a slow node.
+
+// SpeculationCounts are backup attempts and how their races ended.
+type SpeculationCounts struct {
+	Launched int // backups started
+	Won      int // backups that finished first: the original was killed
+	Lost     int // backups killed because the original finished first
+}
+
+// speculative reports whether v's stragglers get backups: the vertex's own
+// setting, else the AM's.
+func (v *vertexRun) speculative(o SpeculationOptions) bool {
+	if s := v.spec.Speculative; s != nil {
+		return *s
+	}
+	return o.Enabled
+}
+
+// straggler is a running attempt's standing in its vertex.
+type straggler struct {
+	a        *attemptRun
+	rate     float64 // progress per second
+	left     float64 // seconds, +Inf at rate 0
+	elapsed  time.Duration
+	eligible bool // ran MinRuntime, no backup yet
+}
+
+// speculate is Tick's stage that starts backups.
+func (c *Core) speculate() {
+	for _, g := range c.gorder {
+		g.backupMB = 0
+	}
+	for _, d := range c.active {
+		if d.state != DAGRunning || d.running == 0 || d.group.queue.Len() > 0 {
+			continue
+		}
+		for _, v := range d.vertices {
+			if v.succeeded < len(v.tasks) && v.speculative(c.opts.Speculation) {
+				c.speculateVertex(v)
+			}
+		}
+	}
+}
+
+// speculateVertex starts backups for v's worst stragglers, within its cap.
+func (c *Core) speculateVertex(v *vertexRun) {
+	o := c.opts.Speculation
+	room := max(1, len(v.tasks)*o.CapPercent/100)
+	var runs []straggler
+	for _, t := range v.tasks {
+		if t.backup != nil {
+			room--
+		}
+		a := t.current
+		if t.state != taskRunning || a == nil || a.worker == nil || a.gathering {
+			continue
+		}
+		el := c.now.Sub(a.started)
+		// An attempt granted its commit has finished its work: a backup
+		// could only lose (commitAsked).
+		s := straggler{a: a, elapsed: el, left: math.Inf(1), eligible: t.backup == nil && !a.committing && el >= o.MinRuntime && el > 0}
+		if el > 0 {
+			s.rate = a.progress / el.Seconds()
+		}
+		if s.rate > 0 {
+			s.left = (1 - a.progress) / s.rate
+		}
+		runs = append(runs, s)
+	}
+	if room <= 0 || len(runs) == 0 {
+		return
+	}
+	rates := make([]float64, 0, len(runs)+len(v.doneRates))
+	for _, s := range runs {
+		rates = append(rates, s.rate)
+	}
+	rates = append(rates, v.doneRates...)
+	sort.Float64s(rates)
+	threshold := percentile(rates, o.SlowTaskPercentile)
+	fresh := v.freshSeconds(rates)
+	var cands []straggler
+	slow := map[*nodeRun]bool{}
+	for _, s := range runs {
+		if s.rate >= threshold {
+			continue
+		}
+		slow[s.a.worker.node] = true
+		if s.eligible && s.left > fresh {
+			cands = append(cands, s)
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].before(cands[j]) })
+	for _, s := range cands {
+		if room == 0 {
+			return
+		}
+		room--
+		if w := c.backupWorker(s.a, slow); w != nil {
+			c.startBackup(s.a, w, s.left)
+		} else if !roomOnSlow(v.dag, s.a.memoryMB(), slow) {
+			// No room: the group asks for it (on-demand scaling, as
+			// MapReduce's AM asks a container for a speculative attempt).
+			// Not while an idle worker sits on a slow node: one that came
+			// for a backup and landed there, which asking again could
+			// repeat.
+			v.dag.group.backupMB += s.a.memoryMB()
+		}
+	}
+}
+
+// roomOnSlow reports whether an idle worker of d's group with room for mem
+// sits on a slow node.
+func roomOnSlow(d *dagRun, mem int64, slow map[*nodeRun]bool) bool {
+	for w := range d.group.workers {
+		if slow[w.node] && len(w.running) == 0 && !w.draining && w.takes(d) && w.freeMB >= mem {
+			return true
+		}
+	}
+	return false
+}
+
+// before orders candidates: largest time left first; then the longest
+// running; then task index, so runs replay.
+func (s straggler) before(o straggler) bool {
+	if s.left != o.left {
+		return s.left > o.left
+	}
+	if s.elapsed != o.elapsed {
+		return s.elapsed > o.elapsed
+	}
+	return s.a.task.index < o.a.task.index
+}
+
+// percentile is the p-th percentile of sorted xs, interpolated between
+// ranks, so that with a few tasks the slowest one still falls below the
+// 25th (nearest rank would make it the threshold itself).
+func percentile(xs []float64, p int) float64 {
+	pos := float64(p) / 100 * float64(len(xs)-1)
+	i := int(pos)
+	if i+1 >= len(xs) {
+		return xs[len(xs)-1]
+	}
+	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
+}
+
+// freshSeconds is how long a new attempt of v is expected to take: its
+// mean finished run time, else 1 / the median rate (0: nothing to go by,
+// so any time left will do).
+func (v *vertexRun) freshSeconds(sortedRates []float64) float64 {
+	if v.doneN > 0 {
+		return (v.doneTime / time.Duration(v.doneN)).Seconds()
+	}
+	if m := percentile(sortedRates, 50); m > 0 {
+		return 1 / m
+	}
+	return 0
+}
+
+// backupWorker is the group's worker, best fit first, with room for a
+// backup of a on none of the slow nodes (a's own among them).
+func (c *Core) backupWorker(a *attemptRun, slow map[*nodeRun]bool) *workerRun {
+	d := a.task.vertex.dag
+	g := d.group
+	mem := a.memoryMB()
+	var best *workerRun
+	for _, pn := range g.pnodes {
+		// a's own node is among the slow ones: a is a candidate.
+		for _, w := range g.byNode[pn.ID] {
+			if slow[w.node] || w.draining || !w.takes(d) || w.freeMB < mem {
+				continue
+			}
+			if best == nil || w.freeMB < best.freeMB || (w.freeMB == best.freeMB && w.info.ID < best.info.ID) {
+				best = w
+			}
+		}
+	}
+	return best
+}
+
+// startBackup runs a backup of the straggler a on w.
+func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
+	t := a.task
+	d := t.vertex.dag
+	b := &attemptRun{
+		id:          fmt.Sprintf("%s_%s_%06d_%d", d.id, t.vertex.spec.Name, t.index, t.attempts),
+		task:        t,
+		number:      t.attempts,
+		queuedAt:    c.now,
+		askMB:       a.askMB,
+		speculative: true,
+	}
+	b.seed = seedOf(b.id)
+	t.attempts++
+	c.attempt[b.id] = b
+	t.becomeSpeculated(b)
+	d.speculation.Launched++
+	c.specCount.Launched++
+	c.logf("attempt %s on node %s straggles (progress %.2f after %s, about %.0fs left): backup %s on node %s",
+		a.id, a.worker.node.id, a.progress, c.now.Sub(a.started).Round(time.Second), left, b.id, w.node.id)
+	c.occupy(b, w)
+	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(b)})
+}
+
+// rival is the other attempt racing a for its task, or nil.
+func (t *taskRun) rival(a *attemptRun) *attemptRun {
+	switch {
+	case t.backup == nil:
+		return nil
+	case a == t.current:
+		return t.backup
+	case a == t.backup:
+		return t.current
+	}
+	return nil
+}
+
+// dropAttempt removes attempt a, ended without output, from its task: the
+// task goes on with a's rival when one runs, else it waits to be queued
+// again. It reports whether a rival goes on.
+func (c *Core) dropAttempt(a *attemptRun) bool {
+	t := a.task
+	c.detach(a)
+	delete(c.attempt, a.id)
+	if r := t.rival(a); r != nil {
+		t.becomeSingle(r)
+		return true
+	}
+	t.becomeWaiting()
+	return false
+}
+
+// killLoser stops the rival of winner, the attempt whose output the task
+// keeps: the loser is killed, not failed, and its output never counts.
+func (c *Core) killLoser(winner *attemptRun) {
+	t := winner.task
+	l := t.rival(winner)
+	if l == nil {
+		return
+	}
+	d := t.vertex.dag
+	if winner.speculative {
+		d.speculation.Won++
+		c.specCount.Won++
+	} else {
+		d.speculation.Lost++
+		c.specCount.Lost++
+	}
+	if l.worker != nil {
+		c.emit(KillAttempt{Worker: l.worker.info.ID, AttemptID: l.id, Loser: true,
+			Reason: fmt.Sprintf("attempt %s of the same task finished first", winner.id)})
+	}
+	c.detach(l)
+	delete(c.attempt, l.id)
+	t.becomeSingle(winner)
+}
+
+// commitAsked answers a sink attempt that asks to commit: the first of
+// racing attempts to ask wins the task and is granted, and the other is
+// killed before it can publish anything (its later ask finds no attempt).
+// A granted attempt gets no backup (speculateVertex), so no rival appears
+// while it commits. A repeated ask (the worker repeats it until answered)
+// is granted again.
+func (c *Core) commitAsked(a *attemptRun) {
+	c.killLoser(a)
+	a.committing = true
+	c.emit(GrantCommit{Worker: a.worker.info.ID, AttemptID: a.id})
+}
+
+// Speculation counts the backup attempts of every DAG this Core ran.
+func (c *Core) Speculation() SpeculationCounts { return c.specCount }
