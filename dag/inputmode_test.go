@@ -29,7 +29,7 @@ func TestRecordLength(t *testing.T) {
 	}
 	for bad, want := range map[string]string{
 		"inputs: [input.txt]\n    recordLength: -1": `bad.yaml:12: vertices[0].recordLength: -1: want 0 (lines) or a record size in bytes`,
-		"recordLength: 100":                          `bad.yaml:11: vertices[0].recordLength: 100 with no inputs: it says how to split inputs`,
+		"recordLength: 100":                         `bad.yaml:11: vertices[0].recordLength: 100 with no inputs: it says how to split inputs`,
 	} {
 		_, err := Parse("bad.yaml", []byte(strings.Replace(good, "inputs: [input.txt]", bad, 1)))
 		if err == nil || err.Error() != want {
