@@ -1,7 +1,7 @@
 # Shared by the benchmarks that run MapReduce and ebb side by side on one
-# YARN cluster (terasort.sh; mr-vs-ebb.sh has its own copy of the same
-# steps). Source it after setting: repo, here, work, log, rundir, confdir
-# (empty: start a cluster in rundir), keep_cluster, clean, hdfs_dir.
+# YARN cluster (mr-vs-ebb.sh, terasort.sh). Source it after setting repo
+# and here; call the bench_* steps after setting work, log, rundir,
+# confdir (empty: start a cluster in rundir), keep_cluster, clean, hdfs_dir.
 #
 #   bench_tools     finds Java 8..21, mvn and go; sets java, java_home, opens
 #   bench_build     builds ebb into $work/ebb and the Java side; sets jars, rev
