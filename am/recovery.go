@@ -37,7 +37,7 @@ func (a *AM) recordAccepted(id string, r SubmitRequest, sub core.Submission, pla
 			for _, ss := range tasks {
 				var out []recoverylog.Split
 				for _, s := range ss {
-					out = append(out, recoverylog.Split{Path: s.Path, Offset: s.Offset, Length: s.Length})
+					out = append(out, recoverylog.Split{Path: s.Path, Offset: s.Offset, Length: s.Length, RecordLength: s.RecordLength})
 				}
 				rec.Splits[v] = append(rec.Splits[v], out)
 			}
@@ -208,7 +208,7 @@ func RecoveredDAGs(records []recoverylog.Record) ([]core.RecoveredDAG, []string)
 					for _, ss := range tasks {
 						var out []core.Split
 						for _, s := range ss {
-							out = append(out, core.Split{Path: s.Path, Offset: s.Offset, Length: s.Length})
+							out = append(out, core.Split{Path: s.Path, Offset: s.Offset, Length: s.Length, RecordLength: s.RecordLength})
 						}
 						sub.Splits[v] = append(sub.Splits[v], out)
 					}

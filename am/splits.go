@@ -22,7 +22,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // ComputeSplits lists every vertex's inputs and cuts them into one list of
 // byte ranges per task, of about equal size. Workers widen each range to
-// whole lines, so cuts may fall anywhere.
+// whole lines, so cuts may fall anywhere; for a vertex with a recordLength
+// they fall on record boundaries instead, and are copied exactly.
 func ComputeSplits(spec *dag.Spec, list func(pattern string) ([]fsys.FileInfo, error)) (map[string][][]core.Split, error) {
 	out := map[string][][]core.Split{}
 	for _, v := range spec.Vertices {
@@ -40,13 +41,17 @@ func ComputeSplits(spec *dag.Spec, list func(pattern string) ([]fsys.FileInfo, e
 			}
 			files = append(files, fs...)
 		}
-		out[v.Name] = cut(files, v.Parallelism)
+		out[v.Name] = cut(files, v.Parallelism, v.RecordLength)
 	}
 	return out, nil
 }
 
 // cut divides the concatenation of files into n ranges of near-equal size.
-func cut(files []fsys.FileInfo, n int) [][]core.Split {
+// With a record length r > 0 every cut inside a file moves back to the
+// record boundary at or before it (a multiple of r from the file's
+// start), so that each record lies in one range whole; both ranges beside
+// a cut move it alike, so the ranges still tile every file.
+func cut(files []fsys.FileInfo, n int, r int64) [][]core.Split {
 	var total int64
 	for _, f := range files {
 		total += f.Size
@@ -61,9 +66,15 @@ func cut(files []fsys.FileInfo, n int) [][]core.Split {
 		for i := 0; i < n; i++ {
 			lo := int64(i) * total / int64(n)
 			hi := int64(i+1) * total / int64(n)
-			s, e := max(lo, base), min(hi, base+f.Size)
+			s, e := max(lo, base)-base, min(hi, base+f.Size)-base
+			if r > 0 {
+				s -= s % r
+				if e < f.Size { // the file's end (even a short last record) stays put
+					e -= e % r
+				}
+			}
 			if s < e {
-				tasks[i] = append(tasks[i], core.Split{Path: f.Path, Offset: s - base, Length: e - s})
+				tasks[i] = append(tasks[i], core.Split{Path: f.Path, Offset: s, Length: e - s, RecordLength: r})
 			}
 		}
 		base += f.Size

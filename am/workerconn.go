@@ -102,7 +102,7 @@ func runMessage(a core.AttemptSpec) *ebbpb.AMMessage {
 	}
 	r.Inputs = inputFetches(a.Inputs)
 	for _, s := range a.Splits {
-		r.Splits = append(r.Splits, &ebbpb.InputSplit{Path: s.Path, Offset: s.Offset, Length: s.Length})
+		r.Splits = append(r.Splits, &ebbpb.InputSplit{Path: s.Path, Offset: s.Offset, Length: s.Length, RecordLength: s.RecordLength})
 	}
 	return &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Run{Run: r}}
 }

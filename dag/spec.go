@@ -96,8 +96,13 @@ type VertexSpec struct {
 	// pipe the worker streams the split into while the task reads it) or
 	// "file" (a regular file copied before the task starts, for programs
 	// that seek or read their input twice).
-	InputMode string            `yaml:"inputMode,omitempty" json:"inputMode,omitempty"`
-	Env       map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	InputMode string `yaml:"inputMode,omitempty" json:"inputMode,omitempty"`
+	// RecordLength says the input files hold fixed-length binary records
+	// of this many bytes (TeraGen's are 100): splits are then cut on record
+	// boundaries and copied exactly, instead of widened to whole lines
+	// (which a record holding a newline byte would break). 0: lines.
+	RecordLength int64             `yaml:"recordLength,omitempty" json:"recordLength,omitempty"`
+	Env          map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 	// SimDurations are task run times used only by `ebb sim` (one per task,
 	// or one for all tasks).
 	SimDurations []Duration `yaml:"simDurations,omitempty" json:"simDurations,omitempty"`

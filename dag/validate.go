@@ -170,6 +170,12 @@ func (v *VertexSpec) validate(f string, g GroupSpec) error {
 		return fieldErr(f+".inputMode", "%q: want %s (the default: a named pipe fed while the task reads) or %s (a copy made before it starts)",
 			v.InputMode, InputStream, InputFile)
 	}
+	if v.RecordLength < 0 {
+		return fieldErr(f+".recordLength", "%d: want 0 (lines) or a record size in bytes", v.RecordLength)
+	}
+	if v.RecordLength > 0 && len(v.Inputs) == 0 {
+		return fieldErr(f+".recordLength", "%d with no inputs: it says how to split inputs", v.RecordLength)
+	}
 	if n := len(v.SimDurations); n > 1 && n != v.Parallelism {
 		return fieldErr(f+".simDurations", "%d durations for %d tasks: want one, or one per task", n, v.Parallelism)
 	}

@@ -67,6 +67,8 @@ type Split struct {
 	Path   string `json:"p"`
 	Offset int64  `json:"o"`
 	Length int64  `json:"l"`
+	// RecordLength is core.Split's: 0 for lines.
+	RecordLength int64 `json:"r,omitempty"`
 }
 
 // DAGAccepted is a DAG the AM accepted: enough to rebuild its submission

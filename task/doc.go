@@ -55,7 +55,10 @@
 //	  output/<any file>                         a sink vertex's results
 //	  progress                                  EBB_PROGRESS_FILE
 //
-// Input splits follow Hadoop's line reader: a split that does not start at
+// A vertex with recordLength: N in its spec gets splits cut on N-byte
+// record boundaries and copied exactly (records may hold newline bytes);
+// the tera-* built-ins need that. Otherwise input splits follow Hadoop's
+// line reader: a split that does not start at
 // offset 0 skips its first partial line, and every split reads past its end
 // to finish its last line, so each line of a file is in exactly one task.
 //
@@ -134,19 +137,29 @@
 //	           firstByte * partitions / 256, so partitions in order are
 //	           totally ordered
 //	cat        copies input lines; partition = fnv32a(line) % partitions
+//	tera-sample  [--sample-size N]: reads TeraGen's 100-byte records (10-byte
+//	           keys) from its splits and writes the first N/parallelism keys
+//	           to every edge, then stops reading (TeraSort samples so)
+//	tera-map   range-partitions the 100-byte records of its splits by the
+//	           n-1 cut points it takes from every sampled key it receives
+//	           (the inputs that are not splits): partition i starts at the
+//	           sorted sample's key of rank round(i*keys/n)
+//	tera-reduce  sorts the 100-byte records it receives bytewise, with
+//	           spills under the budget, into its sink output; sinks in task
+//	           order are totally ordered, as Hadoop's TeraValidate checks
 //	burn       --memory-mb N --seconds S [--fail-first-attempt]: touches N MB,
 //	           holds it S seconds, then copies input lines like cat; a sink
 //	           also gets the line "burned N MB for S s" first; with
 //	           --fail-first-attempt it fails at once when EBB_ATTEMPT is 0
 //
-// The built-ins read every regular file and named pipe under EBB_INPUT_DIR
+// The line built-ins read every regular file and named pipe under EBB_INPUT_DIR
 // recursively, once, line by line ("\n" or "\r\n" ends a line); wc-reduce,
 // which may read sorted inputs twice, counts with spills at once when an
 // input is a pipe.
 //
 // # Memory
 //
-// wc-map, wc-reduce and sort succeed on any input size at any ask of a few
+// wc-map, wc-reduce, sort and tera-reduce succeed on any input size at any ask of a few
 // tens of MB or more: they buffer records up to a budget, 40% of
 // EBB_MEMORY_MB (or EBB_TASK_SPILL_BYTES), then write them sorted as a run
 // to a spill-* directory in EBB_WORK_DIR, and at the end merge the runs (64

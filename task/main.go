@@ -27,6 +27,10 @@ var programs = map[string]program{
 	"sort":      {"sort input lines; range-partition them by first byte", sortLines},
 	"cat":       {"copy input lines to the outputs, hash-partitioned", catLines},
 	"burn":      {"hold --memory-mb for --seconds, then pass input through", burn},
+	// The total-order sort of TeraGen's records (terasample.go).
+	"tera-sample": {"sample the first keys of 100-byte records for tera-map's cut points", teraSample},
+	"tera-map":    {"range-partition 100-byte records by cut points from sampled keys", teraMap},
+	"tera-reduce": {"sort 100-byte records (spilling under the budget) into the sink", teraReduce},
 }
 
 // Names lists the built-in tasks, sorted.

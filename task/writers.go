@@ -81,6 +81,29 @@ func (ws *Writers) Emit(line []byte, partition func(partitions int) int) error {
 	return nil
 }
 
+// EmitRecord writes rec as it is, with no line end (a fixed-length
+// binary record), like Emit.
+func (ws *Writers) EmitRecord(rec []byte, partition func(partitions int) int) error {
+	if ws.sink != nil {
+		return ws.sink.write(rec)
+	}
+	for _, e := range ws.edges {
+		p := partition(e.out.Partitions)
+		if p < 0 || p >= len(e.parts) {
+			return fmt.Errorf("partition %d out of range for %s (%d partitions)", p, e.out.Consumer, e.out.Partitions)
+		}
+		if err := e.parts[p].write(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (fw *fileWriter) write(rec []byte) error {
+	_, err := fw.w.Write(rec)
+	return err
+}
+
 func (fw *fileWriter) writeLine(line []byte) error {
 	if _, err := fw.w.Write(line); err != nil {
 		return err

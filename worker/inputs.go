@@ -141,7 +141,7 @@ func (w *worker) copySplit(dst string, s *ebbpb.InputSplit) error {
 	if err != nil {
 		return err
 	}
-	if _, err := copySplit(out, in, s.GetOffset(), s.GetLength()); err != nil {
+	if _, err := copyInputSplit(out, in, s); err != nil {
 		_ = out.Close()
 		return fmt.Errorf("%s [%d+%d]: %w", s.GetPath(), s.GetOffset(), s.GetLength(), err)
 	}

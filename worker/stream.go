@@ -144,7 +144,7 @@ func (s *splitStreams) copy(out io.Writer, sp *ebbpb.InputSplit) (int64, error) 
 		return 0, err
 	}
 	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
-	return copySplit(sinkWriter{out, &s.sent}, in, sp.GetOffset(), sp.GetLength())
+	return copyInputSplit(sinkWriter{out, &s.sent}, in, sp)
 }
 
 // progress is the share of the splits' bytes streamed so far, below 1

@@ -159,6 +159,9 @@ type Split struct {
 	Path   string
 	Offset int64
 	Length int64
+	// RecordLength is the vertex's recordLength: 0 for lines, N for a
+	// range of whole N-byte records copied exactly.
+	RecordLength int64
 }
 
 // AttemptResult is how an attempt ended, as a worker reports it.

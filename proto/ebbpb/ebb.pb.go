@@ -1239,10 +1239,15 @@ func (x *InputFetch) GetPartition() int32 {
 }
 
 type InputSplit struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
-	Offset        int64                  `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
-	Length        int64                  `protobuf:"varint,3,opt,name=length,proto3" json:"length,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Path   string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Offset int64                  `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	Length int64                  `protobuf:"varint,3,opt,name=length,proto3" json:"length,omitempty"`
+	// 0: the range is widened to whole lines (Hadoop's line reader). N > 0:
+	// the file holds fixed-length records of N bytes (the vertex's
+	// recordLength); the AM cut the range on record boundaries and the worker
+	// copies exactly its bytes, which may hold any byte value.
+	RecordLength  int64 `protobuf:"varint,4,opt,name=record_length,json=recordLength,proto3" json:"record_length,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1294,6 +1299,13 @@ func (x *InputSplit) GetOffset() int64 {
 func (x *InputSplit) GetLength() int64 {
 	if x != nil {
 		return x.Length
+	}
+	return 0
+}
+
+func (x *InputSplit) GetRecordLength() int64 {
+	if x != nil {
+		return x.RecordLength
 	}
 	return 0
 }
@@ -2976,12 +2988,13 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10producer_attempt\x18\x03 \x01(\tR\x0fproducerAttempt\x12\x18\n" +
 	"\aaddress\x18\x04 \x01(\tR\aaddress\x12\x1a\n" +
 	"\bconsumer\x18\x05 \x01(\tR\bconsumer\x12\x1c\n" +
-	"\tpartition\x18\x06 \x01(\x05R\tpartition\"P\n" +
+	"\tpartition\x18\x06 \x01(\x05R\tpartition\"u\n" +
 	"\n" +
 	"InputSplit\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
 	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x16\n" +
-	"\x06length\x18\x03 \x01(\x03R\x06length\"D\n" +
+	"\x06length\x18\x03 \x01(\x03R\x06length\x12#\n" +
+	"\rrecord_length\x18\x04 \x01(\x03R\frecordLength\"D\n" +
 	"\vKillAttempt\x12\x1d\n" +
 	"\n" +
 	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12\x16\n" +

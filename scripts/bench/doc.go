@@ -1,9 +1,12 @@
-// Package bench holds the MapReduce-vs-ebb benchmark (issue #17): the
-// script mr-vs-ebb.sh, its input generator (benchgen), its Java side (pom.xml:
-// MapReduce's WordCount and the RM report reader AppReport) and, as this
-// package's only Go code, the smoke test that runs the script's smallest
-// case on the test run's minicluster.
+// Package bench holds the benchmarks that run MapReduce and ebb side by
+// side on one YARN cluster: mr-vs-ebb.sh (issue #17: word count, with its
+// input generator benchgen) and terasort.sh (issue #27: TeraGen, then
+// MapReduce's TeraSort and ebb's tera-sample/tera-map/tera-reduce, each
+// output checked by TeraValidate), with lib.sh's shared steps and their
+// Java side (pom.xml: hadoop-mapreduce-examples and the RM report reader
+// AppReport). This package's only Go code is the smoke tests that run each
+// script's smallest case on the test run's minicluster.
 //
-// The benchmark itself is too slow for the test command; its results go in
-// the README's "Benchmark: MapReduce vs ebb" section.
+// The benchmarks themselves are too slow for the test command; their
+// results go in the README's benchmark sections.
 package bench

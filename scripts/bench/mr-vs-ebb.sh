@@ -46,8 +46,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 
-say() { echo "bench: $*" >&2; }
-die() { say "$*"; exit 1; }
+# shellcheck source=scripts/bench/lib.sh
+source "$here/lib.sh"
 usage() { sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # -- options
@@ -129,84 +129,12 @@ log="$work/bench.log"
 : >"$log"
 say "work dir $work (log: $log)"
 
-# -- tools: Java 17 for the Hadoop clients and MapReduce's containers, Maven, Go.
-java=""
-for cand in ${EBB_BENCH_JAVA:-} ${JAVA_HOME:+$JAVA_HOME/bin/java} /usr/lib/jvm/java-17-openjdk-amd64/bin/java "$(command -v java || true)"; do
-  [[ -x "$cand" ]] || continue
-  v="$("$cand" -version 2>&1 | sed -n 's/.*version "\([0-9][0-9.]*\).*/\1/p' | head -n 1)"
-  v="${v#1.}"
-  v="${v%%.*}"
-  if [[ -n "$v" ]] && ((v >= 8 && v <= 21)); then java="$cand"; break; fi
-done
-[[ -n "$java" ]] || die "no Java 8..21 (Hadoop 3.4's range) found: set EBB_BENCH_JAVA to a java binary"
-java_home="$(dirname "$(dirname "$(readlink -f "$java")")")"
-command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-command -v go >/dev/null || die "go not found"
-
-# Hadoop 3.4 on Java 17 needs these opens (its reflection into the JDK);
-# the same list for our clients, MapReduce's AM and its tasks.
-opens=""
-for p in java.base/java.lang java.base/java.lang.reflect java.base/java.io java.base/java.net \
-  java.base/java.nio java.base/java.util java.base/java.util.concurrent \
-  java.base/java.util.concurrent.atomic java.base/sun.nio.ch java.base/sun.net.util; do
-  opens+=" --add-opens=$p=ALL-UNNAMED"
-done
-opens="${opens# }"
-
-# The commit measured: taken before the build, so edits during a long run
-# do not mislabel it.
-rev="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-git -C "$repo" diff --quiet HEAD 2>/dev/null || rev+=" with uncommitted changes"
-say "building ebb and benchgen"
-go build -o "$work/ebb" "$repo/cmd/ebb" >>"$log" 2>&1 || die "go build ./cmd/ebb failed (see $log)"
+# -- tools, the build and the cluster (lib.sh)
+bench_tools
+bench_build
 go build -o "$work/benchgen" "$repo/scripts/bench/benchgen" >>"$log" 2>&1 || die "go build benchgen failed (see $log)"
-
-# The Java side: offline first (a warm ~/.m2 needs no network), online as
-# the fallback; skipped when nothing changed since the last build.
-cp_file="$here/target/classpath.txt"
-if [[ ! -f "$cp_file" || ! -f "$here/target/classes/ebb/bench/AppReport.class" ||
-  -n "$(find "$here/pom.xml" "$here/src" -newer "$cp_file" -print -quit)" ]]; then
-  say "building the Java side (scripts/bench/pom.xml)"
-  if ! mvn -o -q -B -f "$here/pom.xml" compile >>"$log" 2>&1; then
-    mvn -q -B -f "$here/pom.xml" compile >>"$log" 2>&1 || die "maven build of scripts/bench failed (see $log)"
-  fi
-  touch "$cp_file"
-fi
-jars="$(cat "$cp_file")"
-
-# -- the cluster
-started_cluster=""
-cleanup() {
-  if [[ -n "$clean" && -n "$confdir" ]]; then
-    fs -rm -r -f -skipTrash "$hdfs_dir" >>"$log" 2>&1 || true
-  fi
-  if [[ -n "$started_cluster" && -z "$keep_cluster" ]]; then
-    say "stopping the cluster in $rundir"
-    "$repo/scripts/minicluster/stop.sh" "$rundir" >>"$log" 2>&1 || true
-  fi
-}
-trap cleanup EXIT
-if [[ -z "$confdir" ]]; then
-  say "starting the minicluster in $rundir"
-  confdir="$("$repo/scripts/minicluster/start.sh" "$rundir" 2>>"$log" | tail -n 1)" ||
-    die "scripts/minicluster/start.sh $rundir failed (see $log)"
-  started_cluster=1
-fi
-[[ -f "$confdir/yarn-site.xml" ]] || die "--conf-dir $confdir: no yarn-site.xml there"
-confdir="$(cd "$confdir" && pwd)"
-grep -q 'mapreduce_shuffle' "$confdir/yarn-site.xml" ||
-  die "the cluster in $confdir runs no mapreduce_shuffle aux service (yarn.nodemanager.aux-services): start it with this checkout's scripts/minicluster/start.sh"
-nm_log_dirs=""
-if [[ -f "$confdir/../cluster.env" ]]; then
-  nm_log_dirs="$(sed -n 's/^NM_LOG_DIRS=//p' "$confdir/../cluster.env" | tr -d "'")"
-fi
-namenode="$(tr -d ' \n' <"$confdir/core-site.xml" | sed -n 's|.*<name>fs.defaultFS</name><value>\([^<]*\)</value>.*|\1|p')"
-[[ "$namenode" == hdfs://* ]] || die "no hdfs:// fs.defaultFS in $confdir/core-site.xml"
-say "cluster: HADOOP_CONF_DIR=$confdir, HDFS $namenode"
-
-# Every JVM and ebb call is bounded: a hung cluster must not hang the run.
-jrun() { timeout 600 "$java" $opens -cp "$confdir:$here/target/classes:$jars" "$@"; }
-fs() { jrun org.apache.hadoop.fs.FsShell "$@"; }
+bench_cluster
+mr_opts
 
 # -- inputs
 # ensure_input NAME: the input's file in HDFS, generated once (its name
@@ -242,27 +170,12 @@ mr_splits() {
 }
 
 # -- one job each
-now_ms() { date +%s%3N; }
 
-# mr_job INPUT_DIR OUTPUT_DIR RUNLOG: MapReduce's own WordCount. Settings
-# beyond the stock ones: 2 reducers; the job's class path (the jars this
-# script resolved; the NodeManagers run on this machine); JAVA_HOME and the
-# Java 17 opens for the AM and tasks; the minicluster's StaticMapping (a
-# test class) replaced by the default rack mapping; no job history server.
+# mr_job INPUT_DIR OUTPUT_DIR RUNLOG: MapReduce's own WordCount, 2 reducers,
+# stock settings beyond lib.sh's mr_opts (what Java 17 and this machine need).
 mr_job() {
   timeout "$job_timeout" "$java" $opens -cp "$confdir:$here/target/classes:$jars" \
-    org.apache.hadoop.examples.WordCount \
-    -D mapreduce.framework.name=yarn \
-    -D mapreduce.job.reduces=2 \
-    -D "mapreduce.application.classpath=$jars" \
-    -D net.topology.node.switch.mapping.impl=org.apache.hadoop.net.ScriptBasedMapping \
-    -D "yarn.app.mapreduce.am.env=JAVA_HOME=$java_home" \
-    -D "mapreduce.map.env=JAVA_HOME=$java_home" \
-    -D "mapreduce.reduce.env=JAVA_HOME=$java_home" \
-    -D "yarn.app.mapreduce.am.command-opts=-Xmx1024m $opens" \
-    -D "mapreduce.map.java.opts=$opens" \
-    -D "mapreduce.reduce.java.opts=$opens" \
-    -D mapreduce.jobhistory.address= \
+    org.apache.hadoop.examples.WordCount "${mr_d[@]}" -D mapreduce.job.reduces=2 \
     ${mr_sets[@]+"${mr_sets[@]}"} \
     "$1" "$2" >"$3" 2>&1
 }
@@ -282,18 +195,6 @@ ebb_job() {
   HADOOP_CONF_DIR="$confdir" timeout "$job_timeout" "$work/ebb" submit "$spec" \
     --output "$namenode$2" --set "mr3.am.resource.memory.mb=$ebb_am_mb" "${uber_set[@]}" \
     ${ebb_sets[@]+"${ebb_sets[@]}"} >"$4" 2>&1
-}
-
-# containers APP: container log directories of APP over every NodeManager
-# (log aggregation is off on the minicluster); "n/a" elsewhere.
-containers() {
-  [[ -n "$nm_log_dirs" ]] || { echo n/a; return; }
-  local n=0 d
-  IFS=, read -r -a dirs <<<"$nm_log_dirs"
-  for d in "${dirs[@]}"; do
-    [[ -d "$d/$1" ]] && n=$((n + $(find "$d/$1" -mindepth 1 -maxdepth 1 -name 'container_*' | wc -l)))
-  done
-  echo "$n"
 }
 
 # digest OUTPUT_DIR NAME: normalise every part file to word<TAB>count lines,
