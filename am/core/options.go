@@ -96,6 +96,11 @@ type CoreOptions struct {
 	RetainDAGs      int
 	RetainDAGsFor   time.Duration
 	RetainSummaries int
+	// NoInputLists leaves RunAttempt's AttemptSpec.Inputs empty, for a
+	// world that fetches nothing (the simulator: no key). A consumer's
+	// list names every producer task, so building it was half of what a
+	// 24k-job replay allocated; the AM's worlds need it and leave this off.
+	NoInputLists bool
 }
 
 // OptionError is one option the Core cannot work with: the field, the key
