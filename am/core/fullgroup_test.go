@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ebb-am/ebb/packing"
@@ -55,4 +56,29 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// NoInputLists (the sim's world fetches nothing) leaves a consumer's input
+// list empty and the rest of its spec as it was.
+func TestNoInputListsLeavesInputsOut(t *testing.T) {
+	specs := map[bool]AttemptSpec{}
+	for _, omit := range []bool{false, true} {
+		f := newFake(t, CoreOptions{NoInputLists: omit})
+		f.submit(diamond)
+		f.addWorker("w1", "g", "n1", 4096)
+		f.finishAll() // src; left and right start
+		for id := range f.running {
+			if s := f.c.attemptSpec(f.c.attempt[id]); s.Vertex == "left" && s.Task == 1 {
+				specs[omit] = s
+			}
+		}
+	}
+	with, without := specs[false], specs[true]
+	if len(with.Inputs) != 3 || len(without.Inputs) != 0 {
+		t.Fatalf("left[1] lists %d inputs, %d with NoInputLists; want 3 and 0", len(with.Inputs), len(without.Inputs))
+	}
+	with.Inputs = nil
+	if fmt.Sprint(with) != fmt.Sprint(without) {
+		t.Fatalf("apart from the inputs the specs differ:\n%+v\n%+v", with, without)
+	}
 }
