@@ -114,6 +114,13 @@ func newEngine(cfg Config, p Policy, start time.Time, jobs []Job) (*engine, erro
 	opts.WorkerTimeout = 1000 * time.Hour
 	opts.TaskTimeout = 1000 * time.Hour
 	opts.MaxConcurrentDAGs = 1 << 20
+	// Nothing reads a replay's finished DAGs back from the core (the
+	// recorder takes each from its DAGEnded) nor an attempt's input list:
+	// keeping the newest 1,000 DAGs whole and 10,000 summaries, as an AM
+	// does for its UI, and listing every producer for each consumer were
+	// most of a long replay's memory and allocation.
+	opts.RetainDAGs, opts.RetainSummaries = 1, 1
+	opts.NoInputLists = true
 	var e *engine
 	if billingAware(p, cfg) && opts.Scaling == mr3Scaling {
 		opts.Autoscale.BillingPeriod = cfg.Cloud.BillingPeriod

@@ -2,9 +2,12 @@ package core
 
 import (
 	"fmt"
+	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 )
 
@@ -12,57 +15,48 @@ import (
 // node, 4 attempts each) and one DAG of 100,000 queued tasks. Each round
 // places everything that fits, then finishes it; b.N rounds of 100k
 // placements. Reported as placements/s.
-func BenchmarkPlace(b *testing.B) { benchPlace(b, 1) }
+func BenchmarkPlace(b *testing.B) { benchPlace(b, 1000, 100000, 1) }
+
+// BenchmarkPlace10k is BenchmarkPlace at ten times the size: 10,000
+// workers on 2,500 nodes and 1,000,000 queued tasks (issue 27: a core for
+// 10,000 workers). One round takes seconds: run it with -benchtime 1x.
+func BenchmarkPlace10k(b *testing.B) { benchPlace(b, 10000, 1000000, 1) }
+
+// BenchmarkPlaceSlowStart is BenchmarkPlace under the AM's default slow
+// start (ebb.slowstart.completed.producers 0.05; the other benchmarks
+// leave it off, as they did before it existed): choosing a DAG's next
+// attempt must not walk its whole queue.
+func BenchmarkPlaceSlowStart(b *testing.B) {
+	benchPlaceWith(b, 1000, 100000, 1, conf.Defaults().Float("ebb.slowstart.completed.producers"))
+}
 
 // BenchmarkPlaceManyDAGs is BenchmarkPlace with the 100,000 tasks in
 // 1,000 DAGs of 100, queued at once: the placement pass must not look at
 // every queued DAG for every placement (it did: O(DAGs) per placement).
-func BenchmarkPlaceManyDAGs(b *testing.B) { benchPlace(b, 1000) }
+func BenchmarkPlaceManyDAGs(b *testing.B) { benchPlace(b, 1000, 100000, 1000) }
 
-// benchPlace places 100,000 one-task-per-attempt tasks split into dags
-// DAGs on 1,000 workers.
-func benchPlace(b *testing.B, dags int) {
-	var specs []*dag.Spec
-	for k := 0; k < dags; k++ {
-		specs = append(specs, &dag.Spec{
-			Name:     fmt.Sprintf("bench-%d", k),
-			Group:    dag.GroupSpec{Name: "g", WorkerMemoryMB: 4096, WorkerVCores: 1},
-			Vertices: []dag.VertexSpec{{Name: "v", Command: dag.Command{"true"}, Parallelism: 100000 / dags, MemoryMB: 1024}},
-		})
-	}
-	spec := specs[0]
+// benchPlace places tasks one-task-per-attempt tasks, split into dags
+// DAGs, on workers workers (4 per node). The clock runs from the first
+// SubmitDAG to the last placement: building the tasks is part of the cost.
+func benchPlace(b *testing.B, workers, tasks, dags int) { benchPlaceWith(b, workers, tasks, dags, 0) }
+
+// benchPlaceWith is benchPlace with slow start at slowStart.
+func benchPlaceWith(b *testing.B, workers, tasks, dags int, slowStart float64) {
+	specs := benchSpecs(tasks, dags)
 	placed := 0
-	var elapsed time.Duration
+	var elapsed, cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		c, err := NewCore(withDefaults(CoreOptions{}))
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := benchCore(b, workers, slowStart)
 		now := time.Unix(0, 0)
-		// The group exists once a DAG names it; a tiny DAG creates it so
-		// the workers can register before the big one arrives.
-		seed := *spec
-		seed.Name = "seed"
-		seed.Vertices = []dag.VertexSpec{{Name: "v", Command: dag.Command{"true"}, Parallelism: 1, MemoryMB: 1024}}
-		if _, err := c.SubmitDAG(now, Submission{Spec: &seed}); err != nil {
-			b.Fatal(err)
-		}
-		for w := 0; w < 1000; w++ {
-			if err := c.WorkerRegistered(now, WorkerInfo{ID: fmt.Sprintf("w%04d", w), Group: "g", Node: fmt.Sprintf("n%03d", w/4), NodeMB: 16384, MemoryMB: 4096}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		c.Drain(now, &discard{})
 		b.StartTimer()
-		start := time.Now()
+		start, cpu0 := time.Now(), processCPU(b)
 		for _, spec := range specs {
 			if _, err := c.SubmitDAG(now, Submission{Spec: spec}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.StartTimer()
 		for {
 			x := &discard{c: c}
 			c.Drain(now, x)
@@ -72,8 +66,95 @@ func benchPlace(b *testing.B, dags int) {
 			}
 		}
 		elapsed += time.Since(start)
+		cpu += processCPU(b) - cpu0
 	}
 	b.ReportMetric(float64(placed)/elapsed.Seconds(), "placements/s")
+	// On a shared machine the wall clock counts the other processes' time
+	// too; the process's CPU time (its GC included) counts only its own.
+	b.ReportMetric(float64(placed)/cpu.Seconds(), "placements/cpu-s")
+}
+
+// processCPU is the CPU time (user and system) the process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkQueuedTaskBytes reports the heap a queued task costs: 100,000
+// tasks of one DAG submitted to a Core with no worker, so every one
+// waits in the queue (a DAG's vertex, task and attempt records, and the
+// queue's entry). Measured as live heap after a GC, before and after.
+func BenchmarkQueuedTaskBytes(b *testing.B) {
+	const tasks = 100000
+	spec := benchSpecs(tasks, 1)[0]
+	var perTask float64
+	for i := 0; i < b.N; i++ {
+		c, err := NewCore(withDefaults(CoreOptions{}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		before := liveHeap()
+		if _, err := c.SubmitDAG(time.Unix(0, 0), Submission{Spec: spec}); err != nil {
+			b.Fatal(err)
+		}
+		c.Drain(time.Unix(0, 0), &discard{})
+		after := liveHeap()
+		if q := c.groups["g"].queue.Len(); q != tasks {
+			b.Fatalf("%d attempts queued, want %d", q, tasks)
+		}
+		runtime.KeepAlive(c)
+		perTask = float64(after-before) / tasks
+	}
+	b.ReportMetric(perTask, "bytes/task")
+}
+
+// liveHeap is the heap still reachable, after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// benchSpecs splits tasks one-vertex tasks of 1 GB into dags DAGs of the
+// one group "g" (4 GB workers).
+func benchSpecs(tasks, dags int) []*dag.Spec {
+	var specs []*dag.Spec
+	for k := 0; k < dags; k++ {
+		specs = append(specs, &dag.Spec{
+			Name:     fmt.Sprintf("bench-%d", k),
+			Group:    dag.GroupSpec{Name: "g", WorkerMemoryMB: 4096, WorkerVCores: 1},
+			Vertices: []dag.VertexSpec{{Name: "v", Command: dag.Command{"true"}, Parallelism: tasks / dags, MemoryMB: 1024}},
+		})
+	}
+	return specs
+}
+
+// benchCore is a Core with workers 4 GB workers registered, 4 per 16 GB
+// node, slow start at slowStart, and nothing queued.
+func benchCore(b *testing.B, workers int, slowStart float64) *Core {
+	c, err := NewCore(withDefaults(CoreOptions{SlowStart: slowStart}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Unix(0, 0)
+	// The group exists once a DAG names it; a tiny DAG creates it so
+	// the workers can register before the big one arrives.
+	seed := *benchSpecs(1, 1)[0]
+	seed.Name = "seed"
+	if _, err := c.SubmitDAG(now, Submission{Spec: &seed}); err != nil {
+		b.Fatal(err)
+	}
+	for w := 0; w < workers; w++ {
+		if err := c.WorkerRegistered(now, WorkerInfo{ID: fmt.Sprintf("w%05d", w), Group: "g", Node: fmt.Sprintf("n%04d", w/4), NodeMB: 16384, MemoryMB: 4096}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c.Drain(now, &discard{})
+	return c
 }
 
 // discard is an Executor that finishes every attempt at once (when c is

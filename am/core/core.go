@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"time"
 
@@ -37,6 +36,10 @@ type Core struct {
 	// waitingDrains are draining nodes whose scale-in still waits for
 	// DAGs; their workers take those DAGs' attempts (drain.go).
 	waitingDrains map[*nodeRun]struct{}
+	// ndraining counts the nodes of c.nodes that drain, so that listing
+	// them (drainingNodes, on every WantWorkers) skips the walk over
+	// every node when none does.
+	ndraining int
 	// blacklist: nodes given up on, with the reason (blacklist.go); kept
 	// after their last worker is gone so no new worker goes there.
 	blacklist map[string]string
@@ -181,10 +184,16 @@ func (c *Core) Tick(now time.Time) {
 // Now is the latest time the Core has seen.
 func (c *Core) Now() time.Time { return c.now }
 
+// seedOf is the 64-bit FNV-1a hash of s (hash/fnv's New64a), written
+// out so that hashing an attempt's id at each placement allocates nothing.
 func seedOf(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	return h
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,35 @@ func newFakeExact(t *testing.T, opts CoreOptions) *fakeWorld {
 // fakeWorld is an Executor: drain carries the Core's actions out into it.
 var _ Executor = (*fakeWorld)(nil)
 
-func (f *fakeWorld) drain() { f.c.Drain(f.now, f) }
+func (f *fakeWorld) drain() {
+	f.c.Drain(f.now, f)
+	f.checkCounts()
+}
+
+// checkCounts holds the Core's kept counts to what they count, after
+// every drain of every test: the nodes that drain (ndraining) and each
+// group's largest room (fits, which mayFit trusts to skip the allocator).
+func (f *fakeWorld) checkCounts() {
+	f.t.Helper()
+	draining := 0
+	for _, n := range f.c.nodes {
+		if n.draining {
+			draining++
+		}
+	}
+	if draining != f.c.ndraining {
+		f.t.Fatalf("ndraining = %d, but %d nodes drain", f.c.ndraining, draining)
+	}
+	for _, g := range f.c.gorder {
+		var most int64
+		for _, n := range g.pnodes {
+			most = max(most, n.FitsMB)
+		}
+		if most != g.fits.max || len(g.pnodes) == 0 && len(g.fits.count) > 0 {
+			f.t.Fatalf("group %s: fits.max = %d (%d values), but its nodes' largest room is %d (%d nodes)", g.info.Name, g.fits.max, len(g.fits.count), most, len(g.pnodes))
+		}
+	}
+}
 
 func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) {
 	f.wanted[a.Group.Name] = a.Total
@@ -304,5 +333,17 @@ vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 1024}]
 	p = f.c.preferNodes(f.c.groups["g"], 4)
 	if strings.Join(p, ",") != "n1,n1,n1," {
 		t.Fatalf("prefer %v, want n1 three times then anywhere", p)
+	}
+}
+
+// seedOf is hash/fnv's 64-bit FNV-1a written out: the allocator's
+// tie-breaks (and so every placement a seed decides) stay as they were.
+func TestSeedOfIsFNV1a(t *testing.T) {
+	for _, s := range []string{"", "g", "dag_0001_map_000042_0", strings.Repeat("x", 300)} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if got, want := seedOf(s), h.Sum64(); got != want {
+			t.Errorf("seedOf(%q) = %d, want FNV-1a %d", s, got, want)
+		}
 	}
 }

@@ -33,6 +33,7 @@ func (c *Core) DrainNode(now time.Time, node, reason string, waitDAGs bool) {
 		return
 	}
 	n.draining = true
+	c.ndraining++
 	ds := &drainState{since: c.now, reason: reason}
 	if waitDAGs {
 		ds.waitFor = map[*dagRun]struct{}{}
@@ -54,6 +55,9 @@ func (c *Core) DrainNode(now time.Time, node, reason string, waitDAGs bool) {
 
 // stopDrained stops draining workers that hold nothing needed any more.
 func (c *Core) stopDrained() {
+	if c.ndraining == 0 {
+		return
+	}
 	var ids []string
 	for id, n := range c.nodes {
 		if n.draining {
@@ -89,9 +93,11 @@ func (c *Core) stopDrained() {
 // draining, blacklisted and not RUNNING (nodestate.go) ones.
 func (c *Core) drainingNodes() []string {
 	var out []string
-	for id, n := range c.nodes {
-		if n.draining {
-			out = append(out, id)
+	if c.ndraining > 0 {
+		for id, n := range c.nodes {
+			if n.draining {
+				out = append(out, id)
+			}
 		}
 	}
 	for id := range c.blacklist {

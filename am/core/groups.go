@@ -29,6 +29,7 @@ type group struct {
 	// Choose call, not a rebuild.
 	pnodes   []packing.Node
 	pindex   map[string]int
+	fits     fitsIndex // pnodes by FitsMB (fits.go)
 	byNode   map[string][]*workerRun
 	wanted   int      // last WantWorkers total sent
 	unavail  int      // workers draining or told to stop, still registered
@@ -164,6 +165,7 @@ func (g *group) addWorker(w *workerRun) {
 	if _, ok := g.pindex[id]; !ok {
 		g.pindex[id] = len(g.pnodes)
 		g.pnodes = append(g.pnodes, packing.Node{ID: id, CapacityMB: w.node.capacityMB})
+		g.fits.add(0)
 	}
 	g.workerChanged(w)
 }
@@ -188,6 +190,7 @@ func (g *group) removeWorker(w *workerRun) {
 	}
 	delete(g.byNode, id)
 	i := g.pindex[id]
+	g.fits.remove(g.pnodes[i].FitsMB)
 	last := len(g.pnodes) - 1
 	g.pnodes[i] = g.pnodes[last]
 	g.pindex[g.pnodes[i].ID] = i
@@ -208,16 +211,20 @@ func (g *group) workerChanged(w *workerRun) {
 			fits = x.freeMB
 		}
 	}
+	g.fits.change(g.pnodes[i].FitsMB, fits)
 	g.pnodes[i].FitsMB = fits
 	g.pnodes[i].UsedMB = w.node.usedMB
 }
 
-// nodeUsageChanged refreshes every group's view of a node.
+// nodeUsageChanged refreshes every group's view of a node. A node holds
+// workers of a few groups: a short list on the stack finds the ones seen,
+// where a map cost an allocation on every start and end of an attempt.
 func (c *Core) nodeUsageChanged(n *nodeRun) {
-	seen := map[*group]bool{}
+	var buf [4]*group
+	seen := buf[:0]
 	for w := range n.workers {
-		if !seen[w.group] {
-			seen[w.group] = true
+		if !slices.Contains(seen, w.group) {
+			seen = append(seen, w.group)
 			w.group.workerChanged(w)
 		}
 	}

@@ -114,7 +114,7 @@ func (p *passHeads) changed(i int) {
 // queueHead is d's next queued attempt as the task order sees it.
 func (c *Core) queueHead(g *group, d *dagRun, demand map[*dagRun]*scheduler.RASDemand) scheduler.QueueHead {
 	aq := g.queue.byDAG[d]
-	a := (*aq)[c.nextIndex(d, aq)]
+	a := (*aq)[c.nextIndex(d, aq)].a
 	h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
 	if demand != nil {
 		v := a.task.vertex

@@ -145,6 +145,7 @@ func (c *Core) undrainNode(id string) {
 		return
 	}
 	n.draining = false
+	c.ndraining--
 	n.drain = nil
 	ws := make([]*workerRun, 0, len(n.workers))
 	for w := range n.workers {

@@ -107,6 +107,11 @@ type CoreOptions struct {
 	Uber UberOptions
 	// Speculation: backup attempts for stragglers (speculate.go).
 	Speculation SpeculationOptions
+	// NoInputLists leaves RunAttempt's AttemptSpec.Inputs empty, for a
+	// world that fetches nothing (the simulator: no key). A consumer's
+	// list names every producer task, so building it was half of what a
+	// 24k-job replay allocated; the AM's worlds need it and leave this off.
+	NoInputLists bool
 }
 
 // SpeculationOptions say when a running task gets a backup attempt, as

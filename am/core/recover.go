@@ -382,7 +382,6 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 	}
 	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), queuedAt: c.now, worker: w,
 		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile()}
-	at.seed = seedOf(at.id)
 	t.attempts = max(t.attempts, at.number+1)
 	t.becomeRunning(at)
 	c.attempt[at.id] = at

@@ -33,7 +33,11 @@ func (s *summaries) add(st DAGStatus) {
 	s.byID[st.ID] = p
 }
 
-// trim forgets the oldest summaries beyond keep.
+// trim forgets the oldest summaries beyond keep. Past the bound every
+// ended DAG forgets one, so trim clears the dropped entries and slices
+// past them: add's append copies the rest to a fresh array once the
+// slice's room runs out, O(1) amortised. A copy of all keep entries on
+// every DAG's end was a fifth of what a 24k-job replay allocated.
 func (s *summaries) trim(keep int) {
 	if len(s.order) <= keep {
 		return
@@ -42,9 +46,8 @@ func (s *summaries) trim(keep int) {
 	for _, p := range s.order[:drop] {
 		delete(s.byID, p.ID)
 	}
-	// A fresh slice, so the dropped pointers are not held by the old
-	// backing array.
-	s.order = append([]*DAGStatus(nil), s.order[drop:]...)
+	clear(s.order[:drop]) // the backing array must not hold the dropped summaries
+	s.order = s.order[drop:]
 }
 
 // retain compacts the finished DAGs beyond the count or the age, then

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -106,5 +107,32 @@ func TestCompactedDAGAnswersAsASummary(t *testing.T) {
 	}
 	if st, _ := f.c.DAG(old); st.State != DAGFailed || st.Diagnostics != "committing failed" {
 		t.Fatalf("after settling: %+v", st)
+	}
+}
+
+// Past the summary bound each ended DAG forgets the oldest summary at O(1)
+// amortised: a copy of the whole list on every end made a 24k-job replay
+// (10,000 summaries kept) allocate 5 GB. 20,000 ends past a bound of
+// 10,000: the summaries themselves (a few hundred bytes each) and the
+// list's occasional regrowth, not 80 KB of pointers per end.
+func TestSummaryTrimCopiesNotPerEnd(t *testing.T) {
+	const keep = 10000
+	var s summaries
+	for i := 0; i < keep; i++ {
+		s.add(DAGStatus{ID: fmt.Sprint("d", i)})
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const ends = 20000
+	for i := 0; i < ends; i++ {
+		s.add(DAGStatus{ID: fmt.Sprint("e", i)})
+		s.trim(keep)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / ends; per > 2048 {
+		t.Fatalf("%d bytes allocated per ended DAG, want at most 2048", per)
+	}
+	if len(s.order) != keep || len(s.byID) != keep || s.order[0].ID != "e10000" {
+		t.Fatalf("%d summaries listed, %d by id, the oldest %s; want %d, %d, e10000", len(s.order), len(s.byID), s.order[0].ID, keep, keep)
 	}
 }

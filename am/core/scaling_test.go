@@ -55,4 +55,11 @@ func TestDrainKeepsNeededOutputs(t *testing.T) {
 	if stopped != "[w1]" {
 		t.Fatalf("stopped %s, want [w1] once the DAG ended", stopped)
 	}
+	// Its container gone, the node is forgotten with its drain
+	// (checkCounts: no node counted as draining any more).
+	f.c.WorkerLost(f.now, "w1", "stopped")
+	f.drain()
+	if _, ok := f.c.nodes["n1"]; ok || f.c.ndraining != 0 {
+		t.Fatalf("after w1 left: node n1 kept %v, %d nodes draining", ok, f.c.ndraining)
+	}
 }

@@ -55,11 +55,15 @@ func (c *Core) place(g *group) {
 			heads.changed(pick.Head)
 			continue
 		}
-		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Seed: a.seed, Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
-		i, ok := c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req)
+		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
 		var w *workerRun
-		if ok {
-			w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
+		i := -1
+		if c.mayFit(g, req.MemoryMB) {
+			req.Seed = seedOf(a.id) // the allocator's tie-breaks, the same at every pass
+			var ok bool
+			if i, ok = c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req); ok {
+				w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
+			}
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
 			held = append(held, a)
@@ -81,6 +85,17 @@ func (c *Core) place(g *group) {
 	if skipped > 0 {
 		g.reserveHeld = max(free, 0)
 	}
+}
+
+// mayFit is false when no node of g has room for mem: no allocator can
+// then choose one and bestWorker would find no worker, so the pass holds
+// the attempt at once. A full group otherwise cost a Choose over every
+// node for each of the pass's maxSkips failed picks, most of a pass's
+// time at 10,000 workers. Nodes whose scale-in waits for a DAG widen the
+// view for that DAG's attempts (drainingFor), beyond what g.fits
+// counts: with any, the allocator is always asked.
+func (c *Core) mayFit(g *group, mem int64) bool {
+	return mem <= g.fits.max || len(c.waitingDrains) > 0
 }
 
 // allowedNodes is the allocator's view limited to the nodes where the task
@@ -186,6 +201,33 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	for _, e := range v.out {
 		s.Outputs = append(s.Outputs, OutputSpec{Consumer: e.other.spec.Name, Partitions: e.typ.Partitions(len(e.other.tasks))})
 	}
+	c.addInputs(&s, t)
+	if sp := d.sub.Splits[v.spec.Name]; t.index < len(sp) {
+		s.Splits = sp[t.index]
+	}
+	s.SplitsAsFiles = v.spec.InputMode == dag.InputFile
+	if v.sink {
+		s.CommitDir = d.commitDir(v)
+		s.AskCommit = s.CommitDir != "" && v.speculative(c.opts.Speculation)
+	}
+	s.Profile = a.profile
+	if s.Profile == nil {
+		s.Profile = v.activeProfile()
+	}
+	a.gatherInputs(&s)
+	if n := len(v.spec.SimDurations); n > 0 {
+		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
+	}
+	return s
+}
+
+// addInputs lists what an attempt of t fetches: one entry per producer
+// task (one in all over a one-to-one edge), unless the world reads none.
+func (c *Core) addInputs(s *AttemptSpec, t *taskRun) {
+	v := t.vertex
+	if c.opts.NoInputLists {
+		return
+	}
 	if n := inputCount(v); n > 0 {
 		s.Inputs = make([]InputFetch, 0, n) // one allocation, not log2(n) growths
 	}
@@ -217,23 +259,6 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 			}
 		}
 	}
-	if sp := d.sub.Splits[v.spec.Name]; t.index < len(sp) {
-		s.Splits = sp[t.index]
-	}
-	s.SplitsAsFiles = v.spec.InputMode == dag.InputFile
-	if v.sink {
-		s.CommitDir = d.commitDir(v)
-		s.AskCommit = s.CommitDir != "" && v.speculative(c.opts.Speculation)
-	}
-	s.Profile = a.profile
-	if s.Profile == nil {
-		s.Profile = v.activeProfile()
-	}
-	a.gatherInputs(&s)
-	if n := len(v.spec.SimDurations); n > 0 {
-		s.SimDuration = v.spec.SimDurations[min(t.index, n-1)].D()
-	}
-	return s
 }
 
 // inputCount is how many inputs attemptSpec lists for a task of v: one

@@ -172,3 +172,27 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 		t.Errorf("after each map:\n got %v\nwant %s", got, want)
 	}
 }
+
+// nextIndex walks a DAG's queue only while some consumer vertex waits for
+// a producer (consumersWaiting); once none does, or in a DAG with no
+// consumer, every consumer task is ready and the head goes next.
+func TestConsumersWaiting(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	mapOnly := f.c.dags[f.submit(fmt.Sprintf(tinyDAG, 1))]
+	if mapOnly.consumersWaiting() {
+		t.Fatal("a DAG with no consumer vertex has consumers waiting")
+	}
+	d := f.c.dags[f.submit(diamond)]
+	if !d.consumersWaiting() {
+		t.Fatal("diamond before src ran: left waits for src, want consumers waiting")
+	}
+	f.addWorker("w1", "g", "n1", 4096)
+	f.finishAll() // src (and tiny)
+	f.finishAll() // left and right
+	if n := d.byName["sink"]; n.succeeded != 0 || d.byName["left"].succeeded != 2 || d.byName["right"].succeeded != 3 {
+		t.Fatalf("left %d/2, right %d/3, sink %d: want left and right done, sink not", d.byName["left"].succeeded, d.byName["right"].succeeded, n.succeeded)
+	}
+	if d.consumersWaiting() {
+		t.Fatal("diamond with left and right done: sink's producers are done, want no consumer waiting")
+	}
+}

@@ -223,7 +223,6 @@ func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
 		askMB:       a.askMB,
 		speculative: true,
 	}
-	b.seed = seedOf(b.id)
 	t.attempts++
 	c.attempt[b.id] = b
 	t.becomeSpeculated(b)

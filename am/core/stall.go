@@ -116,8 +116,8 @@ func (c *Core) canGrow(g *group) bool {
 func (c *Core) stuckProducers(g *group) []*dagRun {
 	var out []*dagRun
 	for _, d := range g.queue.dags {
-		for _, a := range *g.queue.byDAG[d] {
-			if a.task.ready() && !g.fits(d, a.memoryMB()) {
+		for _, e := range *g.queue.byDAG[d] {
+			if e.a.task.ready() && !g.roomFor(d, e.a.memoryMB()) {
 				out = append(out, d)
 				break
 			}
@@ -126,8 +126,8 @@ func (c *Core) stuckProducers(g *group) []*dagRun {
 	return out
 }
 
-// fits reports whether an attempt of d asking mb fits on a worker of g.
-func (g *group) fits(d *dagRun, mb int64) bool {
+// roomFor reports whether an attempt of d asking mb fits on a worker of g.
+func (g *group) roomFor(d *dagRun, mb int64) bool {
 	for w := range g.workers {
 		if w.takes(d) && w.freeMB >= mb {
 			return true
@@ -173,8 +173,8 @@ func (c *Core) liftHolds() {
 // complete waits in its group's queue.
 func (d *dagRun) producerQueued() bool {
 	if q := d.group.queue.byDAG[d]; q != nil {
-		for _, a := range *q {
-			if a.task.ready() {
+		for _, e := range *q {
+			if e.a.task.ready() {
 				return true
 			}
 		}

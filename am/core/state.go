@@ -24,7 +24,9 @@ func (s DAGState) String() string { return dagStateNames[s] }
 // Done reports whether the DAG has ended.
 func (s DAGState) Done() bool { return s >= DAGSucceeded }
 
-type taskState int
+// taskState is a byte so that a taskRun fits a 64-byte allocation (it
+// and its queued attempt are most of what a queued task costs).
+type taskState int8
 
 const (
 	taskWaiting   taskState = iota // inputs not ready
@@ -100,9 +102,13 @@ type vertexRun struct {
 }
 
 type taskRun struct {
-	vertex   *vertexRun
-	index    int
-	state    taskState
+	vertex *vertexRun
+	index  int
+	state  taskState
+	// released: every consumer has finished with the output, so its
+	// worker no longer counts it as needed (it may still serve it).
+	// Beside state, so that the two share a word.
+	released bool
 	attempts int // attempts made
 	failures int // attempts that counted as failures
 	current  *attemptRun
@@ -110,9 +116,6 @@ type taskRun struct {
 	// unless the task is running.
 	backup *attemptRun
 	output *attemptRun // the succeeded attempt whose output serves consumers
-	// released: every consumer has finished with the output, so its
-	// worker no longer counts it as needed (it may still serve it).
-	released bool
 	// askMB is the memory its next attempt asks for; 0 until an attempt
 	// was killed for exceeding its memory (the vertex's memoryMB).
 	askMB int64
@@ -127,7 +130,6 @@ type attemptRun struct {
 	started  time.Time
 	lastSeen time.Time // last progress report
 	progress float64
-	seed     uint64
 	profile  *dag.Profile // the resource profile it runs with now
 	// gathering: started under slow start, some inputs still to come
 	// (slowstart.go).

@@ -40,7 +40,6 @@ func (c *Core) maybeQueue(t *taskRun) {
 		queuedAt: c.now,
 		askMB:    t.askMB,
 	}
-	a.seed = seedOf(a.id)
 	t.attempts++
 	t.becomeQueued(a)
 	c.attempt[a.id] = a

@@ -120,6 +120,9 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	delete(w.node.workers, w)
 	delete(c.workers, id)
 	if len(w.node.workers) == 0 {
+		if w.node.draining {
+			c.ndraining--
+		}
 		delete(c.nodes, w.node.id)
 		delete(c.waitingDrains, w.node)
 	}
