@@ -83,6 +83,8 @@ ras and fair-slots-K. See sim/README.md for the models.`,
 	fl.Int64Var(&f.opts.Model.AlibabaNodeMemoryMB, "alibaba-node-memory-mb", m.AlibabaNodeMemoryMB, "Alibaba 2017: the machine memory its normalised memory is a fraction of")
 	fl.DurationVar(&f.opts.Model.DecimaMeanInterarrival, "decima-interarrival", m.DecimaMeanInterarrival, "Decima: mean gap of the Poisson arrivals")
 	fl.IntVar(&f.opts.Model.DecimaJobs, "decima-jobs", m.DecimaJobs, "Decima: jobs to draw (0: each DAG once)")
+	fl.Int64Var(&f.opts.Model.AlibabaDAGMachines, "alibaba-dag-machines", m.AlibabaDAGMachines, "Alibaba 2018 DAGs: generate the arrivals this many of the trace's 4,034 machines saw")
+	fl.DurationVar(&f.opts.Model.AlibabaDAGSpan, "alibaba-dag-span", m.AlibabaDAGSpan, "Alibaba 2018 DAGs: how long the generated arrivals last")
 	// The virtual cloud.
 	t := f.cfg.Cloud.Types[0]
 	fl.Int64Var(&f.nodeMB, "node-memory-mb", t.MemoryMB, "memory of a cloud node")

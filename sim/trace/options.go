@@ -73,6 +73,13 @@ type ModelOptions struct {
 	// DecimaMemoryMB is the memory of a Decima task (default 2048 MB; the
 	// data has none).
 	DecimaMemoryMB int64
+	// AlibabaDAGMachines is the cluster whose share of the Alibaba 2018
+	// DAG arrivals is generated (default 40, the static-40 cluster: each
+	// of the 4,034-machine trace's arrivals is kept with probability
+	// 40/4034, about one DAG every 21 s).
+	AlibabaDAGMachines int64
+	// AlibabaDAGSpan is how long the generated arrivals last (default 24h).
+	AlibabaDAGSpan time.Duration
 }
 
 // DefaultModel returns the documented defaults.
@@ -84,6 +91,7 @@ func DefaultModel() ModelOptions {
 		WorkerMemoryMB: 16384, Group: "sim",
 		AlibabaNodeMemoryMB: 65536, MemoryStepMB: 128,
 		DecimaMeanInterarrival: 25 * time.Second, DecimaMemoryMB: 2048,
+		AlibabaDAGMachines: 40, AlibabaDAGSpan: 24 * time.Hour,
 	}
 }
 
@@ -115,6 +123,7 @@ func (m ModelOptions) withDefaults() (ModelOptions, error) {
 		{"MapMemoryMB", &m.MapMemoryMB, d.MapMemoryMB}, {"ReduceMemoryMB", &m.ReduceMemoryMB, d.ReduceMemoryMB},
 		{"WorkerMemoryMB", &m.WorkerMemoryMB, d.WorkerMemoryMB}, {"AlibabaNodeMemoryMB", &m.AlibabaNodeMemoryMB, d.AlibabaNodeMemoryMB},
 		{"MemoryStepMB", &m.MemoryStepMB, d.MemoryStepMB}, {"DecimaMemoryMB", &m.DecimaMemoryMB, d.DecimaMemoryMB},
+		{"AlibabaDAGMachines", &m.AlibabaDAGMachines, d.AlibabaDAGMachines},
 	}
 	for _, f := range ints {
 		if *f.p < 0 {
@@ -131,6 +140,7 @@ func (m ModelOptions) withDefaults() (ModelOptions, error) {
 	}{
 		{"MapBase", &m.MapBase, d.MapBase}, {"ReduceBase", &m.ReduceBase, d.ReduceBase},
 		{"DecimaMeanInterarrival", &m.DecimaMeanInterarrival, d.DecimaMeanInterarrival},
+		{"AlibabaDAGSpan", &m.AlibabaDAGSpan, d.AlibabaDAGSpan},
 	}
 	for _, f := range durs {
 		if *f.p < 0 {

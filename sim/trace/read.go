@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,13 +19,17 @@ type Job struct {
 }
 
 // Formats are the names Read accepts, in the order Detect tries them.
-var Formats = []string{"swim", "alibaba", "alibaba-raw", "decima", "decima-csv", "ebb-json", "ebb-csv"}
+var Formats = []string{"swim", "alibaba", "alibaba-raw", "decima", "decima-csv", "ebb-json", "ebb-csv", "alibaba-dag"}
 
 // Detect guesses a trace's format from its file name: .tsv is SWIM;
 // cloudsimpy*.csv is Alibaba's derived file and batch_task*.csv the raw
 // table; tpch*.json(.gz) is Decima's full DAGs and tpch*.csv its stage
-// summary; other .json is ebb's scenario format and other .csv ebb's CSV.
+// summary; other .json is ebb's scenario format and other .csv ebb's CSV; a folder
+// holding task_num_dist.dat is Alibaba 2018's DAG distributions.
 func Detect(path string) (string, error) {
+	if _, err := os.Stat(filepath.Join(path, "task_num_dist.dat")); err == nil {
+		return "alibaba-dag", nil
+	}
 	base := strings.ToLower(filepath.Base(path))
 	switch {
 	case strings.HasSuffix(base, ".tsv"):
@@ -79,6 +84,8 @@ func Read(path string, format string, o Options) ([]Job, error) {
 		}
 	case "ebb-csv":
 		jobs, err = readEbbCSV(path, o.Model)
+	case "alibaba-dag":
+		jobs, err = readAlibabaDAG(path, o.Model, o.Seed)
 	default:
 		return nil, fmt.Errorf("%w: %s: unknown format %q: want one of %s", ErrFormat, path, format, strings.Join(Formats, ", "))
 	}
