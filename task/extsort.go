@@ -365,3 +365,27 @@ func (r *runReader) next() ([]byte, int64, error) {
 }
 
 func (r *runReader) close() error { return r.f.Close() }
+
+// writeMerged opens c's writers and writes the merge of the sorter's
+// spilled runs and last into them, each record as often as it occurred,
+// through emit (a line or a fixed-length record); on an error the outputs
+// are closed and the task fails, so they are discarded.
+func writeMerged(c *Context, sorter *externalSorter, last run, emit func(ws *Writers, rec []byte) error) error {
+	ws, err := c.OpenWriters()
+	if err != nil {
+		return err
+	}
+	err = sorter.merge(func(rec []byte, n int64) error {
+		for range n {
+			if err := emit(ws, rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, last)
+	if err != nil {
+		_ = ws.Close() // the task fails with err; its outputs are discarded
+		return err
+	}
+	return ws.Close()
+}

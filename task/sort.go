@@ -21,23 +21,9 @@ func sortLines(c *Context, args []string) error {
 	if err := c.ReadLines(func(_ string, line []byte) error { return buf.add(line) }); err != nil {
 		return err
 	}
-	ws, err := c.OpenWriters()
-	if err != nil {
-		return err
-	}
-	err = sorter.merge(func(line []byte, n int64) error {
-		for range n {
-			if err := ws.Emit(line, func(parts int) int { return RangePartition(line, parts) }); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, memRun{buf.sorted()})
-	if err != nil {
-		_ = ws.Close() // the task fails with err; its outputs are discarded
-		return err
-	}
-	return ws.Close()
+	return writeMerged(c, sorter, memRun{buf.sorted()}, func(ws *Writers, line []byte) error {
+		return ws.Emit(line, func(parts int) int { return RangePartition(line, parts) })
+	})
 }
 
 // lineEntryBytes is what one buffered line costs beside its bytes: its

@@ -30,24 +30,10 @@ func teraReduce(c *Context, args []string) error {
 	if err := c.readRecordFiles(files, RecordLength, buf.add); err != nil {
 		return err
 	}
-	ws, err := c.OpenWriters()
-	if err != nil {
-		return err
-	}
 	sink := func(int) int { return 0 }
-	err = sorter.merge(func(rec []byte, n int64) error {
-		for range n {
-			if err := ws.EmitRecord(rec, sink); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, memRun{buf.sorted()})
-	if err != nil {
-		_ = ws.Close() // the task fails with err; its outputs are discarded
-		return err
-	}
-	return ws.Close()
+	return writeMerged(c, sorter, memRun{buf.sorted()}, func(ws *Writers, rec []byte) error {
+		return ws.EmitRecord(rec, sink)
+	})
 }
 
 // recordEntryBytes is what one buffered record costs beside its bytes:
