@@ -147,7 +147,9 @@ func TestGoalMisses(t *testing.T) {
 		r.Policies = append(r.Policies, peers...)
 		return r
 	}
-	peer := func(cost, p95 float64) report.Summary { return report.Summary{Policy: "p", Cost: cost, P95Slowdown: p95} }
+	peer := func(cost, p95 float64) report.Summary {
+		return report.Summary{Policy: "p", Cost: cost, P95Slowdown: p95}
+	}
 	for _, tc := range []struct {
 		name string
 		rep  report.Report
