@@ -127,15 +127,15 @@ func (c *Core) groupProps(spec *dag.Spec) (scheduler.GroupProps, error) {
 	return p, nil
 }
 
-func (g *group) push(a *attemptRun) {
-	g.queue.push(a)
-	g.queuedMB += a.memoryMB()
+func (g *group) push(t *taskRun) {
+	g.queue.push(t)
+	g.queuedMB += t.memoryMB()
 }
 
-// dropQueued removes a finished DAG's attempts from the queue.
+// dropQueued removes a finished DAG's tasks from the queue.
 func (g *group) dropQueued(d *dagRun) {
-	for _, a := range g.queue.drop(d) {
-		g.queuedMB -= a.memoryMB()
+	for _, t := range g.queue.drop(d) {
+		g.queuedMB -= t.memoryMB()
 	}
 }
 

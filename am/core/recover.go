@@ -380,7 +380,7 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 		c.emit(KillAttempt{Worker: worker, AttemptID: a.ID, Reason: "not wanted after the AM restarted"})
 		return
 	}
-	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), queuedAt: c.now, worker: w,
+	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), worker: w,
 		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile()}
 	t.attempts = max(t.attempts, at.number+1)
 	t.becomeRunning(at)

@@ -35,7 +35,7 @@ func (c *Core) place(g *group) {
 		snap.Nodes = c.orderNodes(g)
 		demand = rasDemand(g)
 	}
-	var held []*attemptRun
+	var held []*taskRun
 	heads := c.newPassHeads(g, &snap, demand)
 	reserve, free := c.reserveMB(g)
 	skipped := 0 // picks left to newcomers by the reserve; with held, at most maxSkips
@@ -50,26 +50,29 @@ func (c *Core) place(g *group) {
 			skipped++
 			continue
 		}
-		a := c.popReady(g, d)
-		if a == nil {
+		t := c.popReady(g, d)
+		if t == nil {
 			heads.changed(pick.Head)
 			continue
 		}
-		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
+		req := packing.Request{MemoryMB: t.memoryMB(), Waited: c.now.Sub(t.queuedAt), Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
 		var w *workerRun
+		var id string
 		i := -1
 		if c.mayFit(g, req.MemoryMB) {
-			req.Seed = seedOf(a.id) // the allocator's tie-breaks, the same at every pass
+			id = attemptID(t, t.attempts-1) // the number maybeQueue counted
+			req.Seed = seedOf(id)           // the allocator's tie-breaks, the same at every pass
 			var ok bool
 			if i, ok = c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req); ok {
 				w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
 			}
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
-			held = append(held, a)
+			held = append(held, t)
 			heads.failed(pick.Head)
 			continue
 		}
+		a := c.newAttempt(t, id)
 		c.start(a, w)
 		free -= req.MemoryMB
 		if snap.Nodes != nil {
@@ -78,8 +81,8 @@ func (c *Core) place(g *group) {
 		}
 		heads.changed(pick.Head)
 	}
-	for _, a := range held {
-		g.push(a)
+	for _, t := range held {
+		g.push(t)
 	}
 	g.reserveHeld = 0
 	if skipped > 0 {
@@ -116,17 +119,23 @@ func allowedNodes(nodes []packing.Node, fits []bool) []packing.Node {
 	return out
 }
 
-// popReady takes d's next queued attempt, or nil when its inputs were lost
+// popReady takes d's next queued task, or nil when its inputs were lost
 // after it was queued (then the task waits for them again).
-func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
-	a := g.queue.pop(d, c.nextIndex(d, g.queue.byDAG[d]))
-	g.queuedMB -= a.memoryMB()
-	t := a.task
+func (c *Core) popReady(g *group, d *dagRun) *taskRun {
+	t := g.queue.pop(d, c.nextIndex(d, g.queue.byDAG[d]))
+	g.queuedMB -= t.memoryMB()
 	if !c.canStart(t) || d.state != DAGRunning {
-		delete(c.attempt, a.id)
 		t.becomeWaiting()
 		return nil
 	}
+	return t
+}
+
+// newAttempt creates the record of the attempt a placed task runs: number
+// t.attempts-1, counted when it was queued, named id.
+func (c *Core) newAttempt(t *taskRun, id string) *attemptRun {
+	a := &attemptRun{id: id, task: t, number: t.attempts - 1, askMB: t.askMB}
+	c.attempt[id] = a
 	return a
 }
 

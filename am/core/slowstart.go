@@ -140,13 +140,13 @@ func (a *attemptRun) gatherInputs(s *AttemptSpec) {
 // running producers. That keeps at least half of what d runs for its
 // producers (Hadoop's reduce ramp-up limit of 0.5 in spirit), so consumers
 // waiting for outputs never hold every slot the producers need.
-func (c *Core) nextIndex(d *dagRun, q *attemptQueue) int {
+func (c *Core) nextIndex(d *dagRun, q *taskQueue) int {
 	if !c.opts.slowStart() || q.Len() < 2 || !d.consumersWaiting() {
 		return 0
 	}
 	early := -1
 	for i, e := range *q {
-		if a := e.a; a.task.vertex.rasKind() == scheduler.RASConsumer && !a.task.ready() && (early < 0 || q.Less(i, early)) {
+		if t := e.t; t.vertex.rasKind() == scheduler.RASConsumer && !t.ready() && (early < 0 || q.Less(i, early)) {
 			early = i
 		}
 	}

@@ -216,10 +216,9 @@ func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
 	t := a.task
 	d := t.vertex.dag
 	b := &attemptRun{
-		id:          fmt.Sprintf("%s_%s_%06d_%d", d.id, t.vertex.spec.Name, t.index, t.attempts),
+		id:          attemptID(t, t.attempts),
 		task:        t,
 		number:      t.attempts,
-		queuedAt:    c.now,
 		askMB:       a.askMB,
 		speculative: true,
 	}

@@ -117,7 +117,7 @@ func (c *Core) stuckProducers(g *group) []*dagRun {
 	var out []*dagRun
 	for _, d := range g.queue.dags {
 		for _, e := range *g.queue.byDAG[d] {
-			if e.a.task.ready() && !g.roomFor(d, e.a.memoryMB()) {
+			if e.t.ready() && !g.roomFor(d, e.t.memoryMB()) {
 				out = append(out, d)
 				break
 			}
@@ -174,7 +174,7 @@ func (c *Core) liftHolds() {
 func (d *dagRun) producerQueued() bool {
 	if q := d.group.queue.byDAG[d]; q != nil {
 		for _, e := range *q {
-			if e.a.task.ready() {
+			if e.t.ready() {
 				return true
 			}
 		}

@@ -24,13 +24,13 @@ func (s DAGState) String() string { return dagStateNames[s] }
 // Done reports whether the DAG has ended.
 func (s DAGState) Done() bool { return s >= DAGSucceeded }
 
-// taskState is a byte so that a taskRun fits a 64-byte allocation (it
-// and its queued attempt are most of what a queued task costs).
+// taskState is a byte, beside taskRun.released, so that the two share a
+// word: a taskRun and its queue entry are what a queued task costs.
 type taskState int8
 
 const (
 	taskWaiting   taskState = iota // inputs not ready
-	taskQueued                     // an attempt waits for a worker
+	taskQueued                     // waits in its group's queue for a worker (no attempt record yet)
 	taskRunning                    // an attempt runs
 	taskSucceeded                  // its output exists on a worker (or was committed)
 )
@@ -119,6 +119,20 @@ type taskRun struct {
 	// askMB is the memory its next attempt asks for; 0 until an attempt
 	// was killed for exceeding its memory (the vertex's memoryMB).
 	askMB int64
+	// queuedAt: when it was last queued, what the allocator's locality
+	// delay counts from. A queued task has no attemptRun: the attempt
+	// (number attempts-1) is created when it is placed (place), so a
+	// queue of a million tasks holds no attempt records, ids or id-map
+	// entries.
+	queuedAt time.Time
+}
+
+// memoryMB is what t's next attempt asks for.
+func (t *taskRun) memoryMB() int64 {
+	if t.askMB > 0 {
+		return t.askMB
+	}
+	return t.vertex.spec.MemoryMB
 }
 
 type attemptRun struct {
@@ -126,7 +140,6 @@ type attemptRun struct {
 	task     *taskRun
 	number   int
 	worker   *workerRun
-	queuedAt time.Time
 	started  time.Time
 	lastSeen time.Time // last progress report
 	progress float64
