@@ -27,9 +27,12 @@ type group struct {
 	// pnodes is the allocator's view of the nodes holding this group's
 	// workers, kept up to date incrementally so a placement costs one
 	// Choose call, not a rebuild.
-	pnodes   []packing.Node
-	pindex   map[string]int
-	fits     fitsIndex // pnodes by FitsMB (fits.go)
+	pnodes []packing.Node
+	pindex map[string]int
+	fits   fitsIndex // pnodes by FitsMB (fits.go)
+	// pix is the allocator's index of pnodes when it keeps one
+	// (packing.Indexer), kept in step with it; nil: every choice scans.
+	pix      packing.Index
 	byNode   map[string][]*workerRun
 	wanted   int      // last WantWorkers total sent
 	unavail  int      // workers draining or told to stop, still registered
@@ -87,6 +90,9 @@ func (c *Core) groupFor(spec *dag.Spec) (*group, error) {
 		pindex:  map[string]int{},
 		byNode:  map[string][]*workerRun{},
 		maxW:    p.MaxWorkers,
+	}
+	if ix, ok := c.opts.Allocator.(packing.Indexer); ok {
+		g.pix = ix.NewIndex()
 	}
 	if g.maxW == 0 {
 		g.maxW = c.opts.MaxWorkers
@@ -166,6 +172,10 @@ func (g *group) addWorker(w *workerRun) {
 		g.pindex[id] = len(g.pnodes)
 		g.pnodes = append(g.pnodes, packing.Node{ID: id, CapacityMB: w.node.capacityMB})
 		g.fits.add(0)
+		if g.pix != nil {
+			g.pix.Resize(len(g.pnodes))
+			g.pix.Set(len(g.pnodes)-1, g.pnodes[len(g.pnodes)-1])
+		}
 	}
 	g.workerChanged(w)
 }
@@ -196,6 +206,12 @@ func (g *group) removeWorker(w *workerRun) {
 	g.pindex[g.pnodes[i].ID] = i
 	g.pnodes = g.pnodes[:last]
 	delete(g.pindex, id)
+	if g.pix != nil {
+		if i < last {
+			g.pix.Set(i, g.pnodes[i])
+		}
+		g.pix.Resize(last)
+	}
 }
 
 // workerChanged refreshes the allocator's entry for w's node: the largest
@@ -214,6 +230,9 @@ func (g *group) workerChanged(w *workerRun) {
 	g.fits.change(g.pnodes[i].FitsMB, fits)
 	g.pnodes[i].FitsMB = fits
 	g.pnodes[i].UsedMB = w.node.usedMB
+	if g.pix != nil {
+		g.pix.Set(i, g.pnodes[i])
+	}
 }
 
 // nodeUsageChanged refreshes every group's view of a node. A node holds

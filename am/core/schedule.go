@@ -63,7 +63,7 @@ func (c *Core) place(g *group) {
 			id = attemptID(t, t.attempts-1) // the number maybeQueue counted
 			req.Seed = seedOf(id)           // the allocator's tie-breaks, the same at every pass
 			var ok bool
-			if i, ok = c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req); ok {
+			if i, ok = c.choose(g, pick.Fits, d, req); ok {
 				w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
 			}
 		}
@@ -99,6 +99,19 @@ func (c *Core) place(g *group) {
 // counts: with any, the allocator is always asked.
 func (c *Core) mayFit(g *group, mem int64) bool {
 	return mem <= g.fits.max || len(c.waitingDrains) > 0
+}
+
+// choose asks the allocator for a node of g for req: through g's index
+// when the view is g's own (no node ruled out by the task order, none
+// widened for a draining node) and the index covers req, else by a scan of
+// the view. Both give the same node (packing's TestSpreadIndexAgreesWithScan).
+func (c *Core) choose(g *group, fits []bool, d *dagRun, req packing.Request) (int, bool) {
+	if g.pix != nil && fits == nil && len(c.waitingDrains) == 0 {
+		if i, ok, covered := g.pix.Choose(req); covered {
+			return i, ok
+		}
+	}
+	return c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, fits), d), req)
 }
 
 // allowedNodes is the allocator's view limited to the nodes where the task
