@@ -116,7 +116,7 @@ func (c *Core) canGrow(g *group) bool {
 func (c *Core) stuckProducers(g *group) []*dagRun {
 	var out []*dagRun
 	for _, d := range g.queue.dags {
-		for _, e := range *g.queue.byDAG[d] {
+		for _, e := range g.queue.byDAG[d].all {
 			if e.t.ready() && !g.roomFor(d, e.t.memoryMB()) {
 				out = append(out, d)
 				break
@@ -173,7 +173,7 @@ func (c *Core) liftHolds() {
 // complete waits in its group's queue.
 func (d *dagRun) producerQueued() bool {
 	if q := d.group.queue.byDAG[d]; q != nil {
-		for _, e := range *q {
+		for _, e := range q.all {
 			if e.t.ready() {
 				return true
 			}
