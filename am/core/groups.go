@@ -167,6 +167,9 @@ func (g *group) addWorker(w *workerRun) {
 		g.unavail++
 	}
 	id := w.node.id
+	if len(g.byNode[id]) == 0 {
+		w.node.groups = append(w.node.groups, g)
+	}
 	g.byNode[id] = append(g.byNode[id], w)
 	if _, ok := g.pindex[id]; !ok {
 		g.pindex[id] = len(g.pnodes)
@@ -199,6 +202,9 @@ func (g *group) removeWorker(w *workerRun) {
 		return
 	}
 	delete(g.byNode, id)
+	if k := slices.Index(w.node.groups, g); k >= 0 {
+		w.node.groups = slices.Delete(w.node.groups, k, k+1)
+	}
 	i := g.pindex[id]
 	g.fits.remove(g.pnodes[i].FitsMB)
 	last := len(g.pnodes) - 1
@@ -216,36 +222,36 @@ func (g *group) removeWorker(w *workerRun) {
 
 // workerChanged refreshes the allocator's entry for w's node: the largest
 // request one of the group's workers there can take, and the node's usage.
-func (g *group) workerChanged(w *workerRun) {
-	i, ok := g.pindex[w.node.id]
+func (g *group) workerChanged(w *workerRun) { g.nodeChanged(w.node) }
+
+// nodeChanged refreshes the allocator's entry for node n (nothing when
+// none of g's workers is there).
+func (g *group) nodeChanged(n *nodeRun) {
+	i, ok := g.pindex[n.id]
 	if !ok {
 		return
 	}
 	var fits int64
-	for _, x := range g.byNode[w.node.id] {
+	for _, x := range g.byNode[n.id] {
 		if !x.draining && x.freeMB > fits {
 			fits = x.freeMB
 		}
 	}
 	g.fits.change(g.pnodes[i].FitsMB, fits)
 	g.pnodes[i].FitsMB = fits
-	g.pnodes[i].UsedMB = w.node.usedMB
+	g.pnodes[i].UsedMB = n.usedMB
 	if g.pix != nil {
 		g.pix.Set(i, g.pnodes[i])
 	}
 }
 
-// nodeUsageChanged refreshes every group's view of a node. A node holds
-// workers of a few groups: a short list on the stack finds the ones seen,
-// where a map cost an allocation on every start and end of an attempt.
+// nodeUsageChanged refreshes the view of a node of every group with a
+// worker there (n.groups, kept as workers join and leave groups: walking
+// the node's workers to find them cost a map iteration per attempt start
+// and end).
 func (c *Core) nodeUsageChanged(n *nodeRun) {
-	var buf [4]*group
-	seen := buf[:0]
-	for w := range n.workers {
-		if !slices.Contains(seen, w.group) {
-			seen = append(seen, w.group)
-			w.group.workerChanged(w)
-		}
+	for _, g := range n.groups {
+		g.nodeChanged(n)
 	}
 }
 

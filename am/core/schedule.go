@@ -191,8 +191,7 @@ func (c *Core) occupy(a *attemptRun, w *workerRun) {
 	w.freeMB -= mem
 	w.node.usedMB += mem
 	d.running++
-	w.group.workerChanged(w)
-	c.nodeUsageChanged(w.node)
+	c.nodeUsageChanged(w.node) // w's group's view too: it has a worker there
 }
 
 func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {

@@ -186,8 +186,11 @@ type nodeRun struct {
 	capacityMB int64
 	usedMB     int64 // memory of running attempts on this node
 	workers    map[*workerRun]struct{}
-	draining   bool
-	drain      *drainState
+	// groups: the groups with a worker here (group.addWorker and
+	// removeWorker keep it), whose views a change of usage refreshes.
+	groups   []*group
+	draining bool
+	drain    *drainState
 }
 
 // ParseDAGState is String's inverse (a state read back from the wire).

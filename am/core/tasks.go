@@ -278,8 +278,7 @@ func (c *Core) detach(a *attemptRun) {
 	w.freeMB += mem
 	w.node.usedMB -= mem
 	a.task.vertex.dag.running--
-	w.group.workerChanged(w)
-	c.nodeUsageChanged(w.node)
+	c.nodeUsageChanged(w.node) // w's group's view too, if w or another of its workers is there
 	if w.idle() {
 		w.idleFrom = c.now
 	}
