@@ -30,6 +30,8 @@ type group struct {
 	pnodes []packing.Node
 	pindex map[string]int
 	fits   fitsIndex // pnodes by FitsMB (fits.go)
+	// snap is the placement pass's task-order snapshot (place).
+	snap scheduler.OrderSnapshot
 	// pix is the allocator's index of pnodes when it keeps one
 	// (packing.Indexer), kept in step with it; nil: every choice scans.
 	pix      packing.Index

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"container/heap"
 	"sort"
 
 	"github.com/ebb-am/ebb/scheduler"
@@ -122,7 +121,7 @@ func (q *taskQueue) push(t *taskRun) {
 		q.run = append(q.run, e)
 		return
 	}
-	heap.Push(&q.rest, e)
+	q.rest.push(e)
 }
 
 // at is the entry at position i.
@@ -149,7 +148,7 @@ func (q *taskQueue) head() int {
 // consumer from run's tail end, where few follow).
 func (q *taskQueue) remove(i int) *taskRun {
 	if i >= len(q.run) {
-		return heap.Remove(&q.rest, i-len(q.run)).(queued).t
+		return q.rest.remove(i - len(q.run)).t
 	}
 	t := q.run[i].t
 	if i == 0 {
@@ -181,18 +180,62 @@ func (q *taskQueue) all(yield func(int, queued) bool) {
 	}
 }
 
-// taskHeap is a min-heap of entries by key (container/heap).
+// taskHeap is a min-heap of entries by key. It sifts by hand, not
+// through container/heap, whose Push and Pop box each entry in an
+// interface: an allocation per held task, several per placement.
 type taskHeap []queued
 
-func (h taskHeap) Len() int           { return len(h) }
-func (h taskHeap) Less(i, j int) bool { return h[i].key < h[j].key }
-func (h taskHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *taskHeap) Push(x any)        { *h = append(*h, x.(queued)) }
-func (h *taskHeap) Pop() any {
+func (h *taskHeap) push(e queued) {
+	*h = append(*h, e)
+	h.up(len(*h) - 1)
+}
+
+// remove takes out the entry at i.
+func (h *taskHeap) remove(i int) queued {
 	old := *h
-	n := len(old)
-	x := old[n-1]
-	old[n-1] = queued{}
-	*h = old[:n-1]
-	return x
+	n := len(old) - 1
+	e := old[i]
+	if i != n {
+		old[i] = old[n]
+	}
+	old[n] = queued{}
+	*h = old[:n]
+	if i < n {
+		if !h.down(i) {
+			h.up(i)
+		}
+	}
+	return e
+}
+
+func (h taskHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p].key <= h[i].key {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+// down sifts i toward the leaves; it reports whether i moved.
+func (h taskHeap) down(i0 int) bool {
+	i := i0
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			break
+		}
+		c := l
+		if r := l + 1; r < len(h) && h[r].key < h[l].key {
+			c = r
+		}
+		if h[i].key <= h[c].key {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	return i > i0
 }

@@ -27,7 +27,11 @@ func (c *Core) schedule() {
 // ebb.packing.scheme always holds.
 func (c *Core) place(g *group) {
 	o := c.opts.Tasks
-	var snap scheduler.OrderSnapshot
+	// The snapshot escapes through the TaskOrder interface: a value here
+	// was a heap allocation per pass. The group's is reused, emptied (its
+	// Heads buffer is the queue's, refilled below).
+	snap := &g.snap
+	*snap = scheduler.OrderSnapshot{}
 	var demand map[*dagRun]*scheduler.RASDemand
 	if o.ResourceAware() {
 		c.rasCycle()
@@ -35,12 +39,13 @@ func (c *Core) place(g *group) {
 		snap.Nodes = c.orderNodes(g)
 		demand = rasDemand(g)
 	}
-	var held []*taskRun
-	heads := c.newPassHeads(g, &snap, demand)
+	var heldBuf [maxSkips]*taskRun // the loop holds fewer than maxSkips
+	held := heldBuf[:0]
+	heads := c.newPassHeads(g, snap, demand)
 	reserve, free := c.reserveMB(g)
 	skipped := 0 // picks left to newcomers by the reserve; with held, at most maxSkips
 	for g.queue.Len() > 0 && len(held)+skipped < maxSkips {
-		pick, ok := o.Next(&snap)
+		pick, ok := o.Next(snap)
 		if !ok {
 			break
 		}
@@ -76,7 +81,7 @@ func (c *Core) place(g *group) {
 		c.start(a, w)
 		free -= req.MemoryMB
 		if snap.Nodes != nil {
-			c.startedOn(g, &snap, i, a)
+			c.startedOn(g, snap, i, a)
 			rasStarted(demand[d], a.task.vertex)
 		}
 		heads.changed(pick.Head)
