@@ -72,8 +72,10 @@ func (c *Core) expand(d *dagRun) {
 		d.byName[vs.Name] = v
 		d.pending += vs.Parallelism
 	}
+	d.byTopo = make([]*vertexRun, len(d.vertices))
 	for pos, i := range d.spec.Topo() {
 		d.vertices[i].topo = pos
+		d.byTopo[pos] = d.vertices[i]
 	}
 	for _, e := range d.spec.Edges {
 		from, to := d.byName[e.From], d.byName[e.To]

@@ -114,7 +114,7 @@ func (p *passHeads) changed(i int) {
 // queueHead is d's next queued task as the task order sees it.
 func (c *Core) queueHead(g *group, d *dagRun, demand map[*dagRun]*scheduler.RASDemand) scheduler.QueueHead {
 	tq := g.queue.byDAG[d]
-	t := tq.at(c.nextIndex(d, tq)).t
+	t := tq.at(c.nextIndex(d, tq))
 	h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: t.memoryMB()}
 	if demand != nil {
 		v := t.vertex

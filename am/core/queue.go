@@ -29,7 +29,7 @@ func (q *dagQueues) push(t *taskRun) {
 	}
 	h := q.byDAG[d]
 	if h == nil {
-		h = &taskQueue{}
+		h = &taskQueue{vs: d.byTopo}
 		q.byDAG[d] = h
 		i := sort.Search(len(q.dags), func(i int) bool { return dagBefore(d, q.dags[i]) })
 		q.dags = append(q.dags, nil)
@@ -58,8 +58,8 @@ func (q *dagQueues) drop(d *dagRun) []*taskRun {
 		return nil
 	}
 	out := make([]*taskRun, h.Len())
-	for i, e := range h.all {
-		out[i] = e.t
+	for i, t := range h.all {
+		out[i] = t
 	}
 	q.n -= len(out)
 	q.remove(d)
@@ -88,6 +88,9 @@ func dagBefore(a, b *dagRun) bool {
 // topological order, then task index. Keys are unique in a queue (a task
 // waits in it at most once), so the order is total and any structure that
 // yields the smallest key first places the same tasks in the same order.
+// An entry is the key alone: the queue is one DAG's, so the key names the
+// task (vs[topo].tasks[index]). A queued task costs the queue 8 bytes, and
+// the queue holds no pointers for the collector to scan.
 //
 // Tasks mostly arrive in key order (a DAG's tasks at its start, a
 // consumer vertex's when its producers finish): those go to run, a sorted
@@ -97,16 +100,12 @@ func dagBefore(a, b *dagRun) bool {
 // a sift through 20 levels of cache misses per placement, a fifth of
 // BenchmarkPlace10k's time.
 //
-// Positions (Len, at, remove, less) number run's entries first, then
-// rest's.
+// Positions (Len, key, task, remove, less) number run's entries first,
+// then rest's.
 type taskQueue struct {
-	run  []queued // ascending keys
+	vs   []*vertexRun // the DAG's vertices in topological order
+	run  []uint64     // ascending keys
 	rest taskHeap
-}
-
-type queued struct {
-	key uint64 // the vertex's topological position, then the task's index
-	t   *taskRun
 }
 
 func queueKey(t *taskRun) uint64 {
@@ -116,28 +115,34 @@ func queueKey(t *taskRun) uint64 {
 func (q *taskQueue) Len() int { return len(q.run) + len(q.rest) }
 
 func (q *taskQueue) push(t *taskRun) {
-	e := queued{key: queueKey(t), t: t}
-	if n := len(q.run); n == 0 || e.key > q.run[n-1].key {
-		q.run = append(q.run, e)
+	k := queueKey(t)
+	if n := len(q.run); n == 0 || k > q.run[n-1] {
+		q.run = append(q.run, k)
 		return
 	}
-	q.rest.push(e)
+	q.rest.push(k)
 }
 
-// at is the entry at position i.
-func (q *taskQueue) at(i int) queued {
+// key is the key at position i.
+func (q *taskQueue) key(i int) uint64 {
 	if i < len(q.run) {
 		return q.run[i]
 	}
 	return q.rest[i-len(q.run)]
 }
 
+// task is the task a key names.
+func (q *taskQueue) task(k uint64) *taskRun { return q.vs[k>>32].tasks[uint32(k)] }
+
+// at is the task at position i.
+func (q *taskQueue) at(i int) *taskRun { return q.task(q.key(i)) }
+
 // less orders positions i and j by key.
-func (q *taskQueue) less(i, j int) bool { return q.at(i).key < q.at(j).key }
+func (q *taskQueue) less(i, j int) bool { return q.key(i) < q.key(j) }
 
 // head is the position of the smallest key (the queue is not empty).
 func (q *taskQueue) head() int {
-	if len(q.run) > 0 && (len(q.rest) == 0 || q.run[0].key < q.rest[0].key) {
+	if len(q.run) > 0 && (len(q.rest) == 0 || q.run[0] < q.rest[0]) {
 		return 0
 	}
 	return len(q.run)
@@ -148,17 +153,13 @@ func (q *taskQueue) head() int {
 // consumer from run's tail end, where few follow).
 func (q *taskQueue) remove(i int) *taskRun {
 	if i >= len(q.run) {
-		return q.rest.remove(i - len(q.run)).t
+		return q.task(q.rest.remove(i - len(q.run)))
 	}
-	t := q.run[i].t
+	t := q.task(q.run[i])
 	if i == 0 {
-		q.run[0] = queued{}
 		q.run = q.run[1:]
 	} else {
-		n := len(q.run) - 1
-		copy(q.run[i:], q.run[i+1:])
-		q.run[n] = queued{}
-		q.run = q.run[:n]
+		q.run = append(q.run[:i], q.run[i+1:]...)
 	}
 	if len(q.run) == 0 {
 		q.run = nil // let the consumed front of its array go
@@ -166,52 +167,47 @@ func (q *taskQueue) remove(i int) *taskRun {
 	return t
 }
 
-// all yields every entry with its position, run's first.
-func (q *taskQueue) all(yield func(int, queued) bool) {
-	for i, e := range q.run {
-		if !yield(i, e) {
+// all yields every task with its position, run's first.
+func (q *taskQueue) all(yield func(int, *taskRun) bool) {
+	for i, k := range q.run {
+		if !yield(i, q.task(k)) {
 			return
 		}
 	}
-	for j, e := range q.rest {
-		if !yield(len(q.run)+j, e) {
+	for j, k := range q.rest {
+		if !yield(len(q.run)+j, q.task(k)) {
 			return
 		}
 	}
 }
 
-// taskHeap is a min-heap of entries by key. It sifts by hand, not
-// through container/heap, whose Push and Pop box each entry in an
-// interface: an allocation per held task, several per placement.
-type taskHeap []queued
+// taskHeap is a min-heap of keys. It sifts by hand, not through
+// container/heap, whose Push and Pop box each entry in an interface: an
+// allocation per held task, several per placement.
+type taskHeap []uint64
 
-func (h *taskHeap) push(e queued) {
-	*h = append(*h, e)
+func (h *taskHeap) push(k uint64) {
+	*h = append(*h, k)
 	h.up(len(*h) - 1)
 }
 
-// remove takes out the entry at i.
-func (h *taskHeap) remove(i int) queued {
+// remove takes out the key at i.
+func (h *taskHeap) remove(i int) uint64 {
 	old := *h
 	n := len(old) - 1
-	e := old[i]
-	if i != n {
-		old[i] = old[n]
-	}
-	old[n] = queued{}
+	k := old[i]
+	old[i] = old[n]
 	*h = old[:n]
-	if i < n {
-		if !h.down(i) {
-			h.up(i)
-		}
+	if i < n && !h.down(i) {
+		h.up(i)
 	}
-	return e
+	return k
 }
 
 func (h taskHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if h[p].key <= h[i].key {
+		if h[p] <= h[i] {
 			return
 		}
 		h[p], h[i] = h[i], h[p]
@@ -228,10 +224,10 @@ func (h taskHeap) down(i0 int) bool {
 			break
 		}
 		c := l
-		if r := l + 1; r < len(h) && h[r].key < h[l].key {
+		if r := l + 1; r < len(h) && h[r] < h[l] {
 			c = r
 		}
-		if h[i].key <= h[c].key {
+		if h[i] <= h[c] {
 			break
 		}
 		h[i], h[c] = h[c], h[i]

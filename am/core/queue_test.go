@@ -12,19 +12,27 @@ import (
 func TestTaskQueueKeepsKeyOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	v := []*vertexRun{{topo: 0}, {topo: 1}, {topo: 2}}
-	var q taskQueue
+	for _, x := range v {
+		for i := range 500 {
+			x.tasks = append(x.tasks, &taskRun{vertex: x, index: i})
+		}
+	}
+	q := taskQueue{vs: v}
 	var want []uint64 // the keys queued, sorted
 	queuedTasks := map[uint64]bool{}
 	for step := 0; step < 20000; step++ {
 		switch op := r.IntN(10); {
 		case op < 5: // a task arrives: usually the next in order, sometimes any
-			tk := &taskRun{vertex: v[r.IntN(3)], index: r.IntN(500)}
+			tk := v[r.IntN(3)].tasks[r.IntN(500)]
 			if n := len(want); n > 0 && op < 3 {
 				last := want[n-1] + 1
+				if uint32(last) == 500 {
+					last += 1<<32 - 500 // the next vertex's first task
+				}
 				if last>>32 > 2 {
 					continue
 				}
-				tk = &taskRun{vertex: v[last>>32], index: int(uint32(last))}
+				tk = v[last>>32].tasks[uint32(last)]
 			}
 			k := queueKey(tk)
 			if queuedTasks[k] {
@@ -36,7 +44,7 @@ func TestTaskQueueKeepsKeyOrder(t *testing.T) {
 			want = slices.Insert(want, i, k)
 		case q.Len() > 0 && op < 8: // the head leaves
 			h := q.head()
-			if k := q.at(h).key; k != want[0] {
+			if k := q.key(h); k != want[0] {
 				t.Fatalf("step %d: head %x, want %x", step, k, want[0])
 			}
 			got := queueKey(q.remove(h))
@@ -44,7 +52,7 @@ func TestTaskQueueKeepsKeyOrder(t *testing.T) {
 			delete(queuedTasks, got)
 		case q.Len() > 0: // a task at any position leaves (slow start's pick)
 			i := r.IntN(q.Len())
-			k := q.at(i).key
+			k := q.key(i)
 			if got := queueKey(q.remove(i)); got != k {
 				t.Fatalf("step %d: removed %x from position %d, which held %x", step, got, i, k)
 			}
@@ -57,8 +65,8 @@ func TestTaskQueueKeepsKeyOrder(t *testing.T) {
 		}
 	}
 	var got []uint64
-	for _, e := range q.all {
-		got = append(got, e.key)
+	for _, tk := range q.all {
+		got = append(got, queueKey(tk))
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {

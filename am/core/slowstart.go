@@ -146,8 +146,8 @@ func (c *Core) nextIndex(d *dagRun, q *taskQueue) int {
 		return head
 	}
 	early := -1
-	for i, e := range q.all {
-		if t := e.t; t.vertex.rasKind() == scheduler.RASConsumer && !t.ready() && (early < 0 || q.less(i, early)) {
+	for i, t := range q.all {
+		if t.vertex.rasKind() == scheduler.RASConsumer && !t.ready() && (early < 0 || q.less(i, early)) {
 			early = i
 		}
 	}

@@ -47,6 +47,7 @@ type dagRun struct {
 	finish   time.Time
 	group    *group
 	vertices []*vertexRun
+	byTopo   []*vertexRun // the vertices in topological order (vertexRun.topo), how a queue's key names a task
 	byName   map[string]*vertexRun
 	pending  int // tasks not yet succeeded
 	running  int // attempts running
