@@ -162,7 +162,7 @@ func (c *Core) newAttempt(t *taskRun, id string) *attemptRun {
 // attempts).
 func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
 	var best *workerRun
-	for _, w := range g.byNode[node] {
+	for _, w := range g.workersOn(node) {
 		if !w.takes(d) || w.freeMB < mem {
 			continue
 		}

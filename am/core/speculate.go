@@ -199,7 +199,7 @@ func (c *Core) backupWorker(a *attemptRun, slow map[*nodeRun]bool) *workerRun {
 	var best *workerRun
 	for _, pn := range g.pnodes {
 		// a's own node is among the slow ones: a is a candidate.
-		for _, w := range g.byNode[pn.ID] {
+		for _, w := range g.workersOn(pn.ID) {
 			if slow[w.node] || w.draining || !w.takes(d) || w.freeMB < mem {
 				continue
 			}

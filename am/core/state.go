@@ -187,9 +187,10 @@ type nodeRun struct {
 	capacityMB int64
 	usedMB     int64 // memory of running attempts on this node
 	workers    map[*workerRun]struct{}
-	// groups: the groups with a worker here (group.addWorker and
-	// removeWorker keep it), whose views a change of usage refreshes.
-	groups   []*group
+	// groups: the node as each group with a worker here sees it
+	// (group.addWorker and removeWorker keep it), whose entries a change
+	// of usage refreshes.
+	groups   []*groupNode
 	draining bool
 	drain    *drainState
 }
