@@ -57,3 +57,25 @@ vertices: [{name: v, command: "true", parallelism: 3, memoryMB: 512}]
 		t.Fatalf("running %v (%d records), want only %s_v_000000_1", f.running, len(f.c.attempt), id)
 	}
 }
+
+// The journal names an attempt's worker as the worker stood when the
+// attempt's RunAttempt was drained: one lost in between (the same Core
+// call, before its actions were carried out) is unknown there, as when
+// the journal looked workers up by id.
+func TestJournalForgetsWorkerLostBeforeDrain(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	f.submit(`
+name: q
+containerGroup: {name: g, workerMemoryMB: 512}
+vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 512}]
+`)
+	if err := f.c.WorkerRegistered(f.now, WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 2048, MemoryMB: 512}); err != nil {
+		t.Fatal(err) // the queued task is placed on w1: a RunAttempt waits
+	}
+	f.c.WorkerLost(f.now, "w1", "gone") // the RunAttempt to w1 is not drained yet
+	f.drain()
+	recs := f.c.Attempts("")
+	if len(recs) != 1 || recs[0].Worker != "" || recs[0].Node != "" {
+		t.Fatalf("journal %+v, want one attempt with no worker or node", recs)
+	}
+}

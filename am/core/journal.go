@@ -191,7 +191,11 @@ func (c *Core) observe(now time.Time, a Action) {
 	switch a := a.(type) {
 	case RunAttempt:
 		var worker, container, node string
-		if w := c.workers[a.Worker]; w != nil {
+		w := a.w // registered under its id unless lost since: ids are not reused
+		if w == nil {
+			w = c.workers[a.Worker]
+		}
+		if w != nil && !w.gone {
 			worker, container, node = a.Worker, w.info.ContainerID, w.node.id
 		}
 		c.journal.attemptStarted(now, a.Attempt, worker, container, node)

@@ -230,7 +230,7 @@ func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
 	c.logf("attempt %s on node %s straggles (progress %.2f after %s, about %.0fs left): backup %s on node %s",
 		a.id, a.worker.node.id, a.progress, c.now.Sub(a.started).Round(time.Second), left, b.id, w.node.id)
 	c.occupy(b, w)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(b)})
+	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(b), w: w})
 }
 
 // rival is the other attempt racing a for its task, or nil.

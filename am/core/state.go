@@ -178,6 +178,7 @@ type workerRun struct {
 	// it moves there once free.
 	recycleTo *group
 	stopping  bool // StopWorker sent
+	gone      bool // lost: no longer in Core.workers (WorkerLost)
 }
 
 func (w *workerRun) idle() bool { return len(w.running) == 0 && len(w.outputs) == 0 }
