@@ -65,8 +65,8 @@ func (c *Core) place(g *group) {
 		var id string
 		i := -1
 		if c.mayFit(g, req.MemoryMB) {
-			id = attemptID(t, t.attempts-1) // the number maybeQueue counted
-			req.Seed = seedOf(id)           // the allocator's tie-breaks, the same at every pass
+			id = attemptID(t, int(t.attempts)-1) // the number maybeQueue counted
+			req.Seed = seedOf(id)                // the allocator's tie-breaks, the same at every pass
 			var ok bool
 			if i, ok = c.choose(g, pick.Fits, d, req); ok {
 				w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
@@ -152,7 +152,7 @@ func (c *Core) popReady(g *group, d *dagRun) *taskRun {
 // newAttempt creates the record of the attempt a placed task runs: number
 // t.attempts-1, counted when it was queued, named id.
 func (c *Core) newAttempt(t *taskRun, id string) *attemptRun {
-	a := &attemptRun{id: id, task: t, number: t.attempts - 1, askMB: t.askMB}
+	a := &attemptRun{id: id, task: t, number: int(t.attempts) - 1, askMB: t.askMB}
 	c.attempt[id] = a
 	return a
 }

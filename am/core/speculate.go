@@ -216,9 +216,9 @@ func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
 	t := a.task
 	d := t.vertex.dag
 	b := &attemptRun{
-		id:          attemptID(t, t.attempts),
+		id:          attemptID(t, int(t.attempts)),
 		task:        t,
-		number:      t.attempts,
+		number:      int(t.attempts),
 		askMB:       a.askMB,
 		speculative: true,
 	}

@@ -108,10 +108,11 @@ type taskRun struct {
 	state  taskState
 	// released: every consumer has finished with the output, so its
 	// worker no longer counts it as needed (it may still serve it).
-	// Beside state, so that the two share a word.
+	// Beside state, and the two counts int32, so that the four share
+	// two words: a million queued tasks are a million taskRuns.
 	released bool
-	attempts int // attempts made
-	failures int // attempts that counted as failures
+	attempts int32 // attempts made
+	failures int32 // attempts that counted as failures
 	current  *attemptRun
 	// backup: a speculative attempt racing current (speculate.go); nil
 	// unless the task is running.

@@ -197,7 +197,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 			// ends the DAG instead of being re-run for ever.
 			p.failures++
 			d.failed++
-			if p.failures >= c.opts.MaxFailedAttempts {
+			if int(p.failures) >= c.opts.MaxFailedAttempts {
 				c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d: its output could not be read %d times (last by attempt %s: %s)",
 					p.vertex.spec.Name, p.index, p.failures, a.id, u.Diagnostics))
 				break
@@ -216,13 +216,13 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 			diag = fmt.Sprintf("exit code %d", u.ExitCode)
 		}
 		if u.MemoryUsedMB > 0 {
-			diag = c.memoryExceeded(a, u.MemoryUsedMB, t.failures >= c.opts.MaxFailedAttempts)
+			diag = c.memoryExceeded(a, u.MemoryUsedMB, int(t.failures) >= c.opts.MaxFailedAttempts)
 			c.journal.attemptNoted(a.id, diag)
-			if t.failures < c.opts.MaxFailedAttempts {
+			if int(t.failures) < c.opts.MaxFailedAttempts {
 				d.note(diag)
 			}
 		}
-		if t.failures >= c.opts.MaxFailedAttempts {
+		if int(t.failures) >= c.opts.MaxFailedAttempts {
 			c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d failed %d times; last attempt %s: %s",
 				t.vertex.spec.Name, t.index, t.failures, a.id, diag))
 		} else {
