@@ -30,6 +30,9 @@ type WantWorkers struct {
 type RunAttempt struct {
 	Worker  string
 	Attempt AttemptSpec
+	// w is the worker it was sent to, for the journal (observe), which
+	// otherwise looked it up by id for every attempt.
+	w *workerRun
 }
 
 // KillAttempt stops a running attempt (its DAG was killed or failed).

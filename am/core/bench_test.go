@@ -85,8 +85,9 @@ func processCPU(b *testing.B) time.Duration {
 
 // BenchmarkQueuedTaskBytes reports the heap a queued task costs: 100,000
 // tasks of one DAG submitted to a Core with no worker, so every one
-// waits in the queue (a DAG's vertex, task and attempt records, and the
-// queue's entry). Measured as live heap after a GC, before and after.
+// waits in the queue (its task record, the vertex's pointer to it and the
+// queue's entry; a queued task has no attempt record until it is placed).
+// Measured as live heap after a GC, before and after.
 func BenchmarkQueuedTaskBytes(b *testing.B) {
 	const tasks = 100000
 	spec := benchSpecs(tasks, 1)[0]
@@ -103,7 +104,7 @@ func BenchmarkQueuedTaskBytes(b *testing.B) {
 		c.Drain(time.Unix(0, 0), &discard{})
 		after := liveHeap()
 		if q := c.groups["g"].queue.Len(); q != tasks {
-			b.Fatalf("%d attempts queued, want %d", q, tasks)
+			b.Fatalf("%d tasks queued, want %d", q, tasks)
 		}
 		runtime.KeepAlive(c)
 		perTask = float64(after-before) / tasks

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,33 @@ func (f *fakeWorld) checkCounts() {
 		}
 		if most != g.fits.max || len(g.pnodes) == 0 && len(g.fits.count) > 0 {
 			f.t.Fatalf("group %s: fits.max = %d (%d values), but its nodes' largest room is %d (%d nodes)", g.info.Name, g.fits.max, len(g.fits.count), most, len(g.pnodes))
+		}
+		f.checkNodeViews(g)
+	}
+}
+
+// checkNodeViews holds a group's node bookkeeping to what it mirrors:
+// each pnodes entry is found through byNode at its index and through its
+// node's groups, and the allocator's index answers as a scan of pnodes.
+func (f *fakeWorld) checkNodeViews(g *group) {
+	f.t.Helper()
+	if len(g.byNode) != len(g.pnodes) {
+		f.t.Fatalf("group %s: %d nodes by id, %d in pnodes", g.info.Name, len(g.byNode), len(g.pnodes))
+	}
+	for i, pn := range g.pnodes {
+		gn := g.byNode[pn.ID]
+		if gn == nil || gn.i != i || !slices.Contains(gn.node.groups, gn) || len(gn.workers) == 0 {
+			f.t.Fatalf("group %s: pnodes[%d] (%s) has view %+v", g.info.Name, i, pn.ID, gn)
+		}
+	}
+	if g.pix == nil {
+		return
+	}
+	for _, mb := range []int64{0, 1, 256, 512, 1024, 2048, 4096} {
+		req := packing.Request{MemoryMB: mb}
+		want, wantOK := f.c.opts.Allocator.Choose(g.pnodes, req)
+		if got, ok, covered := g.pix.Choose(req); covered && (got != want || ok != wantOK) {
+			f.t.Fatalf("group %s, %d MB: index chose %d %v, a scan %d %v", g.info.Name, mb, got, ok, want, wantOK)
 		}
 	}
 }

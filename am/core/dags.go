@@ -60,16 +60,22 @@ func (c *Core) expand(d *dagRun) {
 	for i := range d.spec.Vertices {
 		vs := &d.spec.Vertices[i]
 		v := &vertexRun{dag: d, spec: vs}
+		// One allocation for the vertex's tasks, not one per task: a DAG
+		// of a million tasks was a million objects to allocate and mark.
 		v.tasks = make([]*taskRun, vs.Parallelism)
+		runs := make([]taskRun, vs.Parallelism)
 		for t := range v.tasks {
-			v.tasks[t] = &taskRun{vertex: v, index: t}
+			runs[t] = taskRun{vertex: v, index: t}
+			v.tasks[t] = &runs[t]
 		}
 		d.vertices = append(d.vertices, v)
 		d.byName[vs.Name] = v
 		d.pending += vs.Parallelism
 	}
+	d.byTopo = make([]*vertexRun, len(d.vertices))
 	for pos, i := range d.spec.Topo() {
 		d.vertices[i].topo = pos
+		d.byTopo[pos] = d.vertices[i]
 	}
 	for _, e := range d.spec.Edges {
 		from, to := d.byName[e.From], d.byName[e.To]

@@ -148,7 +148,7 @@ func (c *Core) drainingFor(g *group, nodes []packing.Node, d *dagRun) []packing.
 			continue
 		}
 		fits := pn.FitsMB
-		for _, w := range g.byNode[pn.ID] {
+		for _, w := range g.workersOn(pn.ID) {
 			if w.takes(d) && w.freeMB > fits {
 				fits = w.freeMB
 			}

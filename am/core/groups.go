@@ -27,14 +27,18 @@ type group struct {
 	// pnodes is the allocator's view of the nodes holding this group's
 	// workers, kept up to date incrementally so a placement costs one
 	// Choose call, not a rebuild.
-	pnodes   []packing.Node
-	pindex   map[string]int
-	fits     fitsIndex // pnodes by FitsMB (fits.go)
-	byNode   map[string][]*workerRun
-	wanted   int      // last WantWorkers total sent
-	unavail  int      // workers draining or told to stop, still registered
-	pending  int      // workers asked for and not yet registered (wanted - registered, >= 0)
-	asked    []string // under packing, the nodes of the pending workers' asks (asked.go)
+	pnodes []packing.Node
+	fits   fitsIndex // pnodes by FitsMB (fits.go)
+	// snap is the placement pass's task-order snapshot (place).
+	snap scheduler.OrderSnapshot
+	// pix is the allocator's index of pnodes when it keeps one
+	// (packing.Indexer), kept in step with it; nil: every choice scans.
+	pix      packing.Index
+	byNode   map[string]*groupNode // by node id; groupNode.i is the node's index in pnodes
+	wanted   int                   // last WantWorkers total sent
+	unavail  int                   // workers draining or told to stop, still registered
+	pending  int                   // workers asked for and not yet registered (wanted - registered, >= 0)
+	asked    []string              // under packing, the nodes of the pending workers' asks (asked.go)
 	maxW     int
 	incoming int // workers a fair rebalancing is sending here
 	// reserveHeld is the free memory the last placement pass left idle
@@ -84,9 +88,11 @@ func (c *Core) groupFor(spec *dag.Spec) (*group, error) {
 		seq:     c.seq,
 		owners:  map[*dagRun]struct{}{},
 		workers: map[*workerRun]struct{}{},
-		pindex:  map[string]int{},
-		byNode:  map[string][]*workerRun{},
+		byNode:  map[string]*groupNode{},
 		maxW:    p.MaxWorkers,
+	}
+	if ix, ok := c.opts.Allocator.(packing.Indexer); ok {
+		g.pix = ix.NewIndex()
 	}
 	if g.maxW == 0 {
 		g.maxW = c.opts.MaxWorkers
@@ -127,15 +133,15 @@ func (c *Core) groupProps(spec *dag.Spec) (scheduler.GroupProps, error) {
 	return p, nil
 }
 
-func (g *group) push(a *attemptRun) {
-	g.queue.push(a)
-	g.queuedMB += a.memoryMB()
+func (g *group) push(t *taskRun) {
+	g.queue.push(t)
+	g.queuedMB += t.memoryMB()
 }
 
-// dropQueued removes a finished DAG's attempts from the queue.
+// dropQueued removes a finished DAG's tasks from the queue.
 func (g *group) dropQueued(d *dagRun) {
-	for _, a := range g.queue.drop(d) {
-		g.queuedMB -= a.memoryMB()
+	for _, t := range g.queue.drop(d) {
+		g.queuedMB -= t.memoryMB()
 	}
 }
 
@@ -154,6 +160,25 @@ func (g *group) markDraining(w *workerRun) {
 	g.workerChanged(w)
 }
 
+// groupNode is a node as one group sees it: the group's workers there and
+// the node's entry in the group's pnodes. A node lists its groupNodes
+// (nodeRun.groups), so the start or end of an attempt refreshes each
+// group's entry without a lookup by node id.
+type groupNode struct {
+	g       *group
+	node    *nodeRun
+	i       int // the node's index in g.pnodes
+	workers []*workerRun
+}
+
+// workersOn lists g's workers on node id.
+func (g *group) workersOn(id string) []*workerRun {
+	if gn := g.byNode[id]; gn != nil {
+		return gn.workers
+	}
+	return nil
+}
+
 // addWorker puts a worker into the allocator's view.
 func (g *group) addWorker(w *workerRun) {
 	g.workers[w] = struct{}{}
@@ -161,13 +186,20 @@ func (g *group) addWorker(w *workerRun) {
 		g.unavail++
 	}
 	id := w.node.id
-	g.byNode[id] = append(g.byNode[id], w)
-	if _, ok := g.pindex[id]; !ok {
-		g.pindex[id] = len(g.pnodes)
+	gn := g.byNode[id]
+	if gn == nil {
+		gn = &groupNode{g: g, node: w.node, i: len(g.pnodes)}
+		g.byNode[id] = gn
+		w.node.groups = append(w.node.groups, gn)
 		g.pnodes = append(g.pnodes, packing.Node{ID: id, CapacityMB: w.node.capacityMB})
 		g.fits.add(0)
+		if g.pix != nil {
+			g.pix.Resize(len(g.pnodes))
+			g.pix.Set(len(g.pnodes)-1, g.pnodes[len(g.pnodes)-1])
+		}
 	}
-	g.workerChanged(w)
+	gn.workers = append(gn.workers, w)
+	g.refresh(gn)
 }
 
 func (g *group) removeWorker(w *workerRun) {
@@ -176,57 +208,67 @@ func (g *group) removeWorker(w *workerRun) {
 		g.unavail--
 	}
 	id := w.node.id
-	ws := g.byNode[id]
-	for i, x := range ws {
-		if x == w {
-			ws = append(ws[:i], ws[i+1:]...)
-			break
-		}
+	gn := g.byNode[id]
+	if k := slices.Index(gn.workers, w); k >= 0 {
+		gn.workers = slices.Delete(gn.workers, k, k+1)
 	}
-	if len(ws) > 0 {
-		g.byNode[id] = ws
-		g.workerChanged(ws[0])
+	if len(gn.workers) > 0 {
+		g.refresh(gn)
 		return
 	}
 	delete(g.byNode, id)
-	i := g.pindex[id]
+	if k := slices.Index(w.node.groups, gn); k >= 0 {
+		w.node.groups = slices.Delete(w.node.groups, k, k+1)
+	}
+	i := gn.i
 	g.fits.remove(g.pnodes[i].FitsMB)
 	last := len(g.pnodes) - 1
 	g.pnodes[i] = g.pnodes[last]
-	g.pindex[g.pnodes[i].ID] = i
+	if i < last {
+		g.byNode[g.pnodes[i].ID].i = i
+	}
 	g.pnodes = g.pnodes[:last]
-	delete(g.pindex, id)
+	if g.pix != nil {
+		if i < last {
+			g.pix.Set(i, g.pnodes[i])
+		}
+		g.pix.Resize(last)
+	}
 }
 
 // workerChanged refreshes the allocator's entry for w's node: the largest
-// request one of the group's workers there can take, and the node's usage.
+// request one of the group's workers there can take, and the node's usage
+// (nothing when none of g's workers is there).
 func (g *group) workerChanged(w *workerRun) {
-	i, ok := g.pindex[w.node.id]
-	if !ok {
-		return
+	if gn := g.byNode[w.node.id]; gn != nil {
+		g.refresh(gn)
 	}
+}
+
+// refresh recomputes gn's entry in g.pnodes.
+func (g *group) refresh(gn *groupNode) {
 	var fits int64
-	for _, x := range g.byNode[w.node.id] {
+	for _, x := range gn.workers {
 		if !x.draining && x.freeMB > fits {
 			fits = x.freeMB
 		}
 	}
+	i := gn.i
 	g.fits.change(g.pnodes[i].FitsMB, fits)
 	g.pnodes[i].FitsMB = fits
-	g.pnodes[i].UsedMB = w.node.usedMB
+	g.pnodes[i].UsedMB = gn.node.usedMB
+	if g.pix != nil {
+		g.pix.Set(i, g.pnodes[i])
+	}
 }
 
-// nodeUsageChanged refreshes every group's view of a node. A node holds
-// workers of a few groups: a short list on the stack finds the ones seen,
-// where a map cost an allocation on every start and end of an attempt.
+// nodeUsageChanged refreshes the view of a node of every group with a
+// worker there (n.groups, kept as workers join and leave groups: walking
+// the node's workers to find them, then each group's entry by node id,
+// cost map lookups per attempt start and end).
 func (c *Core) nodeUsageChanged(n *nodeRun) {
-	var buf [4]*group
-	seen := buf[:0]
-	for w := range n.workers {
-		if !slices.Contains(seen, w.group) {
-			seen = append(seen, w.group)
-			w.group.workerChanged(w)
-		}
+	for _, gn := range n.groups {
+		gn.g.refresh(gn)
 	}
 }
 

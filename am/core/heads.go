@@ -111,13 +111,13 @@ func (p *passHeads) changed(i int) {
 	p.snap.Heads[i] = p.c.queueHead(p.g, d, p.demand)
 }
 
-// queueHead is d's next queued attempt as the task order sees it.
+// queueHead is d's next queued task as the task order sees it.
 func (c *Core) queueHead(g *group, d *dagRun, demand map[*dagRun]*scheduler.RASDemand) scheduler.QueueHead {
-	aq := g.queue.byDAG[d]
-	a := (*aq)[c.nextIndex(d, aq)].a
-	h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: a.memoryMB()}
+	tq := g.queue.byDAG[d]
+	t := tq.at(c.nextIndex(d, tq))
+	h := scheduler.QueueHead{DAG: d.id, Running: d.running, MemoryMB: t.memoryMB()}
 	if demand != nil {
-		v := a.task.vertex
+		v := t.vertex
 		h.Kind, h.Profile = v.rasKind(), toProfile(v.activeProfile())
 		if dm := demand[d]; dm != nil {
 			h.Demand = *dm

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"time"
 )
 
@@ -78,8 +79,10 @@ type journal struct {
 	attempts map[string]*AttemptRecord
 	order    []string // attempt ids, oldest first, for trimming
 	// running: the ids of each worker's attempts still RUNNING here, so a
-	// lost worker closes its records.
-	running   map[string]map[string]struct{}
+	// lost worker closes its records. A worker runs a few attempts at a
+	// time: a short list, where a set cost a map per worker made and
+	// dropped as it filled and emptied.
+	running   map[string][]string
 	usage     map[string][]UsagePoint
 	lastUsage time.Time
 	moves     []WorkerMove
@@ -90,15 +93,12 @@ type journal struct {
 func (j *journal) attemptStarted(now time.Time, a AttemptSpec, worker, container, node string) {
 	if j.attempts == nil {
 		j.attempts = map[string]*AttemptRecord{}
-		j.running = map[string]map[string]struct{}{}
+		j.running = map[string][]string{}
 	}
 	r := &AttemptRecord{ID: a.ID, DAG: a.DAGID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB,
 		Worker: worker, Container: container, Node: node, Start: now, State: "RUNNING", Speculative: a.Speculative}
 	j.attempts[a.ID] = r
-	if j.running[worker] == nil {
-		j.running[worker] = map[string]struct{}{}
-	}
-	j.running[worker][a.ID] = struct{}{}
+	j.running[worker] = append(j.running[worker], a.ID)
 	j.order = append(j.order, a.ID)
 	// Trim in batches, down to the bound once it is exceeded by half, so
 	// an AM (or a simulation) running millions of attempts pays O(1) per
@@ -139,11 +139,13 @@ func (j *journal) attemptReported(now time.Time, u AttemptUpdate) {
 // close ends a RUNNING record.
 func (j *journal) close(r *AttemptRecord, state string, now time.Time, diag string) {
 	r.State, r.End, r.Diagnostics = state, now, diag
-	if ids := j.running[r.Worker]; ids != nil {
-		delete(ids, r.ID)
-		if len(ids) == 0 {
+	ids := j.running[r.Worker]
+	if k := slices.Index(ids, r.ID); k >= 0 {
+		if len(ids) == 1 {
 			delete(j.running, r.Worker)
+			return
 		}
+		j.running[r.Worker] = slices.Delete(ids, k, k+1)
 	}
 }
 
@@ -169,7 +171,7 @@ func (j *journal) attemptStopped(now time.Time, id, why string) {
 // in id order (the map's order would do, but records should not depend
 // on it).
 func (j *journal) workerLost(now time.Time, worker, reason string) {
-	for _, id := range sortedKeys(j.running[worker]) {
+	for _, id := range slices.Sorted(slices.Values(j.running[worker])) {
 		j.attemptStopped(now, id, "stopped without a report: its worker was lost ("+reason+")")
 	}
 }
@@ -189,7 +191,11 @@ func (c *Core) observe(now time.Time, a Action) {
 	switch a := a.(type) {
 	case RunAttempt:
 		var worker, container, node string
-		if w := c.workers[a.Worker]; w != nil {
+		w := a.w // registered under its id unless lost since: ids are not reused
+		if w == nil {
+			w = c.workers[a.Worker]
+		}
+		if w != nil && !w.gone {
 			worker, container, node = a.Worker, w.info.ContainerID, w.node.id
 		}
 		c.journal.attemptStarted(now, a.Attempt, worker, container, node)

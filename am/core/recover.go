@@ -246,7 +246,7 @@ func (c *Core) recoverRunning(r RecoveredDAG, rec *recovery) (*dagRun, error) {
 			c.warnf("recover: DAG %s has no task %s[%d]; record ignored", d.id, rt.Vertex, rt.Task)
 			continue
 		}
-		t.attempts = max(t.attempts, attemptNumber(rt.Attempt)+1)
+		t.attempts = max(t.attempts, int32(attemptNumber(rt.Attempt)+1))
 		last[t] = rt
 	}
 	for _, v := range d.vertices {
@@ -380,9 +380,9 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 		c.emit(KillAttempt{Worker: worker, AttemptID: a.ID, Reason: "not wanted after the AM restarted"})
 		return
 	}
-	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), queuedAt: c.now, worker: w,
+	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), worker: w,
 		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile()}
-	t.attempts = max(t.attempts, at.number+1)
+	t.attempts = max(t.attempts, int32(at.number+1))
 	t.becomeRunning(at)
 	c.attempt[at.id] = at
 	mem := at.memoryMB()

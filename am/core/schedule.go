@@ -27,7 +27,11 @@ func (c *Core) schedule() {
 // ebb.packing.scheme always holds.
 func (c *Core) place(g *group) {
 	o := c.opts.Tasks
-	var snap scheduler.OrderSnapshot
+	// The snapshot escapes through the TaskOrder interface: a value here
+	// was a heap allocation per pass. The group's is reused, emptied (its
+	// Heads buffer is the queue's, refilled below).
+	snap := &g.snap
+	*snap = scheduler.OrderSnapshot{}
 	var demand map[*dagRun]*scheduler.RASDemand
 	if o.ResourceAware() {
 		c.rasCycle()
@@ -35,12 +39,13 @@ func (c *Core) place(g *group) {
 		snap.Nodes = c.orderNodes(g)
 		demand = rasDemand(g)
 	}
-	var held []*attemptRun
-	heads := c.newPassHeads(g, &snap, demand)
+	var heldBuf [maxSkips]*taskRun // the loop holds fewer than maxSkips
+	held := heldBuf[:0]
+	heads := c.newPassHeads(g, snap, demand)
 	reserve, free := c.reserveMB(g)
 	skipped := 0 // picks left to newcomers by the reserve; with held, at most maxSkips
 	for g.queue.Len() > 0 && len(held)+skipped < maxSkips {
-		pick, ok := o.Next(&snap)
+		pick, ok := o.Next(snap)
 		if !ok {
 			break
 		}
@@ -50,36 +55,39 @@ func (c *Core) place(g *group) {
 			skipped++
 			continue
 		}
-		a := c.popReady(g, d)
-		if a == nil {
+		t := c.popReady(g, d)
+		if t == nil {
 			heads.changed(pick.Head)
 			continue
 		}
-		req := packing.Request{MemoryMB: a.memoryMB(), Waited: c.now.Sub(a.queuedAt), Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
+		req := packing.Request{MemoryMB: t.memoryMB(), Waited: c.now.Sub(t.queuedAt), Preferred: pick.Preferred, ClusterNodes: c.clusterSize()}
 		var w *workerRun
+		var id string
 		i := -1
 		if c.mayFit(g, req.MemoryMB) {
-			req.Seed = seedOf(a.id) // the allocator's tie-breaks, the same at every pass
+			id = attemptID(t, int(t.attempts)-1) // the number maybeQueue counted
+			req.Seed = seedOf(id)                // the allocator's tie-breaks, the same at every pass
 			var ok bool
-			if i, ok = c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req); ok {
+			if i, ok = c.choose(g, pick.Fits, d, req); ok {
 				w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
 			}
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
-			held = append(held, a)
+			held = append(held, t)
 			heads.failed(pick.Head)
 			continue
 		}
+		a := c.newAttempt(t, id)
 		c.start(a, w)
 		free -= req.MemoryMB
 		if snap.Nodes != nil {
-			c.startedOn(g, &snap, i, a)
+			c.startedOn(g, snap, i, a)
 			rasStarted(demand[d], a.task.vertex)
 		}
 		heads.changed(pick.Head)
 	}
-	for _, a := range held {
-		g.push(a)
+	for _, t := range held {
+		g.push(t)
 	}
 	g.reserveHeld = 0
 	if skipped > 0 {
@@ -96,6 +104,19 @@ func (c *Core) place(g *group) {
 // counts: with any, the allocator is always asked.
 func (c *Core) mayFit(g *group, mem int64) bool {
 	return mem <= g.fits.max || len(c.waitingDrains) > 0
+}
+
+// choose asks the allocator for a node of g for req: through g's index
+// when the view is g's own (no node ruled out by the task order, none
+// widened for a draining node) and the index covers req, else by a scan of
+// the view. Both give the same node (packing's TestSpreadIndexAgreesWithScan).
+func (c *Core) choose(g *group, fits []bool, d *dagRun, req packing.Request) (int, bool) {
+	if g.pix != nil && fits == nil && len(c.waitingDrains) == 0 {
+		if i, ok, covered := g.pix.Choose(req); covered {
+			return i, ok
+		}
+	}
+	return c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, fits), d), req)
 }
 
 // allowedNodes is the allocator's view limited to the nodes where the task
@@ -116,17 +137,23 @@ func allowedNodes(nodes []packing.Node, fits []bool) []packing.Node {
 	return out
 }
 
-// popReady takes d's next queued attempt, or nil when its inputs were lost
+// popReady takes d's next queued task, or nil when its inputs were lost
 // after it was queued (then the task waits for them again).
-func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
-	a := g.queue.pop(d, c.nextIndex(d, g.queue.byDAG[d]))
-	g.queuedMB -= a.memoryMB()
-	t := a.task
+func (c *Core) popReady(g *group, d *dagRun) *taskRun {
+	t := g.queue.pop(d, c.nextIndex(d, g.queue.byDAG[d]))
+	g.queuedMB -= t.memoryMB()
 	if !c.canStart(t) || d.state != DAGRunning {
-		delete(c.attempt, a.id)
 		t.becomeWaiting()
 		return nil
 	}
+	return t
+}
+
+// newAttempt creates the record of the attempt a placed task runs: number
+// t.attempts-1, counted when it was queued, named id.
+func (c *Core) newAttempt(t *taskRun, id string) *attemptRun {
+	a := &attemptRun{id: id, task: t, number: int(t.attempts) - 1, askMB: t.askMB}
+	c.attempt[id] = a
 	return a
 }
 
@@ -135,7 +162,7 @@ func (c *Core) popReady(g *group, d *dagRun) *attemptRun {
 // attempts).
 func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
 	var best *workerRun
-	for _, w := range g.byNode[node] {
+	for _, w := range g.workersOn(node) {
 		if !w.takes(d) || w.freeMB < mem {
 			continue
 		}
@@ -150,7 +177,7 @@ func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
 func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.task.becomeRunning(a)
 	c.occupy(a, w)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a)})
+	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a), w: w})
 }
 
 // occupy puts a running attempt on worker w: its memory, counts and
@@ -169,8 +196,7 @@ func (c *Core) occupy(a *attemptRun, w *workerRun) {
 	w.freeMB -= mem
 	w.node.usedMB += mem
 	d.running++
-	w.group.workerChanged(w)
-	c.nodeUsageChanged(w.node)
+	c.nodeUsageChanged(w.node) // w's group's view too: it has a worker there
 }
 
 func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {

@@ -132,7 +132,7 @@ func (a *attemptRun) gatherInputs(s *AttemptSpec) {
 	s.Inputs = kept
 }
 
-// nextIndex is the index in q, d's queue, of the attempt d starts next:
+// nextIndex is the position in q, d's queue, of the task d starts next:
 // the head (producers before consumers, topological order), except that
 // under slow start a consumer queued before its producers are all done
 // goes ahead of queued producers, as MapReduce launches reduces beside the
@@ -140,18 +140,19 @@ func (a *attemptRun) gatherInputs(s *AttemptSpec) {
 // running producers. That keeps at least half of what d runs for its
 // producers (Hadoop's reduce ramp-up limit of 0.5 in spirit), so consumers
 // waiting for outputs never hold every slot the producers need.
-func (c *Core) nextIndex(d *dagRun, q *attemptQueue) int {
+func (c *Core) nextIndex(d *dagRun, q *taskQueue) int {
+	head := q.head()
 	if !c.opts.slowStart() || q.Len() < 2 || !d.consumersWaiting() {
-		return 0
+		return head
 	}
 	early := -1
-	for i, e := range *q {
-		if a := e.a; a.task.vertex.rasKind() == scheduler.RASConsumer && !a.task.ready() && (early < 0 || q.Less(i, early)) {
+	for i, t := range q.all {
+		if t.vertex.rasKind() == scheduler.RASConsumer && !t.ready() && (early < 0 || q.less(i, early)) {
 			early = i
 		}
 	}
-	if early < 0 || early == 0 {
-		return 0
+	if early < 0 || early == head {
+		return head
 	}
 	gathering, producers := 0, 0
 	for _, v := range d.vertices {
@@ -169,7 +170,7 @@ func (c *Core) nextIndex(d *dagRun, q *attemptQueue) int {
 	if gathering < producers {
 		return early
 	}
-	return 0
+	return head
 }
 
 // consumersWaiting reports whether some consumer vertex of d still waits

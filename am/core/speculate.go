@@ -199,7 +199,7 @@ func (c *Core) backupWorker(a *attemptRun, slow map[*nodeRun]bool) *workerRun {
 	var best *workerRun
 	for _, pn := range g.pnodes {
 		// a's own node is among the slow ones: a is a candidate.
-		for _, w := range g.byNode[pn.ID] {
+		for _, w := range g.workersOn(pn.ID) {
 			if slow[w.node] || w.draining || !w.takes(d) || w.freeMB < mem {
 				continue
 			}
@@ -216,10 +216,9 @@ func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
 	t := a.task
 	d := t.vertex.dag
 	b := &attemptRun{
-		id:          fmt.Sprintf("%s_%s_%06d_%d", d.id, t.vertex.spec.Name, t.index, t.attempts),
+		id:          attemptID(t, int(t.attempts)),
 		task:        t,
-		number:      t.attempts,
-		queuedAt:    c.now,
+		number:      int(t.attempts),
 		askMB:       a.askMB,
 		speculative: true,
 	}
@@ -231,7 +230,7 @@ func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
 	c.logf("attempt %s on node %s straggles (progress %.2f after %s, about %.0fs left): backup %s on node %s",
 		a.id, a.worker.node.id, a.progress, c.now.Sub(a.started).Round(time.Second), left, b.id, w.node.id)
 	c.occupy(b, w)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(b)})
+	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(b), w: w})
 }
 
 // rival is the other attempt racing a for its task, or nil.

@@ -116,8 +116,8 @@ func (c *Core) canGrow(g *group) bool {
 func (c *Core) stuckProducers(g *group) []*dagRun {
 	var out []*dagRun
 	for _, d := range g.queue.dags {
-		for _, e := range *g.queue.byDAG[d] {
-			if e.a.task.ready() && !g.roomFor(d, e.a.memoryMB()) {
+		for _, t := range g.queue.byDAG[d].all {
+			if t.ready() && !g.roomFor(d, t.memoryMB()) {
 				out = append(out, d)
 				break
 			}
@@ -173,8 +173,8 @@ func (c *Core) liftHolds() {
 // complete waits in its group's queue.
 func (d *dagRun) producerQueued() bool {
 	if q := d.group.queue.byDAG[d]; q != nil {
-		for _, e := range *q {
-			if e.a.task.ready() {
+		for _, t := range q.all {
+			if t.ready() {
 				return true
 			}
 		}

@@ -24,13 +24,13 @@ func (s DAGState) String() string { return dagStateNames[s] }
 // Done reports whether the DAG has ended.
 func (s DAGState) Done() bool { return s >= DAGSucceeded }
 
-// taskState is a byte so that a taskRun fits a 64-byte allocation (it
-// and its queued attempt are most of what a queued task costs).
+// taskState is a byte, beside taskRun.released, so that the two share a
+// word: a taskRun and its queue entry are what a queued task costs.
 type taskState int8
 
 const (
 	taskWaiting   taskState = iota // inputs not ready
-	taskQueued                     // an attempt waits for a worker
+	taskQueued                     // waits in its group's queue for a worker (no attempt record yet)
 	taskRunning                    // an attempt runs
 	taskSucceeded                  // its output exists on a worker (or was committed)
 )
@@ -47,6 +47,7 @@ type dagRun struct {
 	finish   time.Time
 	group    *group
 	vertices []*vertexRun
+	byTopo   []*vertexRun // the vertices in topological order (vertexRun.topo), how a queue's key names a task
 	byName   map[string]*vertexRun
 	pending  int // tasks not yet succeeded
 	running  int // attempts running
@@ -107,10 +108,11 @@ type taskRun struct {
 	state  taskState
 	// released: every consumer has finished with the output, so its
 	// worker no longer counts it as needed (it may still serve it).
-	// Beside state, so that the two share a word.
+	// Beside state, and the two counts int32, so that the four share
+	// two words: a million queued tasks are a million taskRuns.
 	released bool
-	attempts int // attempts made
-	failures int // attempts that counted as failures
+	attempts int32 // attempts made
+	failures int32 // attempts that counted as failures
 	current  *attemptRun
 	// backup: a speculative attempt racing current (speculate.go); nil
 	// unless the task is running.
@@ -119,6 +121,20 @@ type taskRun struct {
 	// askMB is the memory its next attempt asks for; 0 until an attempt
 	// was killed for exceeding its memory (the vertex's memoryMB).
 	askMB int64
+	// queuedAt: when it was last queued, what the allocator's locality
+	// delay counts from. A queued task has no attemptRun: the attempt
+	// (number attempts-1) is created when it is placed (place), so a
+	// queue of a million tasks holds no attempt records, ids or id-map
+	// entries.
+	queuedAt time.Time
+}
+
+// memoryMB is what t's next attempt asks for.
+func (t *taskRun) memoryMB() int64 {
+	if t.askMB > 0 {
+		return t.askMB
+	}
+	return t.vertex.spec.MemoryMB
 }
 
 type attemptRun struct {
@@ -126,7 +142,6 @@ type attemptRun struct {
 	task     *taskRun
 	number   int
 	worker   *workerRun
-	queuedAt time.Time
 	started  time.Time
 	lastSeen time.Time // last progress report
 	progress float64
@@ -164,6 +179,7 @@ type workerRun struct {
 	// it moves there once free.
 	recycleTo *group
 	stopping  bool // StopWorker sent
+	gone      bool // lost: no longer in Core.workers (WorkerLost)
 }
 
 func (w *workerRun) idle() bool { return len(w.running) == 0 && len(w.outputs) == 0 }
@@ -173,8 +189,12 @@ type nodeRun struct {
 	capacityMB int64
 	usedMB     int64 // memory of running attempts on this node
 	workers    map[*workerRun]struct{}
-	draining   bool
-	drain      *drainState
+	// groups: the node as each group with a worker here sees it
+	// (group.addWorker and removeWorker keep it), whose entries a change
+	// of usage refreshes.
+	groups   []*groupNode
+	draining bool
+	drain    *drainState
 }
 
 // ParseDAGState is String's inverse (a state read back from the wire).

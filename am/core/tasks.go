@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ebb-am/ebb/dag"
@@ -23,7 +24,10 @@ func (t *taskRun) ready() bool {
 	return true
 }
 
-// maybeQueue creates an attempt for a waiting task whose inputs are ready.
+// maybeQueue queues a waiting task whose inputs are ready. It counts the
+// attempt it will run (t.attempts) now, so the attempt's number and id are
+// what they would be had its record been created here; place creates the
+// record when the task gets a worker.
 func (c *Core) maybeQueue(t *taskRun) {
 	d := t.vertex.dag
 	if t.state != taskWaiting || d.state != DAGRunning {
@@ -33,17 +37,31 @@ func (c *Core) maybeQueue(t *taskRun) {
 	if !c.canStart(t) {
 		return
 	}
-	a := &attemptRun{
-		id:       fmt.Sprintf("%s_%s_%06d_%d", d.id, t.vertex.spec.Name, t.index, t.attempts),
-		task:     t,
-		number:   t.attempts,
-		queuedAt: c.now,
-		askMB:    t.askMB,
-	}
 	t.attempts++
-	t.becomeQueued(a)
-	c.attempt[a.id] = a
-	d.group.push(a)
+	t.queuedAt = c.now
+	t.becomeQueued()
+	d.group.push(t)
+}
+
+// attemptID names attempt number n of t: <dag>_<vertex>_<task, 6 digits>_<n>.
+// It is built with strconv, not fmt: place names an attempt for every
+// placement.
+func attemptID(t *taskRun, n int) string {
+	d, name := t.vertex.dag, t.vertex.spec.Name
+	b := make([]byte, 0, len(d.id)+len(name)+16)
+	b = append(b, d.id...)
+	b = append(b, '_')
+	b = append(b, name...)
+	b = append(b, '_')
+	if t.index >= 0 {
+		for p := 100000; p > 1 && t.index < p; p /= 10 {
+			b = append(b, '0')
+		}
+	}
+	b = strconv.AppendInt(b, int64(t.index), 10)
+	b = append(b, '_')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return string(b)
 }
 
 // reviveInputs re-runs producer tasks that count as done but whose output
@@ -179,7 +197,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 			// ends the DAG instead of being re-run for ever.
 			p.failures++
 			d.failed++
-			if p.failures >= c.opts.MaxFailedAttempts {
+			if int(p.failures) >= c.opts.MaxFailedAttempts {
 				c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d: its output could not be read %d times (last by attempt %s: %s)",
 					p.vertex.spec.Name, p.index, p.failures, a.id, u.Diagnostics))
 				break
@@ -198,13 +216,13 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 			diag = fmt.Sprintf("exit code %d", u.ExitCode)
 		}
 		if u.MemoryUsedMB > 0 {
-			diag = c.memoryExceeded(a, u.MemoryUsedMB, t.failures >= c.opts.MaxFailedAttempts)
+			diag = c.memoryExceeded(a, u.MemoryUsedMB, int(t.failures) >= c.opts.MaxFailedAttempts)
 			c.journal.attemptNoted(a.id, diag)
-			if t.failures < c.opts.MaxFailedAttempts {
+			if int(t.failures) < c.opts.MaxFailedAttempts {
 				d.note(diag)
 			}
 		}
-		if t.failures >= c.opts.MaxFailedAttempts {
+		if int(t.failures) >= c.opts.MaxFailedAttempts {
 			c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d failed %d times; last attempt %s: %s",
 				t.vertex.spec.Name, t.index, t.failures, a.id, diag))
 		} else {
@@ -260,8 +278,7 @@ func (c *Core) detach(a *attemptRun) {
 	w.freeMB += mem
 	w.node.usedMB -= mem
 	a.task.vertex.dag.running--
-	w.group.workerChanged(w)
-	c.nodeUsageChanged(w.node)
+	c.nodeUsageChanged(w.node) // w's group's view too, if w or another of its workers is there
 	if w.idle() {
 		w.idleFrom = c.now
 	}

@@ -28,9 +28,10 @@ import "time"
 // A DAG: SUBMITTED ─becomeRunning─► RUNNING ─becomeEnded─► SUCCEEDED,
 // FAILED or KILLED (also straight from SUBMITTED when killed waiting).
 
-// becomeQueued: attempt a of the task waits in its group's queue.
-func (t *taskRun) becomeQueued(a *attemptRun) {
-	t.current = a
+// becomeQueued: the task waits in its group's queue, with no attempt
+// record until it is placed.
+func (t *taskRun) becomeQueued() {
+	t.current = nil
 	t.state = taskQueued
 }
 

@@ -119,6 +119,7 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 	w.group.removeWorker(w)
 	delete(w.node.workers, w)
 	delete(c.workers, id)
+	w.gone = true
 	if len(w.node.workers) == 0 {
 		if w.node.draining {
 			c.ndraining--
