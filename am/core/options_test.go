@@ -42,7 +42,10 @@ func withDefaults(o CoreOptions) CoreOptions {
 	setInt(&o.StallKillPercent, "ebb.slowstart.preemption.percentage")
 	setDur(&o.StallKillInterval, "ebb.slowstart.preemption.interval.ms")
 	setInt(&o.Speculation.CapPercent, "ebb.speculation.cap.percent")
-	setInt(&o.Speculation.SlowTaskPercentile, "ebb.speculation.slow.task.percentile")
+	setInt(&o.Speculation.MinAllowed, "ebb.speculation.min.allowed.tasks")
+	if o.Speculation.Multiplier == 0 {
+		o.Speculation.Multiplier = d.Float("ebb.speculation.multiplier")
+	}
 	if o.MemoryRetry.Factor == 0 {
 		o.MemoryRetry.Factor = d.Float("ebb.task.memory.retry.factor")
 	}

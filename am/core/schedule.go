@@ -61,7 +61,12 @@ func (c *Core) place(g *group) {
 		if c.mayFit(g, req.MemoryMB) {
 			req.Seed = seedOf(a.id) // the allocator's tie-breaks, the same at every pass
 			var ok bool
-			if i, ok = c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d), req); ok {
+			view := c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d)
+			i, ok = c.opts.Allocator.Choose(offSlowNodes(view, d, req.MemoryMB), req)
+			if !ok && len(d.slowNodes) > 0 { // room off the slow nodes the allocator would not take (other resource types)
+				i, ok = c.opts.Allocator.Choose(view, req)
+			}
+			if ok {
 				w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
 			}
 		}

@@ -53,6 +53,10 @@ type dagRun struct {
 	failed   int // failed attempts (all tasks)
 	// spec counts this DAG's backup attempts (speculate.go).
 	speculation SpeculationCounts
+	// slowNodes: nodes where an attempt of this DAG straggled
+	// (speculate.go): no backup goes there, and new attempts avoid them
+	// while another node has room (slownodes.go).
+	slowNodes map[string]struct{}
 	ramp        string
 	// recovered: rebuilt from the recovery log by a new AM attempt;
 	// recovering: and still waiting for the earlier attempt's workers.
@@ -130,6 +134,9 @@ type attemptRun struct {
 	started  time.Time
 	lastSeen time.Time // last progress report
 	progress float64
+	// progressRan: its run time when progress was reported, so that a
+	// rate (progress / progressRan) does not fall between two reports.
+	progressRan time.Duration
 	profile  *dag.Profile // the resource profile it runs with now
 	// gathering: started under slow start, some inputs still to come
 	// (slowstart.go).
