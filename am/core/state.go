@@ -57,7 +57,7 @@ type dagRun struct {
 	// (speculate.go): no backup goes there, and new attempts avoid them
 	// while another node has room (slownodes.go).
 	slowNodes map[string]struct{}
-	ramp        string
+	ramp      string
 	// recovered: rebuilt from the recovery log by a new AM attempt;
 	// recovering: and still waiting for the earlier attempt's workers.
 	recovered  bool
@@ -137,7 +137,7 @@ type attemptRun struct {
 	// progressRan: its run time when progress was reported, so that a
 	// rate (progress / progressRan) does not fall between two reports.
 	progressRan time.Duration
-	profile  *dag.Profile // the resource profile it runs with now
+	profile     *dag.Profile // the resource profile it runs with now
 	// gathering: started under slow start, some inputs still to come
 	// (slowstart.go).
 	gathering bool
