@@ -149,7 +149,7 @@ var keys = []Key{
 	{Name: "ebb.packing.min.nodes", Type: Int, Default: "5", Bounds: from(0),
 		Doc: "below this many nodes packing is off"},
 	{Name: "ebb.packing.locality.delay.ms", Type: Int64, Default: "250", Bounds: millis(0),
-		Doc: "how long a request waits for a preferred node before it takes any"},
+		Doc: "how long a request waits for a preferred node before it takes any (delay scheduling); also how long an attempt of a DAG with slow nodes (ebb.speculation.multiplier) waits for room off them before it takes room on one"},
 	{Name: "ebb.scheduler.scheme", Type: Enum, Default: "fifo", Enum: []string{"fifo", "fair", "ras"},
 		Doc: "task scheduling across DAGs: fifo (in submission order), fair (the DAG with the fewest running attempts goes next, so a small DAG is not stuck behind a big one), ras (resource-aware, completion-time goals)"},
 	{Name: "ebb.scheduler.reserve.percent", Type: Int, Default: "10", Bounds: between(0, 50),

@@ -134,6 +134,11 @@ type SpeculationOptions struct {
 	// Multiplier: a candidate's estimated run time is more than this many
 	// times the median of its vertex's (Spark's spark.speculation.multiplier).
 	Multiplier float64
+	// SlowNodeWait: an attempt of a DAG with slow nodes waits this long
+	// for room off them before it takes room on one (slownodes.go): delay
+	// scheduling (Zaharia et al., EuroSys 2010) with the allocator's own
+	// locality delay, ebb.packing.locality.delay.ms.
+	SlowNodeWait time.Duration
 }
 
 // allowed is how many of a vertex of n tasks may run a backup at once.
@@ -245,6 +250,9 @@ var optionRules = []optionRule{
 	{"Speculation.MinAllowed", "ebb.speculation.min.allowed.tasks", ">= 0",
 		func(o *CoreOptions) any { return o.Speculation.MinAllowed },
 		func(o *CoreOptions) bool { return o.Speculation.MinAllowed >= 0 }},
+	{"Speculation.SlowNodeWait", "ebb.packing.locality.delay.ms", ">= 0",
+		func(o *CoreOptions) any { return o.Speculation.SlowNodeWait },
+		func(o *CoreOptions) bool { return o.Speculation.SlowNodeWait >= 0 }},
 	{"Speculation.Multiplier", "ebb.speculation.multiplier", ">= 1",
 		func(o *CoreOptions) any { return o.Speculation.Multiplier },
 		func(o *CoreOptions) bool { return o.Speculation.Multiplier >= 1 }},

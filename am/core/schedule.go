@@ -62,8 +62,9 @@ func (c *Core) place(g *group) {
 			req.Seed = seedOf(a.id) // the allocator's tie-breaks, the same at every pass
 			var ok bool
 			view := c.drainingFor(g, allowedNodes(g.pnodes, pick.Fits), d)
-			i, ok = c.opts.Allocator.Choose(offSlowNodes(view, d, req.MemoryMB), req)
-			if !ok && len(d.slowNodes) > 0 { // room off the slow nodes the allocator would not take (other resource types)
+			wait := req.Waited < c.opts.Speculation.SlowNodeWait
+			i, ok = c.opts.Allocator.Choose(offSlowNodes(view, d, req.MemoryMB, wait), req)
+			if !ok && !wait && len(d.slowNodes) > 0 { // room off the slow nodes the allocator would not take (other resource types)
 				i, ok = c.opts.Allocator.Choose(view, req)
 			}
 			if ok {

@@ -11,8 +11,9 @@ import "github.com/ebb-am/ebb/packing"
 // (mapreduce.job.maxtaskfailures.per.tracker). A slow node is the same
 // evidence of a different trouble: the DAG's later attempts (the next
 // stage's, retries) would be as slow there, so they go elsewhere while a
-// node off the slow ones has room, and to a slow node only when none has:
-// a slow node is better than a queued attempt. The evidence is the DAG's
+// node off the slow ones has room; with none, an attempt waits for one as
+// delay scheduling waits for a local node (ebb.packing.locality.delay.ms),
+// then takes a slow node: a slow node is better than a long queue. The evidence is the DAG's
 // own and ends with it, so a node slow for a while is not shunned for the
 // rest of a session.
 
@@ -33,22 +34,20 @@ func (d *dagRun) slow(id string) bool {
 }
 
 // offSlowNodes is the allocator's view for an attempt of mem MB of d: the
-// slow nodes shown with no room (FitsMB -1) when a node off them fits
-// mem, else nodes as they are. nodes is not changed; with no slow node it
-// is returned itself, at no cost.
-func offSlowNodes(nodes []packing.Node, d *dagRun, mem int64) []packing.Node {
+// slow nodes shown with no room (FitsMB -1) while wait holds (the attempt
+// has waited less than SpeculationOptions.SlowNodeWait, delay scheduling's
+// wait for a better node) or a node off them fits mem; else nodes as they
+// are. nodes is not changed; with no slow node it is returned itself, at
+// no cost.
+func offSlowNodes(nodes []packing.Node, d *dagRun, mem int64, wait bool) []packing.Node {
 	if len(d.slowNodes) == 0 {
 		return nodes
 	}
-	elsewhere, onSlow := false, false
-	for _, n := range nodes {
-		if d.slow(n.ID) {
-			onSlow = onSlow || n.FitsMB >= 0
-		} else if n.FitsMB >= mem {
-			elsewhere = true
-		}
+	elsewhere := wait
+	for i := 0; i < len(nodes) && !elsewhere; i++ {
+		elsewhere = !d.slow(nodes[i].ID) && nodes[i].FitsMB >= mem
 	}
-	if !elsewhere || !onSlow {
+	if !elsewhere {
 		return nodes
 	}
 	out := make([]packing.Node, len(nodes))

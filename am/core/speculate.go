@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -20,7 +21,8 @@ import (
 //   - every running attempt that has run MinRuntime is judged by its
 //     estimated run time: its run time at its last progress report over
 //     that progress (Hadoop's LegacyTaskRuntimeEstimator; infinite with
-//     no progress), kept as a rate, progress per second;
+//     no progress), kept as a rate, progress per second; a consumer
+//     started under slow start counts its run time from its last input;
 //   - the vertex's median takes those rates and its finished attempts'
 //     (1 / run time); a straggler's rate times Multiplier is below it:
 //     its estimated run time is more than Multiplier (1.5) times the
@@ -78,15 +80,38 @@ func (c *Core) speculate() {
 	for _, g := range c.gorder {
 		g.backupMB = 0
 	}
+	var avoid []string
 	for _, d := range c.active {
 		if d.state != DAGRunning || d.running == 0 || d.group.queue.Len() > 0 {
 			continue
 		}
+		asked := false
 		for _, v := range d.vertices {
 			if v.succeeded < len(v.tasks) && v.speculative(c.opts.Speculation) {
-				c.speculateVertex(v)
+				asked = c.speculateVertex(v) || asked
 			}
 		}
+		if asked {
+			avoid = append(avoid, sortedKeys(d.slowNodes)...)
+		}
+	}
+	c.avoidForBackups(avoid)
+}
+
+// avoidForBackups keeps the world's new workers off the slow nodes of
+// DAGs whose backups asked for room: a worker that landed there would be
+// no use to the backup (LATE never runs one on a slow node), and the next
+// ask could land there again. Every group's total is told again when the
+// list changes, so the world's Avoid list follows it (resendWants).
+func (c *Core) avoidForBackups(nodes []string) {
+	sort.Strings(nodes)
+	nodes = slices.Compact(nodes)
+	if slices.Equal(nodes, c.backupAvoid) {
+		return
+	}
+	c.backupAvoid = nodes
+	for _, g := range c.gorder {
+		g.wanted = -1 // updateWanted, later in the tick, tells every total
 	}
 }
 
@@ -103,15 +128,17 @@ func (c *Core) judged(v *vertexRun) (runs []straggler, room int) {
 		if t.state != taskRunning || a == nil || a.worker == nil || a.gathering {
 			continue
 		}
-		el := c.now.Sub(a.started)
+		// A consumer started under slow start is judged from when its
+		// last input came: waiting for the producers is not its work.
+		el := c.now.Sub(a.started) - a.gathered
 		if el < o.MinRuntime || el <= 0 {
 			continue
 		}
 		// An attempt granted its commit has finished its work: a backup
 		// could only lose (commitAsked).
 		s := straggler{a: a, elapsed: el, left: math.Inf(1), eligible: t.backup == nil && !a.committing}
-		if a.progress > 0 && a.progressRan > 0 {
-			s.rate = a.progress / a.progressRan.Seconds()
+		if ran := a.progressRan - a.gathered; a.progress > 0 && ran > 0 {
+			s.rate = a.progress / ran.Seconds()
 			s.left = 1/s.rate - el.Seconds()
 		}
 		runs = append(runs, s)
@@ -119,11 +146,12 @@ func (c *Core) judged(v *vertexRun) (runs []straggler, room int) {
 	return runs, room
 }
 
-// speculateVertex starts backups for v's worst stragglers, within its cap.
-func (c *Core) speculateVertex(v *vertexRun) {
+// speculateVertex starts backups for v's worst stragglers, within its
+// cap, and reports whether one asked the world for room.
+func (c *Core) speculateVertex(v *vertexRun) (asked bool) {
 	runs, room := c.judged(v)
 	if len(runs) == 0 {
-		return
+		return false
 	}
 	rates := make([]float64, 0, len(runs)+len(v.doneRates))
 	for _, s := range runs {
@@ -147,7 +175,7 @@ func (c *Core) speculateVertex(v *vertexRun) {
 	sort.Slice(cands, func(i, j int) bool { return cands[i].before(cands[j]) })
 	for _, s := range cands {
 		if room <= 0 {
-			return
+			return asked
 		}
 		room--
 		if w := c.backupWorker(s.a); w != nil {
@@ -159,8 +187,10 @@ func (c *Core) speculateVertex(v *vertexRun) {
 			// for a backup and landed there, which asking again could
 			// repeat.
 			d.group.backupMB += s.a.memoryMB()
+			asked = true
 		}
 	}
+	return asked
 }
 
 // roomOnSlow reports whether an idle worker of d's group with room for mem

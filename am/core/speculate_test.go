@@ -548,3 +548,51 @@ func TestMultiplierDecides(t *testing.T) {
 		}
 	}
 }
+
+// A consumer started under slow start is judged from when its last input
+// came: the time it waited for producers is not its work. Two reduces
+// start gathering when the first of four maps is done (slow start 25%),
+// at 20 s, and get their last input at 40 s; a second later reduce 0 has
+// reported progress and reduce 1 not yet. Counted from their start
+// (21 s, past the 10 s minimum) reduce 1's rate would be 0 and its time
+// left infinite: a backup. Counted from its last input (1 s) it is not
+// judged yet.
+func TestGatheringIsNotWork(t *testing.T) {
+	o := specOn()
+	o.SlowStart = 0.25
+	f := newFake(t, o)
+	f.submit(`
+name: mr
+containerGroup: {name: g, workerMemoryMB: 256}
+vertices:
+  - {name: map, command: "true", parallelism: 4, memoryMB: 256}
+  - {name: red, command: "true", parallelism: 2, memoryMB: 256}
+edges: [{from: map, to: red, type: scatter-gather}]
+`)
+	for i := 1; i <= 7; i++ {
+		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
+	}
+	finish := func(i int) {
+		id := f.byTask("map")[i][0]
+		delete(f.running, id)
+		f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: id, Result: AttemptSucceeded})
+		f.drain()
+	}
+	f.tick(20 * time.Second)
+	finish(0)
+	f.tick(20 * time.Second)
+	finish(1)
+	finish(2)
+	finish(3)
+	if n := len(f.byTask("red")); n != 2 {
+		t.Fatalf("%d reduces running, want 2", n)
+	}
+	f.tick(time.Second)
+	f.report("red", 0.1, map[int]float64{1: 0})
+	f.tick(time.Second)
+	for i, ids := range f.byTask("red") {
+		if len(ids) != 1 {
+			t.Errorf("reduce %d runs %v a second after its last input: want no backup", i, ids)
+		}
+	}
+}

@@ -139,8 +139,10 @@ type attemptRun struct {
 	progressRan time.Duration
 	profile     *dag.Profile // the resource profile it runs with now
 	// gathering: started under slow start, some inputs still to come
-	// (slowstart.go).
+	// (slowstart.go); gathered: its run time when the last came, which
+	// speculation does not count as work (speculate.go).
 	gathering bool
+	gathered  time.Duration
 	// askMB is the memory it asked for when it differs from its vertex's
 	// (a retry after a kill for memory; 0: the vertex's memoryMB).
 	askMB int64

@@ -45,10 +45,11 @@ func TestYarnSpeculationStraggler(t *testing.T) {
 	name := fmt.Sprintf("spec-%d", time.Now().UnixNano())
 	args := append([]string{"submit", "--detach", "--name", name}, amSets...)
 	// uniform: spread the attempts over the workers' nodes (packed would
-	// fill the straggler's node first). The cap lets the stragglers of one
-	// slow node out of three all run backups at once (10% of 9 tasks is
-	// one); the minimum run time is short because the tasks are.
-	args = append(args, "--set", "ebb.speculation.enabled=true", "--set", "ebb.speculation.cap.percent=50",
+	// fill the straggler's node first). The keys' cap and minimum allowed
+	// (10 backups at once) let the stragglers of one slow node out of
+	// three all run backups; the minimum run time is short because the
+	// tasks are.
+	args = append(args, "--set", "ebb.speculation.enabled=true",
 		"--set", "ebb.speculation.min.runtime.ms=1500", "--set", "ebb.packing.scheme=uniform",
 		"--set", "ebb.session.idle.timeout.secs=120")
 	out, err := y.ebb(ctx, args...)
@@ -102,7 +103,7 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	_, _, warm := run("warm-up, no straggler", spec("", "true"))
 	slowNode := y.workerNode(ctx, id)
 	t.Logf("the straggling NodeManager: %s (of %v)", slowNode, testcluster.NodeIDs(t))
-	base, _, baseOut := run("no straggler", spec("", "true"))
+	base, db, baseOut := run("no straggler", spec("", "true"))
 	withSpec, ds, specOut := run("straggler, speculation on", spec(slowNode, "true"))
 	without, dn, noSpecOut := run("straggler, speculation off", spec(slowNode, "false"))
 	t.Logf("DAG times: no straggler %s, straggler with speculation %s (%.2fx), straggler without %s (%.2fx)",
@@ -112,6 +113,9 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	if ds.BackupsLaunched == 0 || ds.BackupsWon == 0 || ds.FailedAttempts != 0 {
 		t.Errorf("with speculation: %d backups launched, %d won, %d failed attempts; want backups that won and no failure",
 			ds.BackupsLaunched, ds.BackupsWon, ds.FailedAttempts)
+	}
+	if db.BackupsLaunched != 0 {
+		t.Errorf("with no straggler, %d backups ran (%d won, %d lost): want none", db.BackupsLaunched, db.BackupsWon, db.BackupsLost)
 	}
 	if dn.BackupsLaunched != 0 {
 		t.Errorf("with the vertices' speculative: false, %d backups ran", dn.BackupsLaunched)
