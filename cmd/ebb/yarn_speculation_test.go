@@ -105,6 +105,7 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	t.Logf("the straggling NodeManager: %s (of %v)", slowNode, testcluster.NodeIDs(t))
 	base, db, baseOut := run("no straggler", spec("", "true"))
 	withSpec, ds, specOut := run("straggler, speculation on", spec(slowNode, "true"))
+	y.logAttemptNodes(ctx, id, ds.ID, slowNode)
 	without, dn, noSpecOut := run("straggler, speculation off", spec(slowNode, "false"))
 	t.Logf("DAG times: no straggler %s, straggler with speculation %s (%.2fx), straggler without %s (%.2fx)",
 		base.Round(10*time.Millisecond), withSpec.Round(10*time.Millisecond), withSpec.Seconds()/base.Seconds(),
@@ -182,4 +183,31 @@ func (y *yarnTest) workerNode(ctx context.Context, id interface{ String() string
 	}
 	y.t.Logf("workers per node: %v", count)
 	return best
+}
+
+// logAttemptNodes logs where each attempt of DAG dag ran, marking the
+// straggling node, so that a run shows whether the reduces kept off it.
+func (y *yarnTest) logAttemptNodes(ctx context.Context, id interface{ String() string }, dag, slowNode string) {
+	y.t.Helper()
+	var d struct {
+		Attempts []struct {
+			Vertex string  `json:"vertex"`
+			Task   int     `json:"task"`
+			Number int     `json:"number"`
+			Node   string  `json:"node"`
+			State  string  `json:"state"`
+			Secs   float64 `json:"durationSecs"`
+		} `json:"attempts"`
+	}
+	y.getJSON(testcluster.RMWebURL(y.t)+"/proxy/"+id.String()+"/api/v1/dags/"+dag, &d)
+	var lines []string
+	for _, a := range d.Attempts {
+		mark := ""
+		if a.Node == slowNode {
+			mark = " (the straggling node)"
+		}
+		lines = append(lines, fmt.Sprintf("%s %d.%d %s %.1fs on %s%s", a.Vertex, a.Task, a.Number, a.State, a.Secs, a.Node, mark))
+	}
+	sort.Strings(lines)
+	y.t.Logf("%s's attempts:\n%s", dag, strings.Join(lines, "\n"))
 }
