@@ -89,7 +89,8 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.speculation.enabled":                                 "false", // as mapreduce.map.speculative, tez.am.speculation.enabled
 		"ebb.speculation.cap.percent":                             "10",    // LATE's SpeculativeCap
 		"ebb.speculation.min.runtime.ms":                          "10000",
-		"ebb.speculation.slow.task.percentile":                    "25", // LATE's SlowTaskThreshold
+		"ebb.speculation.min.allowed.tasks":                       "10",  // mapreduce.job.speculative.minimum-allowed-tasks, tez.am.minimum.allowed.speculative.tasks
+		"ebb.speculation.multiplier":                              "1.5", // spark.speculation.multiplier
 		"ebb.billing.period.secs":                                 "0",
 		"ebb.billing.start.offset.secs":                           "0",
 		"ebb.auto.scale.node.boot.secs":                           "0",

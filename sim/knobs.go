@@ -139,7 +139,15 @@ var knobs = []knob{
 		p.Core.Speculation.MinRuntime = time.Duration(n) * time.Millisecond
 		return nil
 	}},
-	intKnob("ebb.speculation.slow.task.percentile", "a candidate's progress rate is below this percentile of its vertex's", anyCore, func(p *Policy) *int { return &p.Core.Speculation.SlowTaskPercentile }),
+	intKnob("ebb.speculation.min.allowed.tasks", "backups a vertex may run at once however few its tasks", anyCore, func(p *Policy) *int { return &p.Core.Speculation.MinAllowed }),
+	{"ebb.speculation.multiplier", "a candidate's estimated run time is more than this times its vertex's median", anyCore, func(p *Policy, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 1 {
+			return fmt.Errorf("want a number >= 1")
+		}
+		p.Core.Speculation.Multiplier = f
+		return nil
+	}},
 	secsKnob("sim.spark-da.backlog.timeout.secs", "spark-da: backlog before the first ask and between asks", func(p *Policy) bool { return p.Core.Scaling == core.ScaleSparkDA },
 		func(p *Policy) *time.Duration { return &p.Core.BacklogTimeout }),
 }

@@ -14,14 +14,17 @@ import (
 //
 //   - no slow node: every task ends at 60 s;
 //   - slow node, no speculation: the job ends with the slow tasks, at 300 s;
-//   - speculation, cap 10% (of 40 tasks: 4 backups at once): there is no
-//     free slot before 60 s; then the fast tasks' slots free up, the slow
-//     tasks' rate (1/300 per s) is below the 25th percentile of the 40
-//     rates (rank 9.75 of 0..39, three quarters of the way from the 10th,
-//     slow, to the 11th, fast), and each has 240 s left against a fresh
-//     attempt's 60 s (the mean finished run time): four backups start and
-//     win at 120 s, four more at 180 s, the last two at 240 s;
-//   - cap 50% (20): all ten backups start at 60 s and win at 120 s.
+//   - speculation, the keys' defaults: from 10 s (the minimum run time)
+//     the slow tasks' estimated run time, 300 s, is more than 1.5 times
+//     the median's 60 s (30 of the 40 rates are fast), but no slot is
+//     free before 60 s; then the fast tasks' slots free up, each slow
+//     task has 240 s left against a fresh attempt's 60 s (the mean
+//     finished run time), and the minimum allowed (10) lets all ten
+//     backups start at once, off the slow node: they win at 120 s;
+//   - the same with no minimum allowed (ebb.speculation.min.allowed.tasks
+//     0), the cap 10% of 40 tasks, four at a time: four backups win at
+//     120 s, four more at 180 s, the last two at 240 s;
+//   - cap 50% (20), no minimum allowed: all ten at 60 s, won at 120 s.
 func TestSimStragglersAndSpeculation(t *testing.T) {
 	jobs := func() []Job { return []Job{job("j", 0, 40, 1000, 60*time.Second, 10000)} }
 	cfg := testConfig()
@@ -57,8 +60,9 @@ func TestSimStragglersAndSpeculation(t *testing.T) {
 	}{
 		{"no slow node", cfg, nil, 60 * time.Second},
 		{"slow node, no speculation", slow, nil, 300 * time.Second},
-		{"slow node, speculation capped at 10%", slow, []string{"ebb.speculation.enabled", "true"}, 240 * time.Second},
-		{"slow node, speculation capped at 50%", slow, []string{"ebb.speculation.enabled", "true", "ebb.speculation.cap.percent", "50"}, 120 * time.Second},
+		{"slow node, speculation (defaults: at least 10 backups)", slow, []string{"ebb.speculation.enabled", "true"}, 120 * time.Second},
+		{"slow node, speculation capped at 10%, no minimum", slow, []string{"ebb.speculation.enabled", "true", "ebb.speculation.min.allowed.tasks", "0"}, 240 * time.Second},
+		{"slow node, speculation capped at 50%, no minimum", slow, []string{"ebb.speculation.enabled", "true", "ebb.speculation.min.allowed.tasks", "0", "ebb.speculation.cap.percent", "50"}, 120 * time.Second},
 	} {
 		got := run(c.cfg, c.sets...)
 		t.Logf("%s: the job took %s", c.what, got)

@@ -128,7 +128,8 @@ func CoreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 			MaxInputBytes: c.Int64("ebb.am.uber.max.input.mb") << 20, MemoryMB: c.Int64("ebb.am.uber.memory.mb")},
 		Speculation: core.SpeculationOptions{Enabled: c.Bool("ebb.speculation.enabled"),
 			CapPercent: c.Int("ebb.speculation.cap.percent"), MinRuntime: c.Duration("ebb.speculation.min.runtime.ms"),
-			SlowTaskPercentile: c.Int("ebb.speculation.slow.task.percentile")},
+			MinAllowed: c.Int("ebb.speculation.min.allowed.tasks"), Multiplier: c.Float("ebb.speculation.multiplier"),
+			SlowNodeWait: c.Duration("ebb.packing.locality.delay.ms")},
 	}
 	// The table's bounds make every value above one the Core accepts; a
 	// failure here is a table and Core that disagree, named by the Core.

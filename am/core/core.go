@@ -74,6 +74,10 @@ type Core struct {
 	journal   journal           // what the status UI shows beyond the live state (journal.go)
 	preempt   preemptState      // preemption warnings, give-backs, headroom (preempt.go)
 	specCount SpeculationCounts // backup attempts of every DAG (speculate.go)
+	// backupAvoid: the slow nodes of the DAGs whose backups asked the
+	// world for room in the last speculation pass; no new worker goes
+	// there (speculate.go).
+	backupAvoid []string
 
 	// Recovery (recover.go): the wait for workers of an earlier attempt,
 	// and the tasks that succeeded since TakeJournal.

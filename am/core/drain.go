@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -113,6 +114,18 @@ func (c *Core) drainingNodes() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// avoidNodes lists nodes the world must not put new workers on: the
+// draining ones and the slow nodes of DAGs asking for a backup's room.
+func (c *Core) avoidNodes() []string {
+	out := c.drainingNodes()
+	if len(c.backupAvoid) == 0 {
+		return out
+	}
+	out = append(out, c.backupAvoid...)
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // takes reports whether w may be given an attempt of d. A draining worker

@@ -120,15 +120,30 @@ type SpeculationOptions struct {
 	// Enabled is the default of every vertex (a vertex's speculative: in
 	// the DAG spec overrides it).
 	Enabled bool
-	// CapPercent: at most this share of a vertex's tasks (at least one)
-	// run a backup at once (LATE's SpeculativeCap).
+	// CapPercent and MinAllowed: at most the larger of MinAllowed and
+	// CapPercent of a vertex's tasks (at least one) run a backup at once
+	// (LATE's SpeculativeCap; Hadoop's DefaultSpeculator takes the larger
+	// of mapreduce.job.speculative.minimum-allowed-tasks and its
+	// proportional caps, Tez's tez.am.minimum.allowed.speculative.tasks
+	// the same).
 	CapPercent int
+	MinAllowed int
 	// MinRuntime: an attempt that has run less than this is no candidate;
 	// its progress rate says too little yet.
 	MinRuntime time.Duration
-	// SlowTaskPercentile: a candidate's progress rate is below this
-	// percentile of its vertex's rates (LATE's SlowTaskThreshold).
-	SlowTaskPercentile int
+	// Multiplier: a candidate's estimated run time is more than this many
+	// times the median of its vertex's (Spark's spark.speculation.multiplier).
+	Multiplier float64
+	// SlowNodeWait: an attempt of a DAG with slow nodes waits this long
+	// for room off them before it takes room on one (slownodes.go): delay
+	// scheduling (Zaharia et al., EuroSys 2010) with the allocator's own
+	// locality delay, ebb.packing.locality.delay.ms.
+	SlowNodeWait time.Duration
+}
+
+// allowed is how many of a vertex of n tasks may run a backup at once.
+func (o SpeculationOptions) allowed(n int) int {
+	return max(1, o.MinAllowed, n*o.CapPercent/100)
 }
 
 // slowStart reports whether consumers may start before all their
@@ -232,11 +247,15 @@ var optionRules = []optionRule{
 	{"Speculation.MinRuntime", "ebb.speculation.min.runtime.ms", ">= 0",
 		func(o *CoreOptions) any { return o.Speculation.MinRuntime },
 		func(o *CoreOptions) bool { return o.Speculation.MinRuntime >= 0 }},
-	{"Speculation.SlowTaskPercentile", "ebb.speculation.slow.task.percentile", "1 to 100",
-		func(o *CoreOptions) any { return o.Speculation.SlowTaskPercentile },
-		func(o *CoreOptions) bool {
-			return o.Speculation.SlowTaskPercentile >= 1 && o.Speculation.SlowTaskPercentile <= 100
-		}},
+	{"Speculation.MinAllowed", "ebb.speculation.min.allowed.tasks", ">= 0",
+		func(o *CoreOptions) any { return o.Speculation.MinAllowed },
+		func(o *CoreOptions) bool { return o.Speculation.MinAllowed >= 0 }},
+	{"Speculation.SlowNodeWait", "ebb.packing.locality.delay.ms", ">= 0",
+		func(o *CoreOptions) any { return o.Speculation.SlowNodeWait },
+		func(o *CoreOptions) bool { return o.Speculation.SlowNodeWait >= 0 }},
+	{"Speculation.Multiplier", "ebb.speculation.multiplier", ">= 1",
+		func(o *CoreOptions) any { return o.Speculation.Multiplier },
+		func(o *CoreOptions) bool { return o.Speculation.Multiplier >= 1 }},
 }
 
 // Validate returns the first option the Core cannot work with, as an

@@ -42,7 +42,10 @@ func withDefaults(o CoreOptions) CoreOptions {
 	setInt(&o.StallKillPercent, "ebb.slowstart.preemption.percentage")
 	setDur(&o.StallKillInterval, "ebb.slowstart.preemption.interval.ms")
 	setInt(&o.Speculation.CapPercent, "ebb.speculation.cap.percent")
-	setInt(&o.Speculation.SlowTaskPercentile, "ebb.speculation.slow.task.percentile")
+	setInt(&o.Speculation.MinAllowed, "ebb.speculation.min.allowed.tasks")
+	if o.Speculation.Multiplier == 0 {
+		o.Speculation.Multiplier = d.Float("ebb.speculation.multiplier")
+	}
 	if o.MemoryRetry.Factor == 0 {
 		o.MemoryRetry.Factor = d.Float("ebb.task.memory.retry.factor")
 	}
@@ -76,6 +79,10 @@ func TestNewCoreRefusesBadOptions(t *testing.T) {
 			"core option StallKillPercent (ebb.slowstart.preemption.percentage) = 0: want 1 to 100 under slow start"},
 		{"slow start with no stall interval", func(o *CoreOptions) { o.SlowStart, o.StallKillInterval = 0.05, 0 },
 			"core option StallKillInterval (ebb.slowstart.preemption.interval.ms) = 0s: want > 0 under slow start"},
+		{"a speculation multiplier below 1", func(o *CoreOptions) { o.Speculation.Multiplier = 0.5 },
+			"core option Speculation.Multiplier (ebb.speculation.multiplier) = 0.5: want >= 1"},
+		{"a negative minimum of backups", func(o *CoreOptions) { o.Speculation.MinAllowed = -1 },
+			"core option Speculation.MinAllowed (ebb.speculation.min.allowed.tasks) = -1: want >= 0"},
 		{"spark-da without a backlog timeout", func(o *CoreOptions) { o.Scaling, o.BacklogTimeout = ScaleSparkDA, 0 },
 			"core option BacklogTimeout = 0s: want > 0 when scaling as Spark's dynamic allocation"},
 	} {

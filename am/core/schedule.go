@@ -111,12 +111,18 @@ func (c *Core) mayFit(g *group, mem int64) bool {
 // widened for a draining node) and the index covers req, else by a scan of
 // the view. Both give the same node (packing's TestSpreadIndexAgreesWithScan).
 func (c *Core) choose(g *group, fits []bool, d *dagRun, req packing.Request) (int, bool) {
-	if g.pix != nil && fits == nil && len(c.waitingDrains) == 0 {
+	if g.pix != nil && fits == nil && len(c.waitingDrains) == 0 && len(d.slowNodes) == 0 {
 		if i, ok, covered := g.pix.Choose(req); covered {
 			return i, ok
 		}
 	}
-	return c.opts.Allocator.Choose(c.drainingFor(g, allowedNodes(g.pnodes, fits), d), req)
+	view := c.drainingFor(g, allowedNodes(g.pnodes, fits), d)
+	wait := req.Waited < c.opts.Speculation.SlowNodeWait
+	i, ok := c.opts.Allocator.Choose(offSlowNodes(view, d, req.MemoryMB, wait), req)
+	if !ok && !wait && len(d.slowNodes) > 0 { // room off the slow nodes the allocator would not take (other resource types)
+		i, ok = c.opts.Allocator.Choose(view, req)
+	}
+	return i, ok
 }
 
 // allowedNodes is the allocator's view limited to the nodes where the task

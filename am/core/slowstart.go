@@ -109,6 +109,7 @@ func (c *Core) sendInput(a *attemptRun, v *vertexRun, pt *taskRun) {
 	if t.ready() {
 		a.gathering = false
 		a.lastSeen = c.now // the task timeout counts from here
+		a.gathered = c.now.Sub(a.started)
 		a.profile = t.vertex.activeProfile()
 		act.Complete, act.Profile = true, a.profile
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -17,22 +18,37 @@ import (
 // the task, the other is killed before it publishes anything.
 //
 // Each tick (Core.Tick) and per vertex with speculation on:
-//   - every running attempt's progress rate is progress / run time, and
-//     its time left (1 - progress) / rate (infinite at rate 0);
-//   - the vertex's threshold is the SlowTaskPercentile of the rates of its
-//     running attempts and its finished ones (1 / run time);
-//   - a candidate has run at least MinRuntime, its rate is below the
-//     threshold, and its time left is longer than a new attempt would take
-//     (the vertex's mean finished run time, or 1 / the median rate before
-//     any finished): a backup that cannot win is not started;
-//   - candidates go by largest time left first, while fewer than
-//     CapPercent of the vertex's tasks (at least one) run a backup;
-//   - a backup goes to a free worker of the DAG's group that is neither on
-//     the original's node nor on a node where any candidate runs (LATE's
-//     rule against slow nodes), and only when nothing is queued in the
-//     group: backups take room no first attempt wants. With no such
-//     worker, on-demand scaling asks for one (group.backupMB), unless an
-//     idle worker already sits on a slow node.
+//   - every running attempt that has run MinRuntime is judged by its
+//     estimated run time: its run time at its last progress report over
+//     that progress (Hadoop's LegacyTaskRuntimeEstimator; infinite with
+//     no progress), kept as a rate, progress per second; a consumer
+//     started under slow start counts its run time from its last input;
+//   - the vertex's median takes those rates and its finished attempts'
+//     (1 / run time); a straggler's rate times Multiplier is below it:
+//     its estimated run time is more than Multiplier (1.5) times the
+//     median, Spark's spark.speculation.multiplier. Spark takes the median
+//     of finished tasks only, once spark.speculation.quantile (75%) of
+//     them finished, a gate that never opens while a third of the tasks
+//     straggle; running attempts' estimates let a straggler be found
+//     while the others still run. LATE's 25th percentile of rates
+//     (SlowTaskThreshold, this rule's predecessor here) fell among the
+//     stragglers' own rates in that case;
+//   - a straggler is a candidate when its time left (estimated run time
+//     minus run time) is longer than a new attempt would take (the
+//     vertex's mean finished run time, else the median's estimate):
+//     Hadoop's DefaultSpeculator compares the attempt's estimated end
+//     with a replacement's started now and speculates only where the
+//     replacement would end first;
+//   - candidates go by that gain, largest first (the same order as time
+//     left, the new attempt's time being the vertex's), while fewer than
+//     SpeculationOptions.allowed of the vertex's tasks run a backup;
+//   - a straggler's node is slow for its DAG from then on (dagRun.slowNodes,
+//     LATE's rule against slow nodes): a backup goes to a free worker of
+//     the DAG's group on none of them, and only when nothing is queued in
+//     the group: backups take room no first attempt wants; the DAG's new
+//     attempts avoid them too (slownodes.go). With no such worker,
+//     on-demand scaling asks for one (group.backupMB), unless an idle
+//     worker already sits on a slow node.
 
 // SpeculationCounts are backup attempts and how their races ended.
 type SpeculationCounts struct {
@@ -56,7 +72,7 @@ type straggler struct {
 	rate     float64 // progress per second
 	left     float64 // seconds, +Inf at rate 0
 	elapsed  time.Duration
-	eligible bool // ran MinRuntime, no backup yet
+	eligible bool // no backup yet, not committing
 }
 
 // speculate is Tick's stage that starts backups.
@@ -64,23 +80,46 @@ func (c *Core) speculate() {
 	for _, g := range c.gorder {
 		g.backupMB = 0
 	}
+	var avoid []string
 	for _, d := range c.active {
 		if d.state != DAGRunning || d.running == 0 || d.group.queue.Len() > 0 {
 			continue
 		}
+		asked := false
 		for _, v := range d.vertices {
 			if v.succeeded < len(v.tasks) && v.speculative(c.opts.Speculation) {
-				c.speculateVertex(v)
+				asked = c.speculateVertex(v) || asked
 			}
 		}
+		if asked {
+			avoid = append(avoid, sortedKeys(d.slowNodes)...)
+		}
+	}
+	c.avoidForBackups(avoid)
+}
+
+// avoidForBackups keeps the world's new workers off the slow nodes of
+// DAGs whose backups asked for room: a worker that landed there would be
+// no use to the backup (LATE never runs one on a slow node), and the next
+// ask could land there again. Every group's total is told again when the
+// list changes, so the world's Avoid list follows it (resendWants).
+func (c *Core) avoidForBackups(nodes []string) {
+	sort.Strings(nodes)
+	nodes = slices.Compact(nodes)
+	if slices.Equal(nodes, c.backupAvoid) {
+		return
+	}
+	c.backupAvoid = nodes
+	for _, g := range c.gorder {
+		g.wanted = -1 // updateWanted, later in the tick, tells every total
 	}
 }
 
-// speculateVertex starts backups for v's worst stragglers, within its cap.
-func (c *Core) speculateVertex(v *vertexRun) {
+// judged is the standing of v's running attempts that have run
+// MinRuntime, and how many of v's tasks may still get a backup.
+func (c *Core) judged(v *vertexRun) (runs []straggler, room int) {
 	o := c.opts.Speculation
-	room := max(1, len(v.tasks)*o.CapPercent/100)
-	var runs []straggler
+	room = o.allowed(len(v.tasks))
 	for _, t := range v.tasks {
 		if t.backup != nil {
 			room--
@@ -89,20 +128,30 @@ func (c *Core) speculateVertex(v *vertexRun) {
 		if t.state != taskRunning || a == nil || a.worker == nil || a.gathering {
 			continue
 		}
-		el := c.now.Sub(a.started)
+		// A consumer started under slow start is judged from when its
+		// last input came: waiting for the producers is not its work.
+		el := c.now.Sub(a.started) - a.gathered
+		if el < o.MinRuntime || el <= 0 {
+			continue
+		}
 		// An attempt granted its commit has finished its work: a backup
 		// could only lose (commitAsked).
-		s := straggler{a: a, elapsed: el, left: math.Inf(1), eligible: t.backup == nil && !a.committing && el >= o.MinRuntime && el > 0}
-		if el > 0 {
-			s.rate = a.progress / el.Seconds()
-		}
-		if s.rate > 0 {
-			s.left = (1 - a.progress) / s.rate
+		s := straggler{a: a, elapsed: el, left: math.Inf(1), eligible: t.backup == nil && !a.committing}
+		if ran := a.progressRan - a.gathered; a.progress > 0 && ran > 0 {
+			s.rate = a.progress / ran.Seconds()
+			s.left = 1/s.rate - el.Seconds()
 		}
 		runs = append(runs, s)
 	}
-	if room <= 0 || len(runs) == 0 {
-		return
+	return runs, room
+}
+
+// speculateVertex starts backups for v's worst stragglers, within its
+// cap, and reports whether one asked the world for room.
+func (c *Core) speculateVertex(v *vertexRun) (asked bool) {
+	runs, room := c.judged(v)
+	if len(runs) == 0 {
+		return false
 	}
 	rates := make([]float64, 0, len(runs)+len(v.doneRates))
 	for _, s := range runs {
@@ -110,43 +159,45 @@ func (c *Core) speculateVertex(v *vertexRun) {
 	}
 	rates = append(rates, v.doneRates...)
 	sort.Float64s(rates)
-	threshold := percentile(rates, o.SlowTaskPercentile)
-	fresh := v.freshSeconds(rates)
+	median := percentile(rates, 50)
+	fresh := v.freshSeconds(median)
+	d := v.dag
 	var cands []straggler
-	slow := map[*nodeRun]bool{}
 	for _, s := range runs {
-		if s.rate >= threshold {
+		if s.rate*c.opts.Speculation.Multiplier >= median {
 			continue
 		}
-		slow[s.a.worker.node] = true
+		d.markSlow(s.a.worker.node)
 		if s.eligible && s.left > fresh {
 			cands = append(cands, s)
 		}
 	}
 	sort.Slice(cands, func(i, j int) bool { return cands[i].before(cands[j]) })
 	for _, s := range cands {
-		if room == 0 {
-			return
+		if room <= 0 {
+			return asked
 		}
 		room--
-		if w := c.backupWorker(s.a, slow); w != nil {
+		if w := c.backupWorker(s.a); w != nil {
 			c.startBackup(s.a, w, s.left)
-		} else if !roomOnSlow(v.dag, s.a.memoryMB(), slow) {
+		} else if !roomOnSlow(d, s.a.memoryMB()) {
 			// No room: the group asks for it (on-demand scaling, as
 			// MapReduce's AM asks a container for a speculative attempt).
 			// Not while an idle worker sits on a slow node: one that came
 			// for a backup and landed there, which asking again could
 			// repeat.
-			v.dag.group.backupMB += s.a.memoryMB()
+			d.group.backupMB += s.a.memoryMB()
+			asked = true
 		}
 	}
+	return asked
 }
 
 // roomOnSlow reports whether an idle worker of d's group with room for mem
-// sits on a slow node.
-func roomOnSlow(d *dagRun, mem int64, slow map[*nodeRun]bool) bool {
+// sits on one of d's slow nodes.
+func roomOnSlow(d *dagRun, mem int64) bool {
 	for w := range d.group.workers {
-		if slow[w.node] && len(w.running) == 0 && !w.draining && w.takes(d) && w.freeMB >= mem {
+		if d.slow(w.node.id) && len(w.running) == 0 && !w.draining && w.takes(d) && w.freeMB >= mem {
 			return true
 		}
 	}
@@ -166,8 +217,7 @@ func (s straggler) before(o straggler) bool {
 }
 
 // percentile is the p-th percentile of sorted xs, interpolated between
-// ranks, so that with a few tasks the slowest one still falls below the
-// 25th (nearest rank would make it the threshold itself).
+// ranks.
 func percentile(xs []float64, p int) float64 {
 	pos := float64(p) / 100 * float64(len(xs)-1)
 	i := int(pos)
@@ -178,29 +228,31 @@ func percentile(xs []float64, p int) float64 {
 }
 
 // freshSeconds is how long a new attempt of v is expected to take: its
-// mean finished run time, else 1 / the median rate (0: nothing to go by,
-// so any time left will do).
-func (v *vertexRun) freshSeconds(sortedRates []float64) float64 {
+// mean finished run time (Hadoop's estimatedNewAttemptRuntime), else
+// 1 / the median rate (0: nothing to go by, so any time left will do).
+func (v *vertexRun) freshSeconds(medianRate float64) float64 {
 	if v.doneN > 0 {
 		return (v.doneTime / time.Duration(v.doneN)).Seconds()
 	}
-	if m := percentile(sortedRates, 50); m > 0 {
-		return 1 / m
+	if medianRate > 0 {
+		return 1 / medianRate
 	}
 	return 0
 }
 
 // backupWorker is the group's worker, best fit first, with room for a
-// backup of a on none of the slow nodes (a's own among them).
-func (c *Core) backupWorker(a *attemptRun, slow map[*nodeRun]bool) *workerRun {
+// backup of a on none of its DAG's slow nodes (a's own among them).
+func (c *Core) backupWorker(a *attemptRun) *workerRun {
 	d := a.task.vertex.dag
 	g := d.group
 	mem := a.memoryMB()
 	var best *workerRun
 	for _, pn := range g.pnodes {
-		// a's own node is among the slow ones: a is a candidate.
+		if d.slow(pn.ID) {
+			continue
+		}
 		for _, w := range g.workersOn(pn.ID) {
-			if slow[w.node] || w.draining || !w.takes(d) || w.freeMB < mem {
+			if w.draining || !w.takes(d) || w.freeMB < mem {
 				continue
 			}
 			if best == nil || w.freeMB < best.freeMB || (w.freeMB == best.freeMB && w.info.ID < best.info.ID) {

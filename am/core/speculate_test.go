@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -9,8 +10,8 @@ import (
 	"github.com/ebb-am/ebb/dag"
 )
 
-// specOn is speculation as the tests use it: on, the key table's cap and
-// percentile, a 10 s minimum run time.
+// specOn is speculation as the tests use it: on, the key table's cap,
+// minimum allowed and multiplier, a 10 s minimum run time.
 func specOn() CoreOptions {
 	return CoreOptions{Speculation: SpeculationOptions{Enabled: true, MinRuntime: 10 * time.Second}}
 }
@@ -77,9 +78,9 @@ func TestStragglerGetsBackup(t *testing.T) {
 	f, id := startWide(t, specOn(), 4, 1, "")
 	f.tick(20 * time.Second)
 	// Rates: three at 0.8/20 s = 0.04/s, task 2 at 0.1/20 s = 0.005/s.
-	// The 25th percentile of [0.005 0.04 0.04 0.04] lies between the first
-	// two (0.005 + 0.75 x 0.035 = 0.03125): only task 2 is below. Its time
-	// left, 0.9 / 0.005 = 180 s, beats a fresh attempt's 1 / 0.04 = 25 s.
+	// The median of [0.005 0.04 0.04 0.04] is 0.04: only task 2's rate
+	// times 1.5 (0.0075) is below it, an estimated 200 s against 25 s. Its
+	// time left, 200 - 21 = 179 s, beats a fresh attempt's 1 / 0.04 = 25 s.
 	f.report("v", 0.8, map[int]float64{2: 0.1})
 	f.tick(time.Second)
 	got := f.byTask("v")
@@ -121,14 +122,16 @@ func TestNoBackupBeforeMinimumRuntime(t *testing.T) {
 	}
 }
 
-// The cap: 10% of 10 tasks is one backup at a time, even with three
-// stragglers and three spare workers; it goes to the one with the most
-// time left.
+// The cap: with the minimum allowed at one, 10% of 10 tasks is one backup
+// at a time, even with three stragglers and three spare workers; it goes
+// to the one with the most time left.
 func TestBackupsCapped(t *testing.T) {
-	f, _ := startWide(t, specOn(), 10, 3, "")
+	o := specOn()
+	o.Speculation.MinAllowed = 1
+	f, _ := startWide(t, o, 10, 3, "")
 	f.tick(20 * time.Second)
-	// Task 7 at 0.05 has 0.95 / 0.0025 = 380 s left, tasks 3 and 5 at 0.1
-	// have 180 s.
+	// Task 7 at 0.05 after 20 s has 20 / 0.05 - 21 = 379 s left, tasks 3
+	// and 5 at 0.1 have 179 s.
 	f.report("v", 0.8, map[int]float64{3: 0.1, 5: 0.1, 7: 0.05})
 	f.tick(time.Second)
 	var backed []int
@@ -138,7 +141,7 @@ func TestBackupsCapped(t *testing.T) {
 		}
 	}
 	if fmt.Sprint(backed) != "[7]" {
-		t.Fatalf("tasks with backups %v, want [7] (cap 10%% of 10 = 1, largest time left)", backed)
+		t.Fatalf("tasks with backups %v, want [7] (minimum 1, cap 10%% of 10 = 1, largest time left)", backed)
 	}
 	f.tick(time.Second)
 	if n := len(f.running); n != 11 {
@@ -155,9 +158,9 @@ func TestBackupAvoidsOwnAndSlowNodes(t *testing.T) {
 	f.addWorker("same", "g", f.nodeOf(strag), 256)
 	f.addWorker("slownode", "g", f.nodeOf(other), 256)
 	f.tick(20 * time.Second)
-	// Rates [0.0025 (task 2) 0.005 (task 1) 0.04 x4]: the 25th percentile
-	// is at rank 1.25, 0.005 + 0.25 x 0.035 = 0.01375, so both slow tasks
-	// are candidates and both their nodes slow.
+	// Rates [0.0025 (task 2) 0.005 (task 1) 0.04 x4]: the median is 0.04,
+	// both slow tasks' rates times 1.5 are below it, so both are
+	// candidates and both their nodes slow.
 	f.report("v", 0.8, map[int]float64{2: 0.05, 1: 0.1})
 	f.tick(time.Second)
 	if n := len(f.running); n != 6 {
@@ -166,7 +169,8 @@ func TestBackupAvoidsOwnAndSlowNodes(t *testing.T) {
 	f.addWorker("clean", "g", "c1", 256)
 	f.tick(time.Second)
 	got := f.byTask("v")
-	// The cap (10% of 6, at least 1) allows one: task 2, 380 s left.
+	// The cap allows ten; the one clean worker takes task 2 (379 s left,
+	// the most); task 1 has no room off the slow nodes.
 	if len(got[2]) != 2 || len(got[1]) != 1 {
 		t.Fatalf("attempts %v, want one backup, for task 2", got)
 	}
@@ -420,9 +424,9 @@ func TestCommittingAttemptGetsNoBackup(t *testing.T) {
 		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
 	}
 	f.tick(20 * time.Second)
-	// Tasks 1 and 2 crawl: rates [0.0025 0.005 0.04 x6], the 25th
-	// percentile at rank 1.75 is 0.005 + 0.75 x 0.035, so both are below;
-	// task 1 has more time left (380 s against 180 s) and would go first.
+	// Tasks 1 and 2 crawl: rates [0.0025 0.005 0.04 x6], the median 0.04;
+	// both rates times 1.5 are below it; task 1 has more time left (379 s
+	// against 179 s) and would go first.
 	f.report("v", 0.8, map[int]float64{1: 0.05, 2: 0.1})
 	one := f.byTask("v")[1][0]
 	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: one, Result: AttemptCommitPending, Progress: 1})
@@ -497,5 +501,98 @@ func TestBackupAsksBesideABusySlowWorker(t *testing.T) {
 	f.tick(time.Second)
 	if f.wanted["g"] != 3 {
 		t.Errorf("the group wants %d workers, want 3: a worker for the backup of task %d", f.wanted["g"], strag)
+	}
+}
+
+// A third of the tasks straggling (one slow node of three): nine tasks,
+// tasks 0-2 five times slower. Rates after 20 s: three at 0.16/20 =
+// 0.008/s, six at 0.8/20 = 0.04/s. The median (the 5th of 9) is 0.04 and
+// 0.008 x 1.5 = 0.012 is below it: all three straggle, each with
+// 20/0.16 - 21 = 104 s left against a fresh attempt's 25 s. (LATE's 25th
+// percentile, the 3rd of 9, was 0.008 itself: none was below it.) The
+// minimum allowed, 10, lets all three run a backup at once, where 10% of
+// nine tasks alone would allow one.
+func TestAThirdStraggling(t *testing.T) {
+	f, _ := startWide(t, specOn(), 9, 3, "")
+	f.tick(20 * time.Second)
+	f.report("v", 0.8, map[int]float64{0: 0.16, 1: 0.16, 2: 0.16})
+	f.tick(time.Second)
+	var backed []int
+	for i, ids := range f.byTask("v") {
+		if len(ids) > 1 {
+			backed = append(backed, i)
+		}
+	}
+	sort.Ints(backed)
+	if fmt.Sprint(backed) != "[0 1 2]" {
+		t.Fatalf("tasks with backups %v, want [0 1 2]", backed)
+	}
+}
+
+// The multiplier decides: with the median's estimate at 100 s (progress
+// 0.2 after 20 s), a task estimated at 1.4 x that (140 s: progress 1/7)
+// is no straggler under 1.5, though a new attempt (100 s) would beat its
+// 140 - 21 = 119 s left; at 1.6 x (160 s: progress 0.125, 139 s left) it
+// is.
+func TestMultiplierDecides(t *testing.T) {
+	for _, c := range []struct {
+		progress float64
+		backup   bool
+	}{{1.0 / 7, false}, {0.125, true}} {
+		f, _ := startWide(t, specOn(), 5, 1, "")
+		f.tick(20 * time.Second)
+		f.report("v", 0.2, map[int]float64{4: c.progress})
+		f.tick(time.Second)
+		if got := len(f.byTask("v")[4]) == 2; got != c.backup {
+			t.Errorf("task 4 at progress %.3f after 20 s (median 0.2): backup %v, want %v", c.progress, got, c.backup)
+		}
+	}
+}
+
+// A consumer started under slow start is judged from when its last input
+// came: the time it waited for producers is not its work. Two reduces
+// start gathering when the first of four maps is done (slow start 25%),
+// at 20 s, and get their last input at 40 s; a second later reduce 0 has
+// reported progress and reduce 1 not yet. Counted from their start
+// (21 s, past the 10 s minimum) reduce 1's rate would be 0 and its time
+// left infinite: a backup. Counted from its last input (1 s) it is not
+// judged yet.
+func TestGatheringIsNotWork(t *testing.T) {
+	o := specOn()
+	o.SlowStart = 0.25
+	f := newFake(t, o)
+	f.submit(`
+name: mr
+containerGroup: {name: g, workerMemoryMB: 256}
+vertices:
+  - {name: map, command: "true", parallelism: 4, memoryMB: 256}
+  - {name: red, command: "true", parallelism: 2, memoryMB: 256}
+edges: [{from: map, to: red, type: scatter-gather}]
+`)
+	for i := 1; i <= 7; i++ {
+		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
+	}
+	finish := func(i int) {
+		id := f.byTask("map")[i][0]
+		delete(f.running, id)
+		f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: id, Result: AttemptSucceeded})
+		f.drain()
+	}
+	f.tick(20 * time.Second)
+	finish(0)
+	f.tick(20 * time.Second)
+	finish(1)
+	finish(2)
+	finish(3)
+	if n := len(f.byTask("red")); n != 2 {
+		t.Fatalf("%d reduces running, want 2", n)
+	}
+	f.tick(time.Second)
+	f.report("red", 0.1, map[int]float64{1: 0})
+	f.tick(time.Second)
+	for i, ids := range f.byTask("red") {
+		if len(ids) != 1 {
+			t.Errorf("reduce %d runs %v a second after its last input: want no backup", i, ids)
+		}
 	}
 }

@@ -54,7 +54,11 @@ type dagRun struct {
 	failed   int // failed attempts (all tasks)
 	// spec counts this DAG's backup attempts (speculate.go).
 	speculation SpeculationCounts
-	ramp        string
+	// slowNodes: nodes where an attempt of this DAG straggled
+	// (speculate.go): no backup goes there, and new attempts avoid them
+	// while another node has room (slownodes.go).
+	slowNodes map[string]struct{}
+	ramp      string
 	// recovered: rebuilt from the recovery log by a new AM attempt;
 	// recovering: and still waiting for the earlier attempt's workers.
 	recovered  bool
@@ -145,13 +149,20 @@ type attemptRun struct {
 	started  time.Time
 	lastSeen time.Time // last progress report
 	progress float64
-	profile  *dag.Profile // the resource profile it runs with now
-	// gathering: started under slow start, some inputs still to come
-	// (slowstart.go).
-	gathering bool
+	// progressRan: its run time when progress was reported, so that a
+	// rate (progress / progressRan) does not fall between two reports.
+	progressRan time.Duration
+	profile     *dag.Profile // the resource profile it runs with now
+	// gathered: its run time when its last input came under slow start,
+	// which speculation does not count as work (speculate.go).
+	gathered time.Duration
 	// askMB is the memory it asked for when it differs from its vertex's
 	// (a retry after a kill for memory; 0: the vertex's memoryMB).
 	askMB int64
+	// gathering: started under slow start, some inputs still to come
+	// (slowstart.go). Beside the other flags, so that the struct stays in
+	// the allocator's 160-byte size class.
+	gathering bool
 	// speculative: a backup attempt launched for a straggler; committing:
 	// a sink attempt granted its commit (speculate.go).
 	speculative bool

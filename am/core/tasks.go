@@ -161,6 +161,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	switch u.Result {
 	case AttemptRunning:
 		a.progress = u.Progress
+		a.progressRan = c.now.Sub(a.started)
 		return
 	case AttemptCommitPending:
 		c.commitAsked(a)

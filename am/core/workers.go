@@ -289,7 +289,7 @@ func (c *Core) updateWanted() {
 		want -= c.amWorkersIn(g)
 		if want != g.wanted {
 			g.wanted = want
-			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.drainingNodes()})
+			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.avoidNodes()})
 		}
 	}
 }

@@ -45,10 +45,11 @@ func TestYarnSpeculationStraggler(t *testing.T) {
 	name := fmt.Sprintf("spec-%d", time.Now().UnixNano())
 	args := append([]string{"submit", "--detach", "--name", name}, amSets...)
 	// uniform: spread the attempts over the workers' nodes (packed would
-	// fill the straggler's node first). The cap lets the stragglers of one
-	// slow node out of three all run backups at once (10% of 9 tasks is
-	// one); the minimum run time is short because the tasks are.
-	args = append(args, "--set", "ebb.speculation.enabled=true", "--set", "ebb.speculation.cap.percent=50",
+	// fill the straggler's node first). The keys' cap and minimum allowed
+	// (10 backups at once) let the stragglers of one slow node out of
+	// three all run backups; the minimum run time is short because the
+	// tasks are.
+	args = append(args, "--set", "ebb.speculation.enabled=true",
 		"--set", "ebb.speculation.min.runtime.ms=1500", "--set", "ebb.packing.scheme=uniform",
 		"--set", "ebb.session.idle.timeout.secs=120")
 	out, err := y.ebb(ctx, args...)
@@ -102,8 +103,9 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	_, _, warm := run("warm-up, no straggler", spec("", "true"))
 	slowNode := y.workerNode(ctx, id)
 	t.Logf("the straggling NodeManager: %s (of %v)", slowNode, testcluster.NodeIDs(t))
-	base, _, baseOut := run("no straggler", spec("", "true"))
+	base, db, baseOut := run("no straggler", spec("", "true"))
 	withSpec, ds, specOut := run("straggler, speculation on", spec(slowNode, "true"))
+	y.logAttemptNodes(ctx, id, ds.ID, slowNode)
 	without, dn, noSpecOut := run("straggler, speculation off", spec(slowNode, "false"))
 	t.Logf("DAG times: no straggler %s, straggler with speculation %s (%.2fx), straggler without %s (%.2fx)",
 		base.Round(10*time.Millisecond), withSpec.Round(10*time.Millisecond), withSpec.Seconds()/base.Seconds(),
@@ -112,6 +114,9 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	if ds.BackupsLaunched == 0 || ds.BackupsWon == 0 || ds.FailedAttempts != 0 {
 		t.Errorf("with speculation: %d backups launched, %d won, %d failed attempts; want backups that won and no failure",
 			ds.BackupsLaunched, ds.BackupsWon, ds.FailedAttempts)
+	}
+	if db.BackupsLaunched != 0 {
+		t.Errorf("with no straggler, %d backups ran (%d won, %d lost): want none", db.BackupsLaunched, db.BackupsWon, db.BackupsLost)
 	}
 	if dn.BackupsLaunched != 0 {
 		t.Errorf("with the vertices' speculative: false, %d backups ran", dn.BackupsLaunched)
@@ -178,4 +183,31 @@ func (y *yarnTest) workerNode(ctx context.Context, id interface{ String() string
 	}
 	y.t.Logf("workers per node: %v", count)
 	return best
+}
+
+// logAttemptNodes logs where each attempt of DAG dag ran, marking the
+// straggling node, so that a run shows whether the reduces kept off it.
+func (y *yarnTest) logAttemptNodes(ctx context.Context, id interface{ String() string }, dag, slowNode string) {
+	y.t.Helper()
+	var d struct {
+		Attempts []struct {
+			Vertex string  `json:"vertex"`
+			Task   int     `json:"task"`
+			Number int     `json:"number"`
+			Node   string  `json:"node"`
+			State  string  `json:"state"`
+			Secs   float64 `json:"durationSecs"`
+		} `json:"attempts"`
+	}
+	y.getJSON(testcluster.RMWebURL(y.t)+"/proxy/"+id.String()+"/api/v1/dags/"+dag, &d)
+	var lines []string
+	for _, a := range d.Attempts {
+		mark := ""
+		if a.Node == slowNode {
+			mark = " (the straggling node)"
+		}
+		lines = append(lines, fmt.Sprintf("%s %d.%d %s %.1fs on %s%s", a.Vertex, a.Task, a.Number, a.State, a.Secs, a.Node, mark))
+	}
+	sort.Strings(lines)
+	y.t.Logf("%s's attempts:\n%s", dag, strings.Join(lines, "\n"))
 }
