@@ -381,7 +381,7 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 		return
 	}
 	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), queuedAt: c.now, worker: w,
-		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile()}
+		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile(), adopted: true}
 	t.attempts = max(t.attempts, at.number+1)
 	t.becomeRunning(at)
 	c.attempt[at.id] = at

@@ -1,0 +1,58 @@
+package core
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ebb-am/ebb/dag"
+)
+
+// The recovery side of issue 27's crash test of the commit grant
+// (cmd/ebb TestYarnAMKilledAroundCommitGrant): the earlier AM attempt
+// granted task 0's backup (attempt 1, on w2) its commit and killed the
+// original (attempt 0, on w1) as the loser, then died before it heard the
+// backup's success. Both workers come back, the loser's first, each
+// saying how its attempt ended. The new attempt must keep the committed
+// winner, run task 0 no more, and not count the loser, killed by the
+// earlier attempt, as a failure of the task (a loser is never one).
+func TestRecoverAfterCommitGrantLoserBackFirst(t *testing.T) {
+	spec, err := dag.Parse("test.yaml", []byte(wide(1, ", speculative: true")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RecoveredDAG{ID: "dag_0003", Submission: Submission{Spec: spec, Output: "/out", Staging: "/out/_temporary/s"}}
+	f := newFake(t, CoreOptions{MaxFailedAttempts: 3})
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: time.Minute, Expect: []string{"w1", "w2"}}); err != nil {
+		t.Fatal(err)
+	}
+	x := &countingExec{fakeWorld: f}
+	f.c.Drain(f.now, x)
+	const loser, winner = "dag_0003_v_000000_0", "dag_0003_v_000000_1"
+	back := func(worker, node, attempt string, result AttemptResult) {
+		t.Helper()
+		f.running[attempt] = worker
+		info := WorkerInfo{ID: worker, Group: "g", Node: node, NodeMB: 4096, MemoryMB: 256, Address: worker + ":1", Reconnected: true,
+			Attempts: []AdoptedAttempt{{ID: attempt, DAG: "dag_0003", Vertex: "v", Task: 0}}}
+		if err := f.c.WorkerRegistered(f.now, info); err != nil {
+			t.Fatal(err)
+		}
+		f.c.Drain(f.now, x)
+		// The worker then resends the attempt's end (its final update).
+		f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: attempt, Result: result, Progress: 1})
+		f.c.Drain(f.now, x)
+	}
+	back("w1", "n1", loser, AttemptKilled)
+	f.tick(time.Second)
+	back("w2", "n2", winner, AttemptSucceeded)
+	f.tick(time.Second)
+	if len(x.runs) != 0 {
+		t.Errorf("started %v; want nothing: task 0's winner committed before the AM died", x.runs)
+	}
+	if len(f.ended) != 1 || f.ended[0].State != DAGSucceeded {
+		t.Fatalf("ended %+v, want dag_0003 SUCCEEDED", f.ended)
+	}
+	d, _ := f.c.DAG("dag_0003")
+	if d.Failed != 0 {
+		t.Errorf("DAG %s: %d failed attempts, want 0 (the loser was killed, not failed)", d.ID, d.Failed)
+	}
+}
