@@ -1,6 +1,8 @@
 package core
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -54,5 +56,42 @@ func TestRecoverAfterCommitGrantLoserBackFirst(t *testing.T) {
 	d, _ := f.c.DAG("dag_0003")
 	if d.Failed != 0 {
 		t.Errorf("DAG %s: %d failed attempts, want 0 (the loser was killed, not failed)", d.ID, d.Failed)
+	}
+}
+
+// A task's attempt numbers stay unique across AM attempts: the original
+// (attempt 0, on w1) is adopted; its backup (attempt 1, on w2) comes back
+// after it and is refused, killed as not wanted. When the original then
+// fails, the task runs again as attempt 2, not as a second attempt 1 that
+// could land on w2 while the first is still being killed there.
+func TestRecoverRefusedAttemptKeepsItsNumber(t *testing.T) {
+	spec, err := dag.Parse("test.yaml", []byte(wide(1, ", speculative: true")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RecoveredDAG{ID: "dag_0004", Submission: Submission{Spec: spec, Output: "/out", Staging: "/out/_temporary/s"}}
+	f := newFake(t, CoreOptions{MaxFailedAttempts: 3})
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: time.Minute, Expect: []string{"w1", "w2"}}); err != nil {
+		t.Fatal(err)
+	}
+	x := &countingExec{fakeWorld: f}
+	f.c.Drain(f.now, x)
+	for i, worker := range []string{"w1", "w2"} {
+		id := fmt.Sprintf("dag_0004_v_000000_%d", i)
+		f.running[id] = worker
+		info := WorkerInfo{ID: worker, Group: "g", Node: "n" + worker, NodeMB: 4096, MemoryMB: 256, Address: worker + ":1", Reconnected: true,
+			Attempts: []AdoptedAttempt{{ID: id, DAG: "dag_0004", Vertex: "v", Task: 0}}}
+		if err := f.c.WorkerRegistered(f.now, info); err != nil {
+			t.Fatal(err)
+		}
+		f.c.Drain(f.now, x)
+	}
+	if want := []string{"dag_0004_v_000000_1"}; !reflect.DeepEqual(x.kills, want) {
+		t.Fatalf("killed %v, want the backup %v (its original was adopted first)", x.kills, want)
+	}
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: "dag_0004_v_000000_0", Result: AttemptFailed, ExitCode: 1})
+	f.c.Drain(f.now, x)
+	if want := []string{"dag_0004_v_000000_2"}; !reflect.DeepEqual(x.runs, want) {
+		t.Errorf("started %v after the original failed, want %v", x.runs, want)
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,14 +17,17 @@ import (
 
 // grantedFiles: a speculative sink of 3 tasks, each writing 20 result
 // files; every attempt asks the AM before it commits (speculative: true),
-// so the first commit grant comes whatever the speed of the tasks.
+// so the first commit grant comes whatever the speed of the tasks. Each
+// run of a task appends its attempt to a local file (the minicluster's
+// containers run on this machine), which counts runs even when a re-run
+// reuses an attempt id.
 const grantedFiles = `
 name: granted
 containerGroup: {name: g, workerMemoryMB: 512}
 output: %s
 vertices:
   - name: w
-    command: 'for i in $(seq 1 20); do echo $EBB_TASK_INDEX-$i > $EBB_OUTPUT_DIR/f$i; done'
+    command: 'echo $EBB_TASK_INDEX $EBB_ATTEMPT_ID >> %s; for i in $(seq 1 20); do echo $EBB_TASK_INDEX-$i > $EBB_OUTPUT_DIR/f$i; done'
     parallelism: 3
     memoryMB: 128
     speculative: true
@@ -48,7 +53,8 @@ var grantedRe = regexp.MustCompile(`AM held at commit-(?:granted|reported) \((?:
 func yarnKillAroundGrant(t *testing.T, step string) {
 	y := newYarnTest(t)
 	out := y.dir + "/out"
-	spec := y.writeDAG(fmt.Sprintf(grantedFiles, y.fs.URL(out)))
+	runsFile := filepath.Join(t.TempDir(), "runs")
+	spec := y.writeDAG(fmt.Sprintf(grantedFiles, y.fs.URL(out), runsFile))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	id, followed := y.submitFollowed(ctx, "granted", append(append([]string{spec}, amSets...),
@@ -76,12 +82,23 @@ func yarnKillAroundGrant(t *testing.T, step string) {
 		t.Errorf("no second AM attempt ran: the test did not kill the AM where it meant to")
 	}
 	checkGrantedOutput(t, y, out)
-	// The granted attempt's task ran once: attempt 2 adopted it (its
-	// result came back from its worker) instead of running it again.
-	task := granted[:strings.LastIndexByte(granted, '_')+1]
-	runs := y.attemptLogs(id, regexp.MustCompile("^"+regexp.QuoteMeta(task)))
-	if len(runs) != 1 {
-		t.Errorf("the granted task ran %d attempts (%v), want only %s", len(runs), runs, granted)
+	// Each task ran once: attempt 2 adopted the attempts of attempt 1
+	// (the granted one's result came back from its worker) instead of
+	// running any again.
+	b, err := os.ReadFile(runsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		task, attempt, _ := strings.Cut(line, " ")
+		runs[task] = append(runs[task], attempt)
+	}
+	t.Logf("runs by task: %v", runs)
+	for _, task := range []string{"0", "1", "2"} {
+		if len(runs[task]) != 1 {
+			t.Errorf("task %s ran %d times (%v), want once (the granted attempt was %s)", task, len(runs[task]), runs[task], granted)
+		}
 	}
 }
 
