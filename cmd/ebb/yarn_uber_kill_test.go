@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am"
+	"github.com/ebb-am/ebb/am/recovery"
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // TestYarnAMKilledBeforeAMWorkerRegistered is issue 27's crash test of
@@ -75,6 +78,12 @@ edges:
 	if !isWorkerProc(pid, worker) {
 		t.Fatalf("in-AM worker %s (pid %d) is not running at the hold: the test cannot tell", worker, pid)
 	}
+	// The hold is in the DAG's acceptance (its first StartAMWorker): kill
+	// only once the acceptance is durable, so that attempt 2 recovers the
+	// DAG rather than the client submitting it again.
+	y.waitFor("the DAG's acceptance in the recovery log", 30*time.Second, func() bool {
+		return y.recordedDAGs(id) == 1
+	})
 	if killWorker {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatalf("kill -9 of the in-AM worker %d: %v", pid, err)
@@ -93,6 +102,9 @@ edges:
 	}
 	if !y.secondAMRan(id) {
 		t.Errorf("no second AM attempt ran: the test did not kill the AM where it meant to")
+	}
+	if log := y.amLogOf(id, 2); !strings.Contains(log, "DAG dag_0001 (uber-kill) recovered") {
+		t.Errorf("attempt 2 did not recover the DAG (its log:\n%s)", log)
 	}
 	got := y.hdfsCounts(y.dir + "/out")
 	sameCounts(t, got, countText(string(text)))
@@ -125,6 +137,19 @@ func appProcs(id yarn.AppID) []string {
 	return out
 }
 
+// amLogOf is the am.log of the application's AM attempt n ("" if none).
+func (y *yarnTest) amLogOf(id yarn.AppID, n int) string {
+	for _, cs := range y.containerLogs(id) {
+		for _, c := range cs {
+			if strings.HasSuffix(c, fmt.Sprintf("_%02d_000001", n)) {
+				b, _ := os.ReadFile(filepath.Join(c, "am.log"))
+				return string(b)
+			}
+		}
+	}
+	return ""
+}
+
 // secondAMRan says whether the application's second AM attempt had a
 // container (its AM's is container_..._02_000001).
 func (y *yarnTest) secondAMRan(id yarn.AppID) bool {
@@ -136,4 +161,20 @@ func (y *yarnTest) secondAMRan(id yarn.AppID) bool {
 		}
 	}
 	return false
+}
+
+// recordedDAGs counts the DAGAccepted records in the application's
+// recovery log, as the next AM attempt would read it.
+func (y *yarnTest) recordedDAGs(id yarn.AppID) int {
+	_, _, recs, _, err := recovery.Open(hdfsfs.RecoveryLog{FS: y.fs}, yarnclient.StagingDir(y.user, id)+"/recovery")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range recs {
+		if r.DAGAccepted != nil {
+			n++
+		}
+	}
+	return n
 }
