@@ -63,3 +63,29 @@ func TestWorkerWithoutAMFileExitsWhenTheAMGoes(t *testing.T) {
 		t.Fatal("the worker ended without an error although its AM went away")
 	}
 }
+
+// A rejoining worker tells the new AM attempt the last progress of the
+// attempts it adopts: that AM adopts them at progress 0, and the worker
+// reports progress only when it changes, so without it an attempt nearly
+// done would look stuck to speculation and get a needless backup.
+func TestRejoinResendsProgress(t *testing.T) {
+	am1, am2 := startFakeAM(t, "s3cret"), startFakeAM(t, "s3cret")
+	amFile := filepath.Join(t.TempDir(), "am")
+	if err := os.WriteFile(amFile, []byte(am1.addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wr := startWorker(t, am1, "w1", func(o *Options) { o.AMFile, o.RejoinWithin = amFile, 20*time.Second })
+	c1 := wr.conn
+	c1.run(shellAttempt("p", "d", "echo 0.9 > $EBB_PROGRESS_FILE && sleep 5"))
+	for u := c1.waitUpdate(t, "p", ebbpb.AttemptState_ATTEMPT_RUNNING); u.GetProgress() != 0.9; {
+		u = c1.waitUpdate(t, "p", ebbpb.AttemptState_ATTEMPT_RUNNING)
+	}
+	if err := os.WriteFile(amFile, []byte(am2.addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c1.close()
+	c2 := am2.accept(t)
+	if u := c2.waitUpdate(t, "p", ebbpb.AttemptState_ATTEMPT_RUNNING); u.GetProgress() != 0.9 {
+		t.Fatalf("the new AM heard progress %v for p, want its last, 0.9", u.GetProgress())
+	}
+}

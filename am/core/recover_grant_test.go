@@ -95,3 +95,44 @@ func TestRecoverRefusedAttemptKeepsItsNumber(t *testing.T) {
 		t.Errorf("started %v after the original failed, want %v", x.runs, want)
 	}
 }
+
+// After a restart the new AM attempt knows neither when an adopted attempt
+// began nor, until its worker says so, its progress. An adopted attempt
+// that finishes at once must not count as a run of a moment, or the
+// adopted attempt beside it, 90% done, looks like a straggler and gets a
+// needless backup (seen on the minicluster: task 0 ran twice).
+func TestRecoverAdoptedRunsDoNotMakeStragglers(t *testing.T) {
+	spec, err := dag.Parse("test.yaml", []byte(wide(2, ", speculative: true")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RecoveredDAG{ID: "dag_0005", Submission: Submission{Spec: spec, Output: "/out", Staging: "/out/_temporary/s"}}
+	f := newFake(t, specOn())
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: time.Minute, Expect: []string{"w1", "w2"}}); err != nil {
+		t.Fatal(err)
+	}
+	x := &countingExec{fakeWorld: f}
+	f.c.Drain(f.now, x)
+	for task, worker := range []string{"w1", "w2"} {
+		id := fmt.Sprintf("dag_0005_v_%06d_0", task)
+		f.running[id] = worker
+		info := WorkerInfo{ID: worker, Group: "g", Node: "n" + worker, NodeMB: 4096, MemoryMB: 256, Address: worker + ":1", Reconnected: true,
+			Attempts: []AdoptedAttempt{{ID: id, DAG: "dag_0005", Vertex: "v", Task: task}}}
+		if err := f.c.WorkerRegistered(f.now, info); err != nil {
+			t.Fatal(err)
+		}
+		f.c.Drain(f.now, x)
+	}
+	f.addWorker("w3", "g", "n3", 256) // room for a backup
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: "dag_0005_v_000000_0", Result: AttemptRunning, Progress: 0.9})
+	f.tick(time.Second)
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: "dag_0005_v_000001_0", Result: AttemptSucceeded, Progress: 1})
+	f.c.Drain(f.now, x)
+	for range 15 {
+		f.tick(time.Second)
+	}
+	f.c.Drain(f.now, x)
+	if got := f.byTask("v")[0]; len(x.runs) != 0 || len(got) != 1 {
+		t.Errorf("task 0 runs %v (started through the test's executor: %v); want its adopted attempt alone, no backup (90%% done)", got, x.runs)
+	}
+}

@@ -151,7 +151,12 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		w := a.worker
 		d.attemptTime += c.now.Sub(a.started)
 		d.attemptsDone++
-		d.observed(t.vertex, c.now.Sub(a.started))
+		if !a.adopted {
+			// An adopted attempt's start is its adoption, not when it
+			// began: its run time would make the vertex's look short,
+			// and every other attempt a straggler (speculate.go).
+			d.observed(t.vertex, c.now.Sub(a.started))
+		}
 		c.killLoser(a)
 		c.detach(a)
 		delete(c.attempt, a.id)

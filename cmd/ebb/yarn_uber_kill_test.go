@@ -33,13 +33,13 @@ func TestYarnAMKilledBeforeAMWorkerRegistered(t *testing.T) {
 		name        string
 		killWorker1 bool
 	}{{"am", false}, {"amworker-then-am", true}} {
-		t.Run(c.name, func(t *testing.T) { yarnKillBeforeAMWorker(t, c.killWorker1) })
+		t.Run(c.name, func(t *testing.T) { yarnKillBeforeAMWorker(t, "uber-kill-"+c.name, c.killWorker1) })
 	}
 }
 
 var amWorkerPIDRe = regexp.MustCompile(`AM held at amworker-started \(in-AM worker (\S+) started, pid (\d+)`)
 
-func yarnKillBeforeAMWorker(t *testing.T, killWorker bool) {
+func yarnKillBeforeAMWorker(t *testing.T, name string, killWorker bool) {
 	y := newYarnTest(t)
 	text, err := os.ReadFile("../../examples/wordcount-input.txt")
 	if err != nil {
@@ -52,7 +52,7 @@ func yarnKillBeforeAMWorker(t *testing.T, killWorker bool) {
 		t.Fatal(err)
 	}
 	spec := y.writeDAG(fmt.Sprintf(`
-name: uber-kill
+name: %s
 containerGroup: {name: wc, workerMemoryMB: 512}
 output: %s
 vertices:
@@ -60,10 +60,10 @@ vertices:
   - {name: reduce, command: [ebb, task, wc-reduce], parallelism: 2, memoryMB: 128}
 edges:
   - {from: map, to: reduce, type: scatter-gather}
-`, y.fs.URL(y.dir+"/out"), y.fs.URL(y.dir+"/input")))
+`, name, y.fs.URL(y.dir+"/out"), y.fs.URL(y.dir+"/input")))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	id, followed := y.submitFollowed(ctx, "uber-kill", append(append([]string{spec}, amSets...),
+	id, followed := y.submitFollowed(ctx, name, append(append([]string{spec}, amSets...),
 		"--set", "mr3.am.max.app.attempts=2", "--set", "ebb.am.uber.enabled=true", "--set", "ebb.am.uber.memory.mb=512",
 		"--set", "ebb.fault.am.hold.at="+am.HoldAMWorkerStarted)...)
 	y.waitFor("attempt 1 to hold with its in-AM worker started", 150*time.Second, func() bool {
@@ -76,6 +76,7 @@ edges:
 	worker := m[1]
 	pid, _ := strconv.Atoi(m[2])
 	if !isWorkerProc(pid, worker) {
+		y.kill9AM(id) // not left held
 		t.Fatalf("in-AM worker %s (pid %d) is not running at the hold: the test cannot tell", worker, pid)
 	}
 	// The hold is in the DAG's acceptance (its first StartAMWorker): kill
@@ -103,7 +104,7 @@ edges:
 	if !y.secondAMRan(id) {
 		t.Errorf("no second AM attempt ran: the test did not kill the AM where it meant to")
 	}
-	if log := y.amLogOf(id, 2); !strings.Contains(log, "DAG dag_0001 (uber-kill) recovered") {
+	if log := y.amLogOf(id, 2); !strings.Contains(log, "DAG dag_0001 ("+name+") recovered") {
 		t.Errorf("attempt 2 did not recover the DAG (its log:\n%s)", log)
 	}
 	got := y.hdfsCounts(y.dir + "/out")
