@@ -57,6 +57,9 @@ type Options struct {
 	// EventLog, when set, records the core's events and actions
 	// (ebb.am.event.log.enabled, package eventlog); Run closes it.
 	EventLog EventLog
+	// HoldAt is ebb.fault.am.hold.at for this AM attempt (faulthold.go):
+	// "" on every attempt but a crash test's first.
+	HoldAt string
 }
 
 // EventLog is where a recording loop writes (an *eventlog.Writer).
@@ -136,7 +139,7 @@ func New(o Options) (*AM, error) {
 		outputPlans: map[string]outputPlan{}, outputUsers: map[string]string{}, endedKeep: o.Core.RetainDAGs}
 	a.mu.SetClass("am")
 	a.hist.mu.SetClass("am.history")
-	lo := LoopOptions{Tick: o.Tick, Log: o.Log}
+	lo := LoopOptions{Tick: o.Tick, Log: o.Log, HoldAt: o.HoldAt}
 	if o.EventLog != nil {
 		lo.Recorder = o.EventLog
 	}

@@ -57,6 +57,7 @@ func (l *Loop) startAMWorker(a core.StartAMWorker) {
 	}
 	l.amProcs[a.Worker] = p
 	l.log.Infof("in-AM worker %s started (group %s, %d MB), pid %d", a.Worker, a.Group.Name, a.MemoryMB, cmd.Process.Pid)
+	defer l.hold(HoldAMWorkerStarted, fmt.Sprintf("in-AM worker %s started, pid %d", a.Worker, cmd.Process.Pid))
 	go func() {
 		err := cmd.Wait()
 		if c, ok := cmd.Stdout.(*os.File); ok && c != nil {

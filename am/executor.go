@@ -45,6 +45,7 @@ func (x executor) KillAttempt(now time.Time, a core.KillAttempt) {
 func (x executor) GrantCommit(now time.Time, a core.GrantCommit) {
 	x.record(now, a)
 	x.l.send(a.Worker, commitMessage(a.AttemptID))
+	x.l.granted(a.AttemptID)
 }
 
 // StopWorker: a stop that is not graceful is for a worker the Core lost

@@ -38,6 +38,8 @@ type Loop struct {
 	// amProcs are the in-AM workers this loop started (amworker.go),
 	// touched on the loop goroutine only.
 	amProcs map[string]*amProc
+	// fault is the crash tests' hold point (faulthold.go); nil = none.
+	fault *faultHold
 
 	// mu guards conns and watchers (touched by gRPC goroutines). It is
 	// taken alone, and nothing that can block is called under it (the AM's
@@ -85,6 +87,9 @@ type LoopOptions struct {
 	Log   *logrus.Logger
 	// Recorder, when set, records the loop's events and actions.
 	Recorder Recorder
+	// HoldAt is ebb.fault.am.hold.at for this AM attempt ("" or "none" =
+	// no hold; faulthold.go).
+	HoldAt string
 }
 
 // NewLoop wraps a Core. SetWorld must be called before Run.
@@ -106,6 +111,9 @@ func NewLoop(c *core.Core, o LoopOptions) *Loop {
 		// them is the replay's.
 		clock := o.Clock
 		l.clock = func() time.Time { return clock().Round(0) }
+	}
+	if o.HoldAt != "" && o.HoldAt != "none" {
+		l.fault = newFaultHold(o.HoldAt)
 	}
 	l.mu.SetClass("am.loop")
 	return l

@@ -27,6 +27,7 @@ func (l *Loop) apply(now time.Time, ev core.Event, adm *admission) core.Reply {
 // world that watches for them of its workers' exits, before the Core
 // hears of them.
 func (l *Loop) before(now time.Time, ev core.Event, adm *admission) (core.Event, error) {
+	l.holdReported(ev)
 	switch e := ev.(type) {
 	case core.WorkerRegistered:
 		if l.world != nil {

@@ -240,7 +240,7 @@ func (s *yarnStart) buildAM(context.Context) error {
 		FS: hdfsfs.Lister{FS: s.fs}, OutputRoot: s.fs.URL("/user/" + s.user + "/ebb-output"), UI: uiOpts,
 		Committer: commit.New(s.fs.Resolve).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
 		History:   hdfsHistory(s.c, s.fs, s.user, app.String(), s.log), HistoryEvery: time.Minute, DAGHistory: dagHist,
-		Recovery: s.rec, EventLog: events,
+		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
 	})
 	if err != nil && events != nil {
 		_ = events.Close() // nothing worth keeping was recorded
@@ -454,4 +454,13 @@ func portOf(addr string) int {
 	_, p, _ := net.SplitHostPort(addr)
 	n, _ := strconv.Atoi(p)
 	return n
+}
+
+// firstAttemptOnly is a fault hold point for the application's first AM
+// attempt; later attempts must never hold, or recovery would stop too.
+func firstAttemptOnly(holdAt string, attempt int) string {
+	if attempt != 1 {
+		return ""
+	}
+	return holdAt
 }

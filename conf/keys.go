@@ -109,6 +109,8 @@ var keys = []Key{
 		Doc: "a session with no DAG this long finishes and gives every container back (0 = never)"},
 	{Name: "ebb.fault.commit.hold.after", Type: Enum, Default: "none", Enum: []string{"none", "prepared", "aside", "switched", "cleaned"},
 		Doc: "fault injection for crash tests, on YARN: the first AM attempt stops for good after this step of its first output commit (logging `commit held after STEP`) so that a test can kill -9 it there; none = off"},
+	{Name: "ebb.fault.am.hold.at", Type: Enum, Default: "none", Enum: []string{"none", "amworker-started", "commit-granted", "commit-reported"},
+		Doc: "fault injection for crash tests, on YARN: the first AM attempt's loop stops for good at this step (logging `AM held at STEP`) so that a test can kill -9 it there: amworker-started = right after it started the in-AM worker, before that worker registers; commit-granted = right after it sent its first CommitGranted, before that attempt's end reaches the core; commit-reported = when the first attempt granted its commit reports it succeeded (its files are committed), before the core or the recovery log hears of it; none = off"},
 	{Name: "ebb.am.dag.retained.count", Type: Int, Default: "1000", Bounds: from(1),
 		Doc: "finished DAGs the AM keeps whole (tasks, vertices, attempts) for status and the UI, as Spark's spark.ui.retainedJobs; older ones are compacted to a summary (id, name, state, times, counts, diagnostics, output) and the UI reads their detail from the history"},
 	{Name: "ebb.am.dag.retained.secs", Type: Int, Default: "0", Bounds: from(0),

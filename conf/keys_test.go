@@ -98,6 +98,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.session.idle.timeout.secs":                           "300",
 		"ebb.history.dir":                                         "",
 		"ebb.fault.commit.hold.after":                             "none",
+		"ebb.fault.am.hold.at":                                    "none",
 		"ebb.am.event.log.enabled":                                "false",
 		"ebb.am.event.log.max.mb":                                 "256",
 		"ebb.am.dag.retained.count":                               "1000",

@@ -146,6 +146,24 @@ func (a *attempt) sendRunning(out *sender) {
 	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING}))
 }
 
+// resendState repeats, for a new AM attempt, the attempt's standing: its
+// ask to commit once granted (it is committing), else its last progress.
+func (a *attempt) resendState(out *sender) {
+	a.sendMu.Lock()
+	defer a.sendMu.Unlock()
+	if !a.started || a.final {
+		return
+	}
+	select {
+	case <-a.granted:
+		out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING, Progress: 1}))
+	default:
+		if a.progress > 0 {
+			out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING, Progress: a.progress}))
+		}
+	}
+}
+
 // awaitCommit asks the AM to commit (ATTEMPT_COMMIT_PENDING) and waits for
 // its grant or the attempt's end: of a task's racing attempts the AM lets
 // only the first that asks publish its files, and kills the other. The ask

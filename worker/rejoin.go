@@ -62,6 +62,26 @@ func (w *worker) resendFinals() {
 	}
 }
 
+// resendRunning tells a new AM attempt where the attempts it adopted
+// stand, which it cannot know (it adopts them at progress 0, and the
+// worker reports progress only when it changes): each one's last
+// progress, and for one granted its commit, its ask again. Without them
+// the new attempt sees a rate of 0 and may start a backup of an attempt
+// that is nearly done, or of one committing, whose backup would then be
+// granted and commit the task a second time.
+func (w *worker) resendRunning() {
+	w.mu.Lock()
+	out := w.out
+	as := make([]*attempt, 0, len(w.running))
+	for _, a := range w.running {
+		as = append(as, a)
+	}
+	w.mu.Unlock()
+	for _, a := range as {
+		a.resendState(out)
+	}
+}
+
 // mayReconnect: the session ended because the AM went away (not because
 // it told this worker to stop, or the worker itself is stopping), and
 // the worker knows where a new AM attempt would publish its address.

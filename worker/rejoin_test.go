@@ -63,3 +63,67 @@ func TestWorkerWithoutAMFileExitsWhenTheAMGoes(t *testing.T) {
 		t.Fatal("the worker ended without an error although its AM went away")
 	}
 }
+
+// A rejoining worker tells the new AM attempt the last progress of the
+// attempts it adopts: that AM adopts them at progress 0, and the worker
+// reports progress only when it changes, so without it an attempt nearly
+// done would look stuck to speculation and get a needless backup.
+func TestRejoinResendsProgress(t *testing.T) {
+	am1, am2 := startFakeAM(t, "s3cret"), startFakeAM(t, "s3cret")
+	amFile := filepath.Join(t.TempDir(), "am")
+	if err := os.WriteFile(amFile, []byte(am1.addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wr := startWorker(t, am1, "w1", func(o *Options) { o.AMFile, o.RejoinWithin = amFile, 20*time.Second })
+	c1 := wr.conn
+	c1.run(shellAttempt("p", "d", "echo 0.9 > $EBB_PROGRESS_FILE && sleep 5"))
+	for u := c1.waitUpdate(t, "p", ebbpb.AttemptState_ATTEMPT_RUNNING); u.GetProgress() != 0.9; {
+		u = c1.waitUpdate(t, "p", ebbpb.AttemptState_ATTEMPT_RUNNING)
+	}
+	if err := os.WriteFile(amFile, []byte(am2.addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c1.close()
+	c2 := am2.accept(t)
+	if u := c2.waitUpdate(t, "p", ebbpb.AttemptState_ATTEMPT_RUNNING); u.GetProgress() != 0.9 {
+		t.Fatalf("the new AM heard progress %v for p, want its last, 0.9", u.GetProgress())
+	}
+}
+
+// What a rejoining worker repeats of an attempt still running: the ask
+// to commit of one granted its commit (it is committing, and the new AM
+// must know, or it may start a backup that commits the task twice), the
+// last progress of one that has some, nothing of one not started or
+// ended.
+func TestResendStateOfARunningAttempt(t *testing.T) {
+	cases := []struct {
+		name           string
+		granted, final bool
+		progress       float32
+		want           ebbpb.AttemptState // 0: nothing sent
+		wantProgress   float32
+	}{
+		{"granted", true, false, 0.5, ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING, 1},
+		{"running", false, false, 0.4, ebbpb.AttemptState_ATTEMPT_RUNNING, 0.4},
+		{"no progress yet", false, false, 0, 0, 0},
+		{"ended", true, true, 1, 0, 0},
+	}
+	for _, c := range cases {
+		a := &attempt{req: &ebbpb.RunAttempt{AttemptId: "a"}, granted: make(chan struct{}), started: true, final: c.final, progress: c.progress}
+		if c.granted {
+			a.grant()
+		}
+		out := newSender(nil) // not looping: what it would send stays queued
+		a.resendState(out)
+		var got []*ebbpb.AttemptUpdate
+		for len(out.queue) > 0 {
+			got = append(got, (<-out.queue).msg.GetAttempt())
+		}
+		switch {
+		case c.want == 0 && len(got) != 0:
+			t.Errorf("%s: sent %v, want nothing", c.name, got)
+		case c.want != 0 && (len(got) != 1 || got[0].GetState() != c.want || got[0].GetProgress() != c.wantProgress):
+			t.Errorf("%s: sent %v, want one %s at progress %v", c.name, got, c.want, c.wantProgress)
+		}
+	}
+}

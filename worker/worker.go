@@ -179,6 +179,7 @@ func (w *worker) session(ctx context.Context, addr string, reconnect bool) (*ses
 	w.mu.Unlock()
 	if reconnect {
 		w.resendFinals()
+		w.resendRunning()
 	}
 	go w.heartbeat(sctx, interval)
 	return s, w.receive(sctx, s.stream)

@@ -376,13 +376,19 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 	if ok && !d.state.Done() {
 		t = d.task(RecoveredTask{Vertex: a.Vertex, Task: a.Task})
 	}
+	if t != nil {
+		// Even a refused attempt's number is taken: a later attempt of
+		// the task with its id could land on its worker while it is
+		// still being killed there (the worker ignores a RunAttempt of
+		// an id it runs) and would share its commit's staging directory.
+		t.attempts = max(t.attempts, int32(attemptNumber(a.ID)+1))
+	}
 	if t == nil || t.state != taskWaiting || t.current != nil || w.freeMB < t.vertex.spec.MemoryMB {
 		c.emit(KillAttempt{Worker: worker, AttemptID: a.ID, Reason: "not wanted after the AM restarted"})
 		return
 	}
 	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), worker: w,
-		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile()}
-	t.attempts = max(t.attempts, int32(at.number+1))
+		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile(), adopted: true}
 	t.becomeRunning(at)
 	c.attempt[at.id] = at
 	mem := at.memoryMB()

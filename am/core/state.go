@@ -167,6 +167,9 @@ type attemptRun struct {
 	// a sink attempt granted its commit (speculate.go).
 	speculative bool
 	committing  bool
+	// adopted: started by an earlier AM attempt and taken over
+	// (recover.go); its worker may report a kill that attempt asked for.
+	adopted bool
 }
 
 func (a *attemptRun) memoryMB() int64 {

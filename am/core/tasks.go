@@ -170,7 +170,12 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		w := a.worker
 		d.attemptTime += c.now.Sub(a.started)
 		d.attemptsDone++
-		d.observed(t.vertex, c.now.Sub(a.started))
+		if !a.adopted {
+			// An adopted attempt's start is its adoption, not when it
+			// began: its run time would make the vertex's look short,
+			// and every other attempt a straggler (speculate.go).
+			d.observed(t.vertex, c.now.Sub(a.started))
+		}
 		c.killLoser(a)
 		c.detach(a)
 		delete(c.attempt, a.id)
@@ -208,31 +213,50 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 			c.loseOutput(p)
 		}
 		c.maybeQueue(t)
-	default: // failed or killed by the worker
-		c.dropAttempt(a)
-		t.failures++
-		d.failed++
-		diag := u.Diagnostics
-		if diag == "" {
-			diag = fmt.Sprintf("exit code %d", u.ExitCode)
-		}
-		if u.MemoryUsedMB > 0 {
-			diag = c.memoryExceeded(a, u.MemoryUsedMB, int(t.failures) >= c.opts.MaxFailedAttempts)
-			c.journal.attemptNoted(a.id, diag)
-			if int(t.failures) < c.opts.MaxFailedAttempts {
-				d.note(diag)
-			}
-		}
-		if int(t.failures) >= c.opts.MaxFailedAttempts {
-			c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d failed %d times; last attempt %s: %s",
-				t.vertex.spec.Name, t.index, t.failures, a.id, diag))
-		} else {
-			c.warnf("attempt %s failed (%d of %d allowed): %s", a.id, t.failures, c.opts.MaxFailedAttempts, diag)
+	case AttemptKilled:
+		if a.adopted {
+			// The earlier AM attempt killed it before it died (the loser
+			// of a commit race, a preemption): its decision, which counted
+			// no failure there and counts none here. The task runs again
+			// unless its rival, adopted too, goes on.
+			c.dropAttempt(a)
 			c.maybeQueue(t)
+			break
 		}
+		c.attemptFailed(a, u)
+	default: // failed
+		c.attemptFailed(a, u)
 	}
 	c.schedule()
 	c.updateWanted()
+}
+
+// attemptFailed counts a's failure (failed, or killed by its worker) and
+// runs its task again, or ends the DAG when the task has failed too often.
+func (c *Core) attemptFailed(a *attemptRun, u AttemptUpdate) {
+	t := a.task
+	d := t.vertex.dag
+	c.dropAttempt(a)
+	t.failures++
+	d.failed++
+	diag := u.Diagnostics
+	if diag == "" {
+		diag = fmt.Sprintf("exit code %d", u.ExitCode)
+	}
+	if u.MemoryUsedMB > 0 {
+		diag = c.memoryExceeded(a, u.MemoryUsedMB, int(t.failures) >= c.opts.MaxFailedAttempts)
+		c.journal.attemptNoted(a.id, diag)
+		if int(t.failures) < c.opts.MaxFailedAttempts {
+			d.note(diag)
+		}
+	}
+	if int(t.failures) >= c.opts.MaxFailedAttempts {
+		c.endDAG(d, DAGFailed, fmt.Sprintf("vertex %s task %d failed %d times; last attempt %s: %s",
+			t.vertex.spec.Name, t.index, t.failures, a.id, diag))
+		return
+	}
+	c.warnf("attempt %s failed (%d of %d allowed): %s", a.id, t.failures, c.opts.MaxFailedAttempts, diag)
+	c.maybeQueue(t)
 }
 
 // findOutput finds the succeeded task whose output attempt has this id.
