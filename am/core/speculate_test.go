@@ -241,17 +241,7 @@ func TestOriginalWinsBackupLoses(t *testing.T) {
 // worker holds nothing for the DAG, even when both report success.
 func TestLoserOutputNeverRegistered(t *testing.T) {
 	f := newFake(t, specOn())
-	f.submit(`
-name: mr
-containerGroup: {name: g, workerMemoryMB: 256}
-vertices:
-  - {name: map, command: "true", parallelism: 4, memoryMB: 256}
-  - {name: red, command: "true", parallelism: 2, memoryMB: 256}
-edges: [{from: map, to: red, type: scatter-gather}]
-`)
-	for i := 1; i <= 5; i++ {
-		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
-	}
+	submitMapRed(f, 5)
 	// Three fast maps finish at 20 s, so the fourth (task 3) is alone.
 	f.tick(20 * time.Second)
 	for i, ids := range f.byTask("map") {
@@ -561,17 +551,7 @@ func TestGatheringIsNotWork(t *testing.T) {
 	o := specOn()
 	o.SlowStart = 0.25
 	f := newFake(t, o)
-	f.submit(`
-name: mr
-containerGroup: {name: g, workerMemoryMB: 256}
-vertices:
-  - {name: map, command: "true", parallelism: 4, memoryMB: 256}
-  - {name: red, command: "true", parallelism: 2, memoryMB: 256}
-edges: [{from: map, to: red, type: scatter-gather}]
-`)
-	for i := 1; i <= 7; i++ {
-		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
-	}
+	submitMapRed(f, 7)
 	finish := func(i int) {
 		id := f.byTask("map")[i][0]
 		delete(f.running, id)
@@ -594,5 +574,21 @@ edges: [{from: map, to: red, type: scatter-gather}]
 		if len(ids) != 1 {
 			t.Errorf("reduce %d runs %v a second after its last input: want no backup", i, ids)
 		}
+	}
+}
+
+// submitMapRed submits four maps feeding two reduces (256 MB each) and
+// gives the group one 256 MB worker on each of nodes n1..nodes.
+func submitMapRed(f *fakeWorld, nodes int) {
+	f.submit(`
+name: mr
+containerGroup: {name: g, workerMemoryMB: 256}
+vertices:
+  - {name: map, command: "true", parallelism: 4, memoryMB: 256}
+  - {name: red, command: "true", parallelism: 2, memoryMB: 256}
+edges: [{from: map, to: red, type: scatter-gather}]
+`)
+	for i := 1; i <= nodes; i++ {
+		f.addWorker(fmt.Sprintf("w%d", i), "g", fmt.Sprintf("n%d", i), 256)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"reflect"
 	"regexp"
@@ -49,16 +48,8 @@ func (y *yarnTest) hdfsTree(dir string) map[string]string {
 // staged, one running) leaves that output byte-identical.
 func TestYarnRerunIntoTheSameOutput(t *testing.T) {
 	y := newYarnTest(t)
-	text, err := os.ReadFile("../../examples/wordcount-input.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := y.fs.MkdirPrivate(y.dir + "/input"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := y.fs.WriteFile(y.dir+"/input/words.txt", text, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	text := wordCountInput(t)
+	y.putInput("words.txt", text)
 	out := y.dir + "/wc-out"
 	wordcount := func(reducers int) string {
 		return y.writeDAG(fmt.Sprintf(`

@@ -62,29 +62,9 @@ func yarnKillWhileCommitting(t *testing.T, step commit.Step) {
 	})
 	y.kill9AM(id)
 	res := <-followed
-	t.Logf("the following ebb submit said (%v):\n%s", res.err, res.out)
-	if res.err != nil {
-		t.Errorf("ebb submit: %v, want exit 0", res.err)
-	}
-	r := y.report(id)
-	if r.State != yarn.StateFinished || r.Final != yarn.Succeeded {
-		t.Fatalf("application %s %s (%s), want FINISHED SUCCEEDED", r.State, r.Final, r.Diagnostics)
-	}
+	y.wantSucceeded(t, id, res, false)
 	got := y.hdfsTree(out)
-	if s, ok := got[commit.SuccessMarker]; !ok || s != "" {
-		t.Errorf("_SUCCESS: present %v, holding %q; want it there and empty", ok, s)
-	}
-	delete(got, commit.SuccessMarker)
-	markers := 0
-	for name := range got {
-		if strings.HasPrefix(name, "_ebb-commit-") {
-			markers++
-			delete(got, name)
-		}
-	}
-	if markers != 1 {
-		t.Errorf("%d commit markers in the output, want this DAG's one", markers)
-	}
+	takeCommitMarkers(t, got)
 	want := map[string]string{}
 	for task := range 4 {
 		for i := 1; i <= 100; i++ {

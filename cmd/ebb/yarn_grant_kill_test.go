@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am"
-	"github.com/ebb-am/ebb/am/yarn"
-	"github.com/ebb-am/ebb/commit"
 )
 
 // grantedFiles: a speculative sink of 3 tasks, each writing 20 result
@@ -141,17 +139,7 @@ func grantRun(t *testing.T, y *yarnTest, step string, race bool, try int) bool {
 		t.Logf("try %d: the first grant went to %s, not to task 1's backup: no race", try, granted)
 		return false
 	}
-	t.Logf("the following ebb submit said (%v):\n%s", res.err, res.out)
-	if res.err != nil {
-		t.Errorf("ebb submit: %v, want exit 0", res.err)
-	}
-	r := y.report(id)
-	if r.State != yarn.StateFinished || r.Final != yarn.Succeeded {
-		t.Fatalf("application %s %s (%s), want FINISHED SUCCEEDED", r.State, r.Final, r.Diagnostics)
-	}
-	if !y.secondAMRan(id) {
-		t.Errorf("no second AM attempt ran: the test did not kill the AM where it meant to")
-	}
+	y.wantSucceeded(t, id, res, true)
 	checkGrantedOutput(t, y, out, sub, tasks, extra, func(task, i int) string {
 		if !race {
 			return fmt.Sprintf("%d-%d\n", task, i)
@@ -190,20 +178,7 @@ func grantRun(t *testing.T, y *yarnTest, step string, race bool, try int) bool {
 func checkGrantedOutput(t *testing.T, y *yarnTest, out, sub string, tasks int, extra map[string]string, body func(task, i int) string) {
 	t.Helper()
 	got := y.hdfsTree(out)
-	if s, ok := got[commit.SuccessMarker]; !ok || s != "" {
-		t.Errorf("_SUCCESS: present %v, holding %q; want it there and empty", ok, s)
-	}
-	delete(got, commit.SuccessMarker)
-	markers := 0
-	for name := range got {
-		if strings.HasPrefix(name, "_ebb-commit-") {
-			markers++
-			delete(got, name)
-		}
-	}
-	if markers != 1 {
-		t.Errorf("%d commit markers in the output, want this DAG's one", markers)
-	}
+	takeCommitMarkers(t, got)
 	missing, wrong := 0, 0
 	for task := range tasks {
 		for i := 1; i <= 20; i++ {

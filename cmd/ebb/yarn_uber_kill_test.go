@@ -41,16 +41,8 @@ var amWorkerPIDRe = regexp.MustCompile(`AM held at amworker-started \(in-AM work
 
 func yarnKillBeforeAMWorker(t *testing.T, name string, killWorker bool) {
 	y := newYarnTest(t)
-	text, err := os.ReadFile("../../examples/wordcount-input.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := y.fs.MkdirPrivate(y.dir + "/input"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := y.fs.WriteFile(y.dir+"/input/part-0.txt", text, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	text := wordCountInput(t)
+	y.putInput("part-0.txt", text)
 	spec := y.writeDAG(fmt.Sprintf(`
 name: %s
 containerGroup: {name: wc, workerMemoryMB: 512}
@@ -93,17 +85,7 @@ edges:
 	}
 	y.kill9AM(id)
 	res := <-followed
-	t.Logf("the following ebb submit said (%v):\n%s", res.err, res.out)
-	if res.err != nil {
-		t.Errorf("ebb submit: %v, want exit 0", res.err)
-	}
-	r := y.report(id)
-	if r.State != yarn.StateFinished || r.Final != yarn.Succeeded {
-		t.Fatalf("application %s %s (%s), want FINISHED SUCCEEDED", r.State, r.Final, r.Diagnostics)
-	}
-	if !y.secondAMRan(id) {
-		t.Errorf("no second AM attempt ran: the test did not kill the AM where it meant to")
-	}
+	y.wantSucceeded(t, id, res, true)
 	if log := y.amLogOf(id, 2); !strings.Contains(log, "DAG dag_0001 ("+name+") recovered") {
 		t.Errorf("attempt 2 did not recover the DAG (its log:\n%s)", log)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,16 +18,8 @@ import (
 // attempts, and both outputs are the test's own count.
 func TestYarnUberSmallDAG(t *testing.T) {
 	y := newYarnTest(t)
-	text, err := os.ReadFile("../../examples/wordcount-input.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := y.fs.MkdirPrivate(y.dir + "/input"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := y.fs.WriteFile(y.dir+"/input/part-0.txt", text, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	text := wordCountInput(t)
+	y.putInput("part-0.txt", text)
 	run := func(mode string, sets ...string) yarn.AppID {
 		spec := y.writeDAG(fmt.Sprintf(`
 name: yarn-uber-%s
