@@ -177,7 +177,7 @@ func (g *group) bestWorker(i int, mem int64, d *dagRun) *workerRun {
 func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.task.becomeRunning(a)
 	c.occupy(a, w)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a), w: w})
+	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a), w: w, run: a})
 }
 
 // occupy puts a running attempt on worker w: its memory, counts and

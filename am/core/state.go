@@ -156,6 +156,9 @@ type attemptRun struct {
 	// a sink attempt granted its commit (speculate.go).
 	speculative bool
 	committing  bool
+	// rec is the number of its record in the journal (0: none yet), set
+	// as its RunAttempt is drained (observe).
+	rec int64
 }
 
 func (a *attemptRun) memoryMB() int64 {

@@ -153,7 +153,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	if !ok || a.worker == nil {
 		return // a report about an attempt that was killed or replaced: ignore
 	}
-	c.journal.attemptReported(c.now, u)
+	c.journal.attemptReported(c.now, a.rec, u)
 	t := a.task
 	d := t.vertex.dag
 	a.lastSeen = c.now
@@ -217,7 +217,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		}
 		if u.MemoryUsedMB > 0 {
 			diag = c.memoryExceeded(a, u.MemoryUsedMB, int(t.failures) >= c.opts.MaxFailedAttempts)
-			c.journal.attemptNoted(a.id, diag)
+			c.journal.attemptNoted(a.rec, diag)
 			if int(t.failures) < c.opts.MaxFailedAttempts {
 				d.note(diag)
 			}
