@@ -192,7 +192,7 @@ func (c *Core) occupy(a *attemptRun, w *workerRun) {
 	a.profile = v.activeProfile()
 	a.gathering = !t.ready()
 	a.lastSeen = c.now
-	w.running[a] = struct{}{}
+	w.running = append(w.running, a)
 	w.freeMB -= mem
 	w.node.usedMB += mem
 	d.running++

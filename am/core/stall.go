@@ -81,7 +81,7 @@ func (c *Core) stalledConsumers(g *group) ([]*attemptRun, []*dagRun) {
 	}
 	var gathering []*attemptRun
 	for w := range g.workers {
-		for a := range w.running {
+		for _, a := range w.running {
 			if !a.gathering {
 				return nil, nil // it will end and free room
 			}

@@ -169,11 +169,14 @@ func (a *attemptRun) memoryMB() int64 {
 }
 
 type workerRun struct {
-	info     WorkerInfo
-	group    *group
-	node     *nodeRun
-	freeMB   int64
-	running  map[*attemptRun]struct{}
+	info   WorkerInfo
+	group  *group
+	node   *nodeRun
+	freeMB int64
+	// running: its attempts, a few, so a list (a set cost a map insert
+	// and delete per attempt); a set's order was random, so nothing
+	// may depend on theirs.
+	running  []*attemptRun
 	outputs  map[*dagRun]int // succeeded outputs held, per DAG
 	lastSeen time.Time
 	idleFrom time.Time // when it last became idle (no attempts, no needed outputs)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -274,7 +275,9 @@ func (c *Core) detach(a *attemptRun) {
 		return
 	}
 	mem := a.memoryMB()
-	delete(w.running, a)
+	if k := slices.Index(w.running, a); k >= 0 {
+		w.running = slices.Delete(w.running, k, k+1)
+	}
 	w.freeMB += mem
 	w.node.usedMB -= mem
 	a.task.vertex.dag.running--

@@ -159,7 +159,7 @@ func (c *Core) Workers() []WorkerView {
 		v := WorkerView{ID: id, Group: w.group.info.Name, Kind: kindOf(w.group), Node: w.node.id, ContainerID: w.info.ContainerID,
 			MemoryMB: w.info.MemoryMB, UsedMB: w.info.MemoryMB - w.freeMB, Outputs: map[string]int{},
 			Draining: w.draining, Stopping: w.stopping, LastSeen: w.lastSeen}
-		for a := range w.running {
+		for _, a := range w.running {
 			v.Running = append(v.Running, a.id)
 		}
 		sort.Strings(v.Running)
