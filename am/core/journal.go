@@ -101,7 +101,7 @@ type journal struct {
 // attemptStarted opens an attempt's record and returns its number;
 // worker, container and node say where it runs ("" when the worker is
 // unknown).
-func (j *journal) attemptStarted(now time.Time, a AttemptSpec, worker, container, node string) int64 {
+func (j *journal) attemptStarted(now time.Time, a *AttemptSpec, worker, container, node string) int64 {
 	if j.recs == nil {
 		j.running = map[string][]int64{}
 		j.first = 1
@@ -240,23 +240,10 @@ func (j *journal) moved(now time.Time, m MoveWorker) {
 // observe records what the journal learns from an action on its way out.
 func (c *Core) observe(now time.Time, a Action) {
 	switch a := a.(type) {
-	case RunAttempt:
-		var worker, container, node string
-		w := a.w // registered under its id unless lost since: ids are not reused
-		if w == nil {
-			w = c.workers[a.Worker]
-		}
-		if w != nil && !w.gone {
-			worker, container, node = a.Worker, w.info.ContainerID, w.node.id
-		}
-		seq := c.journal.attemptStarted(now, a.Attempt, worker, container, node)
-		run := a.run
-		if run == nil { // emitted without it (speculate.go): by id
-			run = c.attempt[a.Attempt.ID]
-		}
-		if run != nil {
-			run.rec = seq
-		}
+	case RunAttempt: // speculate.go's
+		c.attemptRunObserved(now, &a)
+	case *RunAttempt:
+		c.attemptRunObserved(now, a)
 	case KillAttempt:
 		seq := c.journal.find(a.AttemptID)
 		c.journal.attemptStopped(now, seq, "killed by the AM: "+a.Reason)
@@ -265,6 +252,27 @@ func (c *Core) observe(now time.Time, a Action) {
 		}
 	case MoveWorker:
 		c.journal.moved(now, a)
+	}
+}
+
+// attemptRunObserved opens the record of the attempt a runs and gives
+// the attempt its number.
+func (c *Core) attemptRunObserved(now time.Time, a *RunAttempt) {
+	var worker, container, node string
+	w := a.w // registered under its id unless lost since: ids are not reused
+	if w == nil {
+		w = c.workers[a.Worker]
+	}
+	if w != nil && !w.gone {
+		worker, container, node = a.Worker, w.info.ContainerID, w.node.id
+	}
+	seq := c.journal.attemptStarted(now, &a.Attempt, worker, container, node)
+	run := a.run
+	if run == nil { // emitted without it (speculate.go): by id
+		run = c.attempt[a.Attempt.ID]
+	}
+	if run != nil {
+		run.rec = seq
 	}
 }
 

@@ -15,7 +15,7 @@ func TestJournalRingKeepsTheNewest(t *testing.T) {
 	var j journal
 	now := time.Unix(0, 0)
 	start := func(k int) int64 {
-		return j.attemptStarted(now, AttemptSpec{ID: fmt.Sprintf("a%d", k)}, "w", "", "")
+		return j.attemptStarted(now, &AttemptSpec{ID: fmt.Sprintf("a%d", k)}, "w", "", "")
 	}
 	const full = maxAttemptRecords + maxAttemptRecords/2
 	seqs := map[int]int64{}

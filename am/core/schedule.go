@@ -177,7 +177,9 @@ func (g *group) bestWorker(i int, mem int64, d *dagRun) *workerRun {
 func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.task.becomeRunning(a)
 	c.occupy(a, w)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a), w: w, run: a})
+	// A pointer: as a value the action was copied into the interface and
+	// out again in observe (RunAttempt is some 300 bytes).
+	c.emit(&RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a), w: w, run: a})
 }
 
 // occupy puts a running attempt on worker w: its memory, counts and
