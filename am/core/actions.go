@@ -30,9 +30,11 @@ type WantWorkers struct {
 type RunAttempt struct {
 	Worker  string
 	Attempt AttemptSpec
-	// w is the worker it was sent to, for the journal (observe), which
-	// otherwise looked it up by id for every attempt.
-	w *workerRun
+	// w is the worker it was sent to and run the attempt, for the
+	// journal (observe), which otherwise looked them up by id for every
+	// attempt.
+	w   *workerRun
+	run *attemptRun
 }
 
 // KillAttempt stops a running attempt (its DAG was killed or failed).

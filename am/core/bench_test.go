@@ -9,6 +9,7 @@ import (
 
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/packing"
 )
 
 // BenchmarkPlace measures the Core placing attempts: 1,000 workers (4 per
@@ -21,6 +22,24 @@ func BenchmarkPlace(b *testing.B) { benchPlace(b, 1000, 100000, 1) }
 // workers on 2,500 nodes and 1,000,000 queued tasks (issue 27: a core for
 // 10,000 workers). One round takes seconds: run it with -benchtime 1x.
 func BenchmarkPlace10k(b *testing.B) { benchPlace(b, 10000, 1000000, 1) }
+
+// BenchmarkPlace10kPacked is BenchmarkPlace10k under the AM's default
+// packing scheme, packed at its default settings, instead of uniform:
+// 2,500 nodes are above its minimum node count, where it packs. It asks
+// for workers as the AM does, at most the default 10 pending: a packing
+// group plans where each pending worker goes (planAsks), and with no cap
+// (a core option only: the key's least is 1) that plan covers a worker
+// for every four queued tasks, rebuilt on every event.
+func BenchmarkPlace10kPacked(b *testing.B) {
+	d := conf.Defaults()
+	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: d.Int("ebb.packing.high.threshold.percent"),
+		MinNodes: d.Int("ebb.packing.min.nodes"), LocalityDelay: d.Duration("ebb.packing.locality.delay.ms")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPlaceOpts(b, 10000, 1000000, 1, CoreOptions{Allocator: alloc,
+		MaxPendingRequests: d.Int("mr3.am.resourcescheduler.max.requests.per.taskscheduler")})
+}
 
 // BenchmarkPlaceSlowStart is BenchmarkPlace under the AM's default slow
 // start (ebb.slowstart.completed.producers 0.05; the other benchmarks
@@ -42,13 +61,19 @@ func benchPlace(b *testing.B, workers, tasks, dags int) { benchPlaceWith(b, work
 
 // benchPlaceWith is benchPlace with slow start at slowStart.
 func benchPlaceWith(b *testing.B, workers, tasks, dags int, slowStart float64) {
+	benchPlaceOpts(b, workers, tasks, dags, CoreOptions{SlowStart: slowStart})
+}
+
+// benchPlaceOpts is benchPlace with the Core's options o (withDefaults
+// fills the others in: uniform packing, no cap on pending workers).
+func benchPlaceOpts(b *testing.B, workers, tasks, dags int, o CoreOptions) {
 	specs := benchSpecs(tasks, dags)
 	placed := 0
 	var elapsed, cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		c := benchCore(b, workers, slowStart)
+		c := benchCore(b, workers, o)
 		now := time.Unix(0, 0)
 		b.StartTimer()
 		start, cpu0 := time.Now(), processCPU(b)
@@ -134,10 +159,10 @@ func benchSpecs(tasks, dags int) []*dag.Spec {
 	return specs
 }
 
-// benchCore is a Core with workers 4 GB workers registered, 4 per 16 GB
-// node, slow start at slowStart, and nothing queued.
-func benchCore(b *testing.B, workers int, slowStart float64) *Core {
-	c, err := NewCore(withDefaults(CoreOptions{SlowStart: slowStart}))
+// benchCore is a Core with options o (withDefaults) and workers 4 GB
+// workers registered, 4 per 16 GB node, and nothing queued.
+func benchCore(b *testing.B, workers int, o CoreOptions) *Core {
+	c, err := NewCore(withDefaults(o))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func (c *Core) estimateWork(g *group, s *groupSnap) {
 		if w.draining {
 			continue
 		}
-		for a := range w.running {
+		for _, a := range w.running {
 			est, _ := estimate(a.task.vertex, fallback)
 			r := remaining(a, est, c.now)
 			s.RunningWork += mbSecs(a.memoryMB(), r)

@@ -33,12 +33,15 @@ type group struct {
 	snap scheduler.OrderSnapshot
 	// pix is the allocator's index of pnodes when it keeps one
 	// (packing.Indexer), kept in step with it; nil: every choice scans.
-	pix      packing.Index
-	byNode   map[string]*groupNode // by node id; groupNode.i is the node's index in pnodes
-	wanted   int                   // last WantWorkers total sent
-	unavail  int                   // workers draining or told to stop, still registered
-	pending  int                   // workers asked for and not yet registered (wanted - registered, >= 0)
-	asked    []string              // under packing, the nodes of the pending workers' asks (asked.go)
+	pix    packing.Index
+	byNode map[string]*groupNode // by node id; groupNode.i is the node's index in pnodes
+	// gnodes[i] is pnodes[i]'s groupNode: the placement pass finds the
+	// chosen node's workers by index, not by a lookup of its id.
+	gnodes   []*groupNode
+	wanted   int      // last WantWorkers total sent
+	unavail  int      // workers draining or told to stop, still registered
+	pending  int      // workers asked for and not yet registered (wanted - registered, >= 0)
+	asked    []string // under packing, the nodes of the pending workers' asks (asked.go)
 	maxW     int
 	incoming int // workers a fair rebalancing is sending here
 	// reserveHeld is the free memory the last placement pass left idle
@@ -192,6 +195,7 @@ func (g *group) addWorker(w *workerRun) {
 		g.byNode[id] = gn
 		w.node.groups = append(w.node.groups, gn)
 		g.pnodes = append(g.pnodes, packing.Node{ID: id, CapacityMB: w.node.capacityMB})
+		g.gnodes = append(g.gnodes, gn)
 		g.fits.add(0)
 		if g.pix != nil {
 			g.pix.Resize(len(g.pnodes))
@@ -224,10 +228,11 @@ func (g *group) removeWorker(w *workerRun) {
 	g.fits.remove(g.pnodes[i].FitsMB)
 	last := len(g.pnodes) - 1
 	g.pnodes[i] = g.pnodes[last]
-	if i < last {
-		g.byNode[g.pnodes[i].ID].i = i
-	}
+	g.gnodes[i] = g.gnodes[last]
+	g.gnodes[i].i = i
+	g.gnodes[last] = nil
 	g.pnodes = g.pnodes[:last]
+	g.gnodes = g.gnodes[:last]
 	if g.pix != nil {
 		if i < last {
 			g.pix.Set(i, g.pnodes[i])

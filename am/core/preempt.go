@@ -238,7 +238,7 @@ func (c *Core) preemptCandidates() []preemptCand {
 				pc.Needed += n
 			}
 		}
-		for a := range w.running {
+		for _, a := range w.running {
 			if !a.started.IsZero() && c.now.After(a.started) {
 				pc.Work += c.now.Sub(a.started)
 			}

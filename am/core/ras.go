@@ -140,7 +140,7 @@ func rasAttempt(a *attemptRun) scheduler.RASAttempt {
 func runningOn(n *nodeRun) []scheduler.RASAttempt {
 	var out []scheduler.RASAttempt
 	for w := range n.workers {
-		for a := range w.running {
+		for _, a := range w.running {
 			out = append(out, rasAttempt(a))
 		}
 	}

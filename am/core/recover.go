@@ -392,7 +392,7 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 	t.becomeRunning(at)
 	c.attempt[at.id] = at
 	mem := at.memoryMB()
-	w.running[at] = struct{}{}
+	w.running = append(w.running, at)
 	w.freeMB -= mem
 	w.node.usedMB += mem
 	d.running++

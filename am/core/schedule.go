@@ -69,7 +69,7 @@ func (c *Core) place(g *group) {
 			req.Seed = seedOf(id)                // the allocator's tie-breaks, the same at every pass
 			var ok bool
 			if i, ok = c.choose(g, pick.Fits, d, req); ok {
-				w = g.bestWorker(g.pnodes[i].ID, req.MemoryMB, d)
+				w = g.bestWorker(i, req.MemoryMB, d)
 			}
 		}
 		if w == nil { // no room (or the allocator's view disagrees: never place blindly)
@@ -163,12 +163,12 @@ func (c *Core) newAttempt(t *taskRun, id string) *attemptRun {
 	return a
 }
 
-// bestWorker is the group's worker on the node with the least free memory
-// that still fits an attempt of d (best fit keeps big holes for big
-// attempts).
-func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
+// bestWorker is the group's worker on node i of g.pnodes with the least
+// free memory that still fits an attempt of d (best fit keeps big holes
+// for big attempts).
+func (g *group) bestWorker(i int, mem int64, d *dagRun) *workerRun {
 	var best *workerRun
-	for _, w := range g.workersOn(node) {
+	for _, w := range g.gnodes[i].workers {
 		if !w.takes(d) || w.freeMB < mem {
 			continue
 		}
@@ -183,7 +183,9 @@ func (g *group) bestWorker(node string, mem int64, d *dagRun) *workerRun {
 func (c *Core) start(a *attemptRun, w *workerRun) {
 	a.task.becomeRunning(a)
 	c.occupy(a, w)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a), w: w})
+	// A pointer: as a value the action was copied into the interface and
+	// out again in observe (RunAttempt is some 300 bytes).
+	c.emit(&RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(a), w: w, run: a})
 }
 
 // occupy puts a running attempt on worker w: its memory, counts and
@@ -198,7 +200,7 @@ func (c *Core) occupy(a *attemptRun, w *workerRun) {
 	a.profile = v.activeProfile()
 	a.gathering = !t.ready()
 	a.lastSeen = c.now
-	w.running[a] = struct{}{}
+	w.running = append(w.running, a)
 	w.freeMB -= mem
 	w.node.usedMB += mem
 	d.running++

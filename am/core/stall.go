@@ -81,7 +81,7 @@ func (c *Core) stalledConsumers(g *group) ([]*attemptRun, []*dagRun) {
 	}
 	var gathering []*attemptRun
 	for w := range g.workers {
-		for a := range w.running {
+		for _, a := range w.running {
 			if !a.gathering {
 				return nil, nil // it will end and free room
 			}
@@ -143,7 +143,7 @@ func (c *Core) killGathering(g *group, a *attemptRun) {
 	t := a.task
 	reason := "killed to make room for its producers (slow-start stall; ebb.slowstart.preemption.percentage)"
 	c.emit(KillAttempt{Worker: a.worker.info.ID, AttemptID: a.id, Reason: reason})
-	c.journal.attemptReported(c.now, AttemptUpdate{AttemptID: a.id, Result: AttemptKilled, Diagnostics: reason})
+	c.journal.attemptReported(c.now, a.rec, AttemptUpdate{AttemptID: a.id, Result: AttemptKilled, Diagnostics: reason})
 	c.detach(a)
 	delete(c.attempt, a.id)
 	t.becomeWaiting()

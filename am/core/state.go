@@ -170,6 +170,9 @@ type attemptRun struct {
 	// adopted: started by an earlier AM attempt and taken over
 	// (recover.go); its worker may report a kill that attempt asked for.
 	adopted bool
+	// rec is the number of its record in the journal (0: none yet), set
+	// as its RunAttempt is drained (observe).
+	rec int64
 }
 
 func (a *attemptRun) memoryMB() int64 {
@@ -180,11 +183,14 @@ func (a *attemptRun) memoryMB() int64 {
 }
 
 type workerRun struct {
-	info     WorkerInfo
-	group    *group
-	node     *nodeRun
-	freeMB   int64
-	running  map[*attemptRun]struct{}
+	info   WorkerInfo
+	group  *group
+	node   *nodeRun
+	freeMB int64
+	// running: its attempts, a few, so a list (a set cost a map insert
+	// and delete per attempt); a set's order was random, so nothing
+	// may depend on theirs.
+	running  []*attemptRun
 	outputs  map[*dagRun]int // succeeded outputs held, per DAG
 	lastSeen time.Time
 	idleFrom time.Time // when it last became idle (no attempts, no needed outputs)

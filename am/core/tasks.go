@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -153,7 +154,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 	if !ok || a.worker == nil {
 		return // a report about an attempt that was killed or replaced: ignore
 	}
-	c.journal.attemptReported(c.now, u)
+	c.journal.attemptReported(c.now, a.rec, u)
 	t := a.task
 	d := t.vertex.dag
 	a.lastSeen = c.now
@@ -245,7 +246,7 @@ func (c *Core) attemptFailed(a *attemptRun, u AttemptUpdate) {
 	}
 	if u.MemoryUsedMB > 0 {
 		diag = c.memoryExceeded(a, u.MemoryUsedMB, int(t.failures) >= c.opts.MaxFailedAttempts)
-		c.journal.attemptNoted(a.id, diag)
+		c.journal.attemptNoted(a.rec, diag)
 		if int(t.failures) < c.opts.MaxFailedAttempts {
 			d.note(diag)
 		}
@@ -299,7 +300,9 @@ func (c *Core) detach(a *attemptRun) {
 		return
 	}
 	mem := a.memoryMB()
-	delete(w.running, a)
+	if k := slices.Index(w.running, a); k >= 0 {
+		w.running = slices.Delete(w.running, k, k+1)
+	}
 	w.freeMB += mem
 	w.node.usedMB -= mem
 	a.task.vertex.dag.running--

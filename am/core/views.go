@@ -72,9 +72,10 @@ func (c *Core) DAGView(id string) (DAGView, bool) {
 // start order.
 func (c *Core) Attempts(dagID string) []AttemptRecord {
 	var out []AttemptRecord
-	for _, id := range c.journal.order {
-		r := c.journal.attempts[id]
-		if r != nil && (dagID == "" || r.DAG == dagID) {
+	j := &c.journal
+	for k := 0; k < j.n; k++ {
+		r := &j.recs[(j.head+k)%len(j.recs)]
+		if dagID == "" || r.DAG == dagID {
 			out = append(out, *r)
 		}
 	}
@@ -83,8 +84,8 @@ func (c *Core) Attempts(dagID string) []AttemptRecord {
 
 // Attempt returns one attempt's record.
 func (c *Core) Attempt(id string) (AttemptRecord, bool) {
-	r, ok := c.journal.attempts[id]
-	if !ok {
+	r := c.journal.record(c.journal.find(id))
+	if r == nil {
 		return AttemptRecord{}, false
 	}
 	return *r, true
@@ -158,7 +159,7 @@ func (c *Core) Workers() []WorkerView {
 		v := WorkerView{ID: id, Group: w.group.info.Name, Kind: kindOf(w.group), Node: w.node.id, ContainerID: w.info.ContainerID,
 			MemoryMB: w.info.MemoryMB, UsedMB: w.info.MemoryMB - w.freeMB, Outputs: map[string]int{},
 			Draining: w.draining, Stopping: w.stopping, LastSeen: w.lastSeen}
-		for a := range w.running {
+		for _, a := range w.running {
 			v.Running = append(v.Running, a.id)
 		}
 		sort.Strings(v.Running)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -33,7 +34,6 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 		group:    g,
 		node:     n,
 		freeMB:   info.MemoryMB,
-		running:  map[*attemptRun]struct{}{},
 		outputs:  map[*dagRun]int{},
 		lastSeen: c.now,
 		idleFrom: c.now,
@@ -98,7 +98,7 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 		c.warnf("worker %s lost (%s): %d attempts to re-run, outputs of %d DAGs to recompute", id, reason, len(w.running), len(w.outputs))
 	}
 	c.journal.workerLost(c.now, id, reason)
-	for a := range w.running {
+	for _, a := range slices.Clone(w.running) { // dropAttempt takes a off the list
 		if !c.dropAttempt(a) {
 			c.maybeQueue(a.task)
 		}
