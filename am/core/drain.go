@@ -178,3 +178,37 @@ func (c *Core) drainingFor(g *group, nodes []packing.Node, d *dagRun) []packing.
 	}
 	return out
 }
+
+// drainRoomFor reports whether a draining worker of g whose scale-in
+// waits for d has room for mem.
+func (c *Core) drainRoomFor(g *group, d *dagRun, mem int64) bool {
+	for n := range c.waitingDrains {
+		if _, ok := n.drain.waitFor[d]; !ok {
+			continue
+		}
+		for _, w := range g.workersOn(n.id) {
+			if w.takes(d) && w.freeMB >= mem {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// drainedOnly is view with every node but those whose scale-in waits for
+// d shown full (FitsMB -1), so the allocator chooses among those alone.
+func (c *Core) drainedOnly(view []packing.Node, d *dagRun) []packing.Node {
+	out := make([]packing.Node, len(view))
+	copy(out, view)
+	for i := range out {
+		n := c.nodes[out[i].ID]
+		if n == nil || n.drain == nil {
+			out[i].FitsMB = -1
+			continue
+		}
+		if _, ok := n.drain.waitFor[d]; !ok {
+			out[i].FitsMB = -1
+		}
+	}
+	return out
+}

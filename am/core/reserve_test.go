@@ -116,3 +116,48 @@ vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 1024}]
 		t.Fatalf("group %+v, wanted %d workers: want SCALE_OUT for more than the one worker", gs, f.wanted["g"])
 	}
 }
+
+// The reserve and a scale-in that waits for a DAG (the minicluster's
+// TestYarnScaleInWaitsForActiveDAG failed this way once in six runs): a
+// (six 400 MB attempts) fills w1 with two, n1 is drained for a, and w2
+// arrives: a takes two of w2's 1000 MB and the reserve (100 MB) holds the
+// rest of w2 back from it. When an attempt of a ends on w1, the room it
+// leaves there is a's alone (no newcomer may use a drained worker), so
+// a's next attempt starts there at once; the reserve counted only the
+// group's own room and kept a off the drained worker too.
+func TestReserveLeavesADrainedWorkerToItsDAG(t *testing.T) {
+	cfg := scheduler.DefaultAutoscaleConfig()
+	fair, err := scheduler.NewTaskOrder("fair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake(t, CoreOptions{Scaling: ScaleAutoscaler, Autoscale: cfg, Tasks: fair, ReservePercent: 10, IdleTimeout: time.Hour})
+	f.submit(`
+name: a
+containerGroup: {name: g, workerMemoryMB: 1000}
+vertices: [{name: v, command: "true", parallelism: 6, memoryMB: 400}]
+`)
+	f.addWorker("w1", "g", "n1", 1000)
+	f.c.DrainNode(f.now, "n1", "test scale-in", true)
+	f.drain()
+	f.addWorker("w2", "g", "n2", 1000)
+	on := func(worker string) []string {
+		var ids []string
+		for _, id := range sortedKeys(f.running) {
+			if f.running[id] == worker {
+				ids = append(ids, id)
+			}
+		}
+		return ids
+	}
+	if n1, n2 := len(on("w1")), len(on("w2")); n1 != 2 || n2 != 2 {
+		t.Fatalf("a runs %d on w1 and %d on w2, want 2 and 2 (the reserve holds w2's last 200 MB)", n1, n2)
+	}
+	done := on("w1")[0]
+	delete(f.running, done)
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: done, Result: AttemptSucceeded})
+	f.drain()
+	if n := len(on("w1")); n != 2 {
+		t.Errorf("after one of a's attempts ended on the drained w1, w1 runs %d of a's, want 2: its room is a's alone (running %v)", n, f.running)
+	}
+}

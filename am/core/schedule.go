@@ -50,10 +50,17 @@ func (c *Core) place(g *group) {
 			break
 		}
 		d := heads.dags[pick.Head]
+		// drained: the reserve holds d back from the group's room, but a
+		// draining worker whose scale-in waits for d has room, which no
+		// newcomer could take: the attempt goes there and nowhere else.
+		drained := false
 		if mem := snap.Heads[pick.Head].MemoryMB; reserve > 0 && d.running > 0 && free-mem < reserve {
-			heads.failed(pick.Head)
-			skipped++
-			continue
+			if !c.drainRoomFor(g, d, mem) {
+				heads.failed(pick.Head)
+				skipped++
+				continue
+			}
+			drained = true
 		}
 		t := c.popReady(g, d)
 		if t == nil {
@@ -68,7 +75,7 @@ func (c *Core) place(g *group) {
 			id = attemptID(t, int(t.attempts)-1) // the number maybeQueue counted
 			req.Seed = seedOf(id)                // the allocator's tie-breaks, the same at every pass
 			var ok bool
-			if i, ok = c.choose(g, pick.Fits, d, req); ok {
+			if i, ok = c.choose(g, pick.Fits, d, req, drained); ok {
 				w = g.bestWorker(i, req.MemoryMB, d)
 			}
 		}
@@ -79,7 +86,9 @@ func (c *Core) place(g *group) {
 		}
 		a := c.newAttempt(t, id)
 		c.start(a, w)
-		free -= req.MemoryMB
+		if !w.draining { // the reserve counts the group's own room only
+			free -= req.MemoryMB
+		}
 		if snap.Nodes != nil {
 			c.startedOn(g, snap, i, a)
 			rasStarted(demand[d], a.task.vertex)
@@ -110,13 +119,18 @@ func (c *Core) mayFit(g *group, mem int64) bool {
 // when the view is g's own (no node ruled out by the task order, none
 // widened for a draining node) and the index covers req, else by a scan of
 // the view. Both give the same node (packing's TestSpreadIndexAgreesWithScan).
-func (c *Core) choose(g *group, fits []bool, d *dagRun, req packing.Request) (int, bool) {
+//
+// drainedOnly limits the choice to the nodes whose scale-in waits for d.
+func (c *Core) choose(g *group, fits []bool, d *dagRun, req packing.Request, drainedOnly bool) (int, bool) {
 	if g.pix != nil && fits == nil && len(c.waitingDrains) == 0 && len(d.slowNodes) == 0 {
 		if i, ok, covered := g.pix.Choose(req); covered {
 			return i, ok
 		}
 	}
 	view := c.drainingFor(g, allowedNodes(g.pnodes, fits), d)
+	if drainedOnly {
+		view = c.drainedOnly(view, d)
+	}
 	wait := req.Waited < c.opts.Speculation.SlowNodeWait
 	i, ok := c.opts.Allocator.Choose(offSlowNodes(view, d, req.MemoryMB, wait), req)
 	if !ok && !wait && len(d.slowNodes) > 0 { // room off the slow nodes the allocator would not take (other resource types)
