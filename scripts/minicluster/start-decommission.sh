@@ -47,8 +47,14 @@ done
 sed -i "s|</configuration>|$extra</configuration>|" "$rundir/nm2/conf/yarn-site.xml"
 
 # The cluster JVM's java and its --add-opens (Hadoop's Guice needs them).
-java="$(tr '\0' '\n' <"/proc/$(cat "$rundir/pid")/cmdline" | head -n 1)"
-mapfile -t opens < <(tr '\0' '\n' <"/proc/$(cat "$rundir/pid")/cmdline" | grep '^--add-opens')
+# Read whole, not through `| head` (under pipefail the writer's SIGPIPE, exit
+# 141, failed the script whenever head closed the pipe before tr was done).
+mapfile -d '' -t jvmargs <"/proc/$(cat "$rundir/pid")/cmdline"
+java="${jvmargs[0]}"
+opens=()
+for a in "${jvmargs[@]}"; do
+  if [[ $a == --add-opens* ]]; then opens+=("$a"); fi
+done
 cp="$here/target/classes:$(cat "$here/target/classpath.txt")"
 if ! { [[ -f "$rundir/nm2/pid" ]] && kill -0 "$(cat "$rundir/nm2/pid")" 2>/dev/null; }; then
   setsid "$java" "${opens[@]}" -Xmx512m -Djava.net.preferIPv4Stack=true -cp "$rundir/nm2/conf:$cp" \
