@@ -16,12 +16,7 @@ import (
 // as a reconnecting worker naming both, and tells it how its attempts
 // ended, including one that ended before the AM went away.
 func TestWorkerRejoinsANewAMAttempt(t *testing.T) {
-	am1, am2 := startFakeAM(t, "s3cret"), startFakeAM(t, "s3cret")
-	amFile := filepath.Join(t.TempDir(), "am")
-	if err := os.WriteFile(amFile, []byte(am1.addr+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	wr := startWorker(t, am1, "w1", func(o *Options) { o.AMFile, o.RejoinWithin = amFile, 20*time.Second })
+	am2, amFile, wr := startRejoiningWorker(t)
 	c1 := wr.conn
 	c1.run(shellAttempt("done1", "d", "mkdir -p $EBB_OUTPUT_DIR/c && echo x > $EBB_OUTPUT_DIR/c/0"))
 	c1.waitUpdate(t, "done1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
@@ -69,12 +64,7 @@ func TestWorkerWithoutAMFileExitsWhenTheAMGoes(t *testing.T) {
 // reports progress only when it changes, so without it an attempt nearly
 // done would look stuck to speculation and get a needless backup.
 func TestRejoinResendsProgress(t *testing.T) {
-	am1, am2 := startFakeAM(t, "s3cret"), startFakeAM(t, "s3cret")
-	amFile := filepath.Join(t.TempDir(), "am")
-	if err := os.WriteFile(amFile, []byte(am1.addr+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	wr := startWorker(t, am1, "w1", func(o *Options) { o.AMFile, o.RejoinWithin = amFile, 20*time.Second })
+	am2, amFile, wr := startRejoiningWorker(t)
 	c1 := wr.conn
 	c1.run(shellAttempt("p", "d", "echo 0.9 > $EBB_PROGRESS_FILE && sleep 5"))
 	for u := c1.waitUpdate(t, "p", ebbpb.AttemptState_ATTEMPT_RUNNING); u.GetProgress() != 0.9; {
@@ -126,4 +116,19 @@ func TestResendStateOfARunningAttempt(t *testing.T) {
 			t.Errorf("%s: sent %v, want one %s at progress %v", c.name, got, c.want, c.wantProgress)
 		}
 	}
+}
+
+// startRejoiningWorker starts two fake AM attempts and a worker of the
+// first that reads its AM's address from amFile (which names the first)
+// and may rejoin within 20 s; it returns the second.
+func startRejoiningWorker(t *testing.T) (am2 *fakeAM, amFile string, wr *workerRun) {
+	t.Helper()
+	am1 := startFakeAM(t, "s3cret")
+	am2 = startFakeAM(t, "s3cret")
+	amFile = filepath.Join(t.TempDir(), "am")
+	if err := os.WriteFile(amFile, []byte(am1.addr+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wr = startWorker(t, am1, "w1", func(o *Options) { o.AMFile, o.RejoinWithin = amFile, 20*time.Second })
+	return am2, amFile, wr
 }

@@ -136,10 +136,15 @@ func (w *workerRun) takes(d *dagRun) bool {
 	if !w.draining {
 		return true
 	}
-	if w.stopping || w.recycleTo != nil || w.node.drain == nil {
+	return !w.stopping && w.recycleTo == nil && w.node.waitsFor(d)
+}
+
+// waitsFor reports whether n is draining in a scale-in that waits for d.
+func (n *nodeRun) waitsFor(d *dagRun) bool {
+	if n == nil || n.drain == nil {
 		return false
 	}
-	_, ok := w.node.drain.waitFor[d]
+	_, ok := n.drain.waitFor[d]
 	return ok
 }
 
@@ -153,11 +158,7 @@ func (c *Core) drainingFor(g *group, nodes []packing.Node, d *dagRun) []packing.
 	}
 	var out []packing.Node
 	for i, pn := range nodes {
-		n := c.nodes[pn.ID]
-		if n == nil || n.drain == nil || pn.FitsMB < 0 {
-			continue
-		}
-		if _, ok := n.drain.waitFor[d]; !ok {
+		if pn.FitsMB < 0 || !c.nodes[pn.ID].waitsFor(d) {
 			continue
 		}
 		fits := pn.FitsMB
@@ -183,7 +184,7 @@ func (c *Core) drainingFor(g *group, nodes []packing.Node, d *dagRun) []packing.
 // waits for d has room for mem.
 func (c *Core) drainRoomFor(g *group, d *dagRun, mem int64) bool {
 	for n := range c.waitingDrains {
-		if _, ok := n.drain.waitFor[d]; !ok {
+		if !n.waitsFor(d) {
 			continue
 		}
 		for _, w := range g.workersOn(n.id) {
@@ -198,17 +199,5 @@ func (c *Core) drainRoomFor(g *group, d *dagRun, mem int64) bool {
 // drainedOnly is view with every node but those whose scale-in waits for
 // d shown full (FitsMB -1), so the allocator chooses among those alone.
 func (c *Core) drainedOnly(view []packing.Node, d *dagRun) []packing.Node {
-	out := make([]packing.Node, len(view))
-	copy(out, view)
-	for i := range out {
-		n := c.nodes[out[i].ID]
-		if n == nil || n.drain == nil {
-			out[i].FitsMB = -1
-			continue
-		}
-		if _, ok := n.drain.waitFor[d]; !ok {
-			out[i].FitsMB = -1
-		}
-	}
-	return out
+	return hideNodes(view, func(i int) bool { return !c.nodes[view[i].ID].waitsFor(d) })
 }

@@ -147,10 +147,18 @@ func allowedNodes(nodes []packing.Node, fits []bool) []packing.Node {
 	if fits == nil {
 		return nodes
 	}
+	return hideNodes(nodes, func(i int) bool { return !fits[i] })
+}
+
+// hideNodes is a copy of nodes with those hide says shown with no room
+// (FitsMB -1 fits nothing): the allocator still sees every node, as its
+// minimum-node rule expects, and chooses among the rest. nodes is not
+// changed.
+func hideNodes(nodes []packing.Node, hide func(i int) bool) []packing.Node {
 	out := make([]packing.Node, len(nodes))
 	copy(out, nodes)
 	for i := range out {
-		if !fits[i] {
+		if hide(i) {
 			out[i].FitsMB = -1
 		}
 	}

@@ -22,9 +22,7 @@ func (d *dagRun) markSlow(n *nodeRun) {
 	if d.slowNodes == nil {
 		d.slowNodes = map[string]struct{}{}
 	}
-	if _, ok := d.slowNodes[n.id]; !ok {
-		d.slowNodes[n.id] = struct{}{}
-	}
+	d.slowNodes[n.id] = struct{}{}
 }
 
 // slow reports whether an attempt of d straggled on node id.
@@ -50,12 +48,5 @@ func offSlowNodes(nodes []packing.Node, d *dagRun, mem int64, wait bool) []packi
 	if !elsewhere {
 		return nodes
 	}
-	out := make([]packing.Node, len(nodes))
-	copy(out, nodes)
-	for i := range out {
-		if d.slow(out[i].ID) {
-			out[i].FitsMB = -1
-		}
-	}
-	return out
+	return hideNodes(nodes, func(i int) bool { return d.slow(nodes[i].ID) })
 }
