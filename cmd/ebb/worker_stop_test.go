@@ -115,16 +115,22 @@ func TestWedgedWorkerExitsOnSIGTERM(t *testing.T) {
 	grandchild := waitPIDFile(t, childFile)
 	t.Cleanup(func() { _ = syscall.Kill(grandchild, syscall.SIGKILL) })
 
-	// Refused attempts (bad ids) each log a line, until the pipe is full.
-	for i := 0; pipeBytes(t, r) < 4096-512; i++ {
+	// Refused attempts (bad ids) each log a line, until a write of the
+	// worker's blocks on the full pipe. Stopping at "nearly full" is not
+	// enough: the stop path's own line may still fit in the room left, and
+	// then the worker is not wedged at all (seen once in CI: it exited 0).
+	for i := 0; !blockedOnPipe(cmd.Process.Pid); i++ {
 		if i > 10000 {
-			t.Fatalf("the pipe holds %d bytes after %d refused attempts", pipeBytes(t, r), i)
+			t.Fatalf("the pipe holds %d bytes after %d refused attempts and the worker is not blocked on it", pipeBytes(t, r), i)
 		}
+		before := pipeBytes(t, r)
 		select {
 		case am.toWorker <- &ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Run{Run: &ebbpb.RunAttempt{AttemptId: fmt.Sprintf("bad/%d", i), MemoryMb: 1}}}:
 		case <-time.After(10 * time.Second):
 			t.Fatalf("the worker stopped taking messages with %d bytes in the pipe", pipeBytes(t, r))
 		}
+		waitUntil(t, "the worker to log the refused attempt, or to block writing it", 10*time.Second, 5*time.Millisecond,
+			func() bool { return pipeBytes(t, r) > before || blockedOnPipe(cmd.Process.Pid) })
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -164,6 +170,18 @@ func pipeBytes(t *testing.T, r *os.File) int {
 		t.Fatalf("FIONREAD: %v", e)
 	}
 	return int(n)
+}
+
+// blockedOnPipe: some thread of the process sleeps in the kernel's pipe
+// write (wchan pipe_write, or anon_pipe_write on newer kernels).
+func blockedOnPipe(pid int) bool {
+	chans, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, c := range chans {
+		if b, err := os.ReadFile(c); err == nil && strings.Contains(string(b), "pipe_write") {
+			return true
+		}
+	}
+	return false
 }
 
 // alive: the process exists and is not a zombie.
