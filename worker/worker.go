@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -107,11 +106,15 @@ func Run(ctx context.Context, o Options) error {
 	w.fss.mu.SetClass("worker.filesystems")
 	defer w.fss.close()
 
-	stopHTTP, err := w.serveOutputs()
+	outputs, err := w.serveOutputs()
 	if err != nil {
-		return err
+		return fmt.Errorf("listening for output fetches: %w", err)
 	}
-	defer stopHTTP()
+	defer func() {
+		if err := outputs.stop(outputStopGrace); err != nil {
+			log.Warn(err)
+		}
+	}()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -216,34 +219,6 @@ func newFetchClient() *http.Client {
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       90 * time.Second,
 	}}
-}
-
-// serveOutputs starts the HTTP server for finished outputs. Behind a
-// loopback advertise address it listens on loopback only; otherwise on all
-// interfaces, because workers on other nodes fetch from it.
-func (w *worker) serveOutputs() (stop func(), err error) {
-	listenHost := ""
-	if ip := net.ParseIP(w.o.AdvertiseHost); ip != nil && ip.IsLoopback() {
-		listenHost = w.o.AdvertiseHost
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(listenHost, "0"))
-	if err != nil {
-		return nil, fmt.Errorf("listening for output fetches: %w", err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	w.dataAddress = net.JoinHostPort(w.o.AdvertiseHost, strconv.Itoa(port))
-	srv := &http.Server{Handler: w.outputs.handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			w.log.WithError(err).Error("output server stopped")
-		}
-	}()
-	w.log.WithField("address", w.dataAddress).Info("serving outputs")
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
 }
 
 // register sends Register and waits for Registered, which must be the AM's
