@@ -276,6 +276,17 @@ func (c *Core) attemptRunObserved(now time.Time, a *RunAttempt) {
 	}
 }
 
+// attemptAdoptedObserved opens the record of an attempt this AM attempt
+// adopted from a rejoining worker, so that the attempt lists show it and
+// its end. Its start is the adoption: when an earlier AM attempt started
+// it, the record of that went with the earlier attempt's journal.
+func (c *Core) attemptAdoptedObserved(now time.Time, at *attemptRun) {
+	w := at.worker
+	spec := AttemptSpec{ID: at.id, DAGID: at.task.vertex.dag.id, Vertex: at.task.vertex.spec.Name, Task: at.task.index,
+		Number: at.number, MemoryMB: at.memoryMB()}
+	at.rec = c.journal.attemptStarted(now, &spec, w.info.ID, w.info.ContainerID, w.node.id)
+}
+
 // sampleUsage hands the journal each group's usage as the tick left it,
 // at the autoscaler's interval (usageEvery when autoscaling is off).
 func (c *Core) sampleUsage() {

@@ -280,7 +280,9 @@ func (d *dagRun) totalTasks() int {
 // outputs it holds, and ends the wait once every such worker is back.
 func (c *Core) recoveredWorker(w *workerRun) {
 	for _, a := range w.info.Attempts {
-		c.adopt(w, a)
+		if at := c.adopt(w, a); at != nil {
+			c.attemptAdoptedObserved(c.now, at)
+		}
 	}
 	if c.rec == nil {
 		return
@@ -363,13 +365,16 @@ type AdoptedAttempt struct {
 func (c *Core) AdoptAttempt(now time.Time, worker string, a AdoptedAttempt) {
 	c.advance(now)
 	if w, ok := c.workers[worker]; ok {
-		c.adopt(w, a)
+		if at := c.adopt(w, a); at != nil {
+			c.attemptAdoptedObserved(now, at)
+		}
 		c.schedule()
 		c.updateWanted()
 	}
 }
 
-func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
+// adopt takes a running attempt over, or kills it (nil).
+func (c *Core) adopt(w *workerRun, a AdoptedAttempt) *attemptRun {
 	worker := w.info.ID
 	d, ok := c.dags[a.DAG]
 	var t *taskRun
@@ -385,7 +390,7 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 	}
 	if t == nil || t.state != taskWaiting || t.current != nil || w.freeMB < t.vertex.spec.MemoryMB {
 		c.emit(KillAttempt{Worker: worker, AttemptID: a.ID, Reason: "not wanted after the AM restarted"})
-		return
+		return nil
 	}
 	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), worker: w,
 		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile(), adopted: true}
@@ -399,4 +404,5 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) {
 	w.group.workerChanged(w)
 	c.nodeUsageChanged(w.node)
 	c.logf("adopted attempt %s running on worker %s", at.id, worker)
+	return at
 }

@@ -257,6 +257,45 @@ vertices:
 	}
 }
 
+// TestRecoverAdoptedAttemptIsInTheAttemptList: an attempt adopted from a
+// rejoining worker is listed (the UI's attempts of a DAG) from its
+// adoption, where it runs, with its progress and its end; before, only
+// attempts this AM attempt started had a record.
+func TestRecoverAdoptedAttemptIsInTheAttemptList(t *testing.T) {
+	spec, _ := dag.Parse("test.yaml", []byte(`
+name: flat
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices:
+  - {name: v, command: "true", parallelism: 2, memoryMB: 256}
+`))
+	f := newFake(t, CoreOptions{})
+	if err := f.c.Recover(f.now, []RecoveredDAG{{ID: "dag_0002", Submission: Submission{Spec: spec}}}, RecoverOptions{Window: time.Minute, Expect: []string{"w1"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.drain()
+	info := WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 4096, MemoryMB: 1024, ContainerID: "c1", Reconnected: true,
+		Attempts: []AdoptedAttempt{{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0}}}
+	if err := f.c.WorkerRegistered(f.now, info); err != nil {
+		t.Fatal(err)
+	}
+	f.drain()
+	r, ok := f.c.Attempt("dag_0002_v_000000_0")
+	want := AttemptRecord{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0, Number: 0, MemoryMB: 256,
+		Worker: "w1", Container: "c1", Node: "n1", Start: f.now, State: "RUNNING"}
+	if !ok || !reflect.DeepEqual(r, want) {
+		t.Fatalf("the adopted attempt's record: %+v (found %v), want %+v", r, ok, want)
+	}
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: "dag_0002_v_000000_0", Result: AttemptRunning, Progress: 0.5})
+	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: "dag_0002_v_000000_0", Result: AttemptSucceeded})
+	f.drain()
+	if r, _ := f.c.Attempt("dag_0002_v_000000_0"); r.State != "SUCCEEDED" || r.Progress != 1 {
+		t.Fatalf("the adopted attempt after its end: %+v, want SUCCEEDED", r)
+	}
+	if n := len(f.c.Attempts("dag_0002")); n != 2 {
+		t.Fatalf("%d attempts listed for dag_0002, want 2 (the adopted one and task 1's)", n)
+	}
+}
+
 // TestRecoverRerunsExactlyTheOutputAWorkerLost: w1 comes back, but without
 // a1's output (its directory is gone, as after a disk was replaced) and
 // without b's attempts. a1 alone runs again, as attempt 1; a0's output is
