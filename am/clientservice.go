@@ -118,7 +118,8 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 		TotalTasks: int32(d.TotalTasks), SucceededTasks: int32(d.Succeeded), RunningAttempts: int32(d.Running),
 		FailedAttempts: int32(d.Failed), SubmitUnixMs: d.Submit.UnixMilli(), Output: d.Output, Group: d.Group,
 		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots), Recovered: d.Recovered,
-		BackupsLaunched: int32(d.Speculation.Launched), BackupsWon: int32(d.Speculation.Won), BackupsLost: int32(d.Speculation.Lost)}
+		BackupsLaunched: int32(d.Speculation.Launched), BackupsWon: int32(d.Speculation.Won), BackupsLost: int32(d.Speculation.Lost),
+		SlowNodes: d.SlowNodes}
 	if !d.Finish.IsZero() {
 		p.FinishUnixMs = d.Finish.UnixMilli()
 	}
@@ -141,7 +142,8 @@ func DAGStatusFromPB(p *ebbpb.DAGStatus) core.DAGStatus {
 	d := core.DAGStatus{ID: p.DagId, Name: p.Name, Diagnostics: p.Diagnostics, Group: p.Group, Output: p.Output,
 		TotalTasks: int(p.TotalTasks), Succeeded: int(p.SucceededTasks), Running: int(p.RunningAttempts),
 		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots), Recovered: p.Recovered,
-		Speculation: core.SpeculationCounts{Launched: int(p.BackupsLaunched), Won: int(p.BackupsWon), Lost: int(p.BackupsLost)}}
+		Speculation: core.SpeculationCounts{Launched: int(p.BackupsLaunched), Won: int(p.BackupsWon), Lost: int(p.BackupsLost)},
+		SlowNodes:   p.SlowNodes}
 	d.State, _ = core.ParseDAGState(p.State)
 	d.Submit = time.UnixMilli(p.SubmitUnixMs)
 	if p.FinishUnixMs != 0 {

@@ -43,6 +43,9 @@ type DAG struct {
 	// Speculative execution: backup attempts started, and the races they
 	// won (the original was killed) and lost (the backup was killed).
 	BackupsLaunched, BackupsWon, BackupsLost int
+	// SlowNodes: where the DAG's attempts straggled (its backups and, while
+	// others have room, its later attempts go elsewhere).
+	SlowNodes []string
 }
 
 func dagOf(d *ebbpb.DAGStatus) DAG {
@@ -51,7 +54,8 @@ func dagOf(d *ebbpb.DAGStatus) DAG {
 		RunningAttempts: int(d.RunningAttempts), FailedAttempts: int(d.FailedAttempts),
 		Output: d.Output, Recovered: d.Recovered, SReq: d.SReq, Utility: d.Utility, Slots: int(d.Slots),
 		Submitted: time.UnixMilli(d.SubmitUnixMs), Finished: unixMilliOrZero(d.FinishUnixMs),
-		BackupsLaunched: int(d.BackupsLaunched), BackupsWon: int(d.BackupsWon), BackupsLost: int(d.BackupsLost)}
+		BackupsLaunched: int(d.BackupsLaunched), BackupsWon: int(d.BackupsWon), BackupsLost: int(d.BackupsLost),
+		SlowNodes: d.SlowNodes}
 }
 
 // unixMilliOrZero is the time of ms, or the zero time for 0 (not set).

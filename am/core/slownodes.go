@@ -1,6 +1,11 @@
 package core
 
-import "github.com/ebb-am/ebb/packing"
+import (
+	"maps"
+	"slices"
+
+	"github.com/ebb-am/ebb/packing"
+)
 
 // Slow nodes: once an attempt of a DAG straggles on a node (speculate.go:
 // its estimated run time past ebb.speculation.multiplier times its
@@ -23,6 +28,14 @@ func (d *dagRun) markSlow(n *nodeRun) {
 		d.slowNodes = map[string]struct{}{}
 	}
 	d.slowNodes[n.id] = struct{}{}
+}
+
+// slowNodeList is d's slow nodes, sorted (nil: none).
+func (d *dagRun) slowNodeList() []string {
+	if len(d.slowNodes) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(d.slowNodes))
 }
 
 // slow reports whether an attempt of d straggled on node id.

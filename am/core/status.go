@@ -28,6 +28,10 @@ type DAGStatus struct {
 	Vertices  []VertexStatus
 	// Speculation: the DAG's backup attempts and their races.
 	Speculation SpeculationCounts
+	// SlowNodes: the nodes where the DAG's attempts straggled, sorted
+	// (slownodes.go): no backup and, while others have room, no later
+	// attempt of the DAG goes there.
+	SlowNodes []string
 	// Resource-aware scheduling figures (zero unless ebb.scheduler.scheme=ras).
 	SReq    float64
 	Utility float64
@@ -86,6 +90,7 @@ func (c *Core) status(d *dagRun) DAGStatus {
 		Failed:      d.failed,
 		Recovered:   d.recovered,
 		Speculation: d.speculation,
+		SlowNodes:   d.slowNodeList(),
 	}
 	if t, ok := d.spec.Goal.Deadline(d.submit); ok {
 		s.Goal = t

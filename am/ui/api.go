@@ -50,6 +50,9 @@ type DAG struct {
 	Compacted bool `json:"compacted,omitempty"`
 	// Backups: speculative execution's backup attempts (nil: none).
 	Backups *Backups `json:"backups,omitempty"`
+	// SlowNodes: the nodes where the DAG's attempts straggled; its
+	// backups and, while others have room, its later attempts go elsewhere.
+	SlowNodes []string `json:"slowNodes,omitempty"`
 }
 
 // Backups are a DAG's backup attempts and how their races ended.

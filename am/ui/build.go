@@ -52,6 +52,7 @@ func (u *UI) dag(d core.DAGStatus, now time.Time) DAG {
 		Tasks: d.TotalTasks, Succeeded: d.Succeeded, Running: d.Running, FailedAttempts: d.Failed,
 		SReq: d.SReq, Utility: d.Utility, Slots: d.Slots, Diagnostics: u.redact(d.Diagnostics), Output: d.Output, Compacted: d.Compacted}
 	out.Progress = d.Progress()
+	out.SlowNodes = d.SlowNodes
 	if s := d.Speculation; s.Launched > 0 {
 		out.Backups = &Backups{Launched: s.Launched, Won: s.Won, Lost: s.Lost}
 	}

@@ -34,9 +34,10 @@ type Snapshot struct {
 // node RUNNING), so oldestHistoryVersion stays 1. Version 3 added the
 // groups' slow-start kills (SlowStartKilled) and speculative execution (a
 // DAG's backup counts, whether an attempt was a backup or lost its race);
-// all are zero when absent, so older files still read.
+// version 4 a DAG's slow nodes; all are zero when absent, so older files
+// still read.
 const (
-	historyVersion       = 3
+	historyVersion       = 4
 	oldestHistoryVersion = 1
 )
 

@@ -37,7 +37,7 @@ func newHistFixture() histFixture {
 	st := core.DAGStatus{ID: "app_1dag_0001", Name: "wc", State: core.DAGFailed, Diagnostics: "task failed", Group: "g",
 		Output: "/out", Submit: at(1), Finish: at(90), Goal: at(120), TotalTasks: 5, Succeeded: 2, Running: 1, Failed: 3,
 		Recovered: true, Compacted: true, Vertices: []core.VertexStatus{vs}, SReq: 1.5, Utility: 0.25, Slots: 7,
-		Speculation: core.SpeculationCounts{Launched: 3, Won: 2, Lost: 1}}
+		Speculation: core.SpeculationCounts{Launched: 3, Won: 2, Lost: 1}, SlowNodes: []string{"n7"}}
 	return histFixture{
 		dag: core.DAGView{DAGStatus: st, Edges: []core.EdgeView{{From: "map", To: "reduce", Type: "scatter-gather"}},
 			Vertices: []core.VertexView{{VertexStatus: vs, MemoryMB: 512, VCores: 1, Queued: 1, Waiting: 1, Depth: 1}},

@@ -39,6 +39,8 @@ type histDAGStatus struct {
 	Slots       int             `json:"Slots"`
 	// Speculation: version 3.
 	Speculation histSpeculation `json:"Speculation"`
+	// SlowNodes: version 4.
+	SlowNodes []string `json:"SlowNodes"`
 }
 
 // histSpeculation is core.SpeculationCounts as the history file keeps it.
@@ -193,7 +195,7 @@ func toHistStatus(s core.DAGStatus) histDAGStatus {
 		Output: s.Output, Submit: s.Submit, Finish: s.Finish, Goal: s.Goal, TotalTasks: s.TotalTasks,
 		Succeeded: s.Succeeded, Running: s.Running, Failed: s.Failed, Recovered: s.Recovered, Compacted: s.Compacted,
 		SReq: s.SReq, Utility: s.Utility, Slots: s.Slots, Vertices: mapSlice(s.Vertices, toHistVertexSum),
-		Speculation: histSpeculation(s.Speculation)}
+		Speculation: histSpeculation(s.Speculation), SlowNodes: s.SlowNodes}
 }
 
 func (h histDAGStatus) core() core.DAGStatus {
@@ -201,7 +203,7 @@ func (h histDAGStatus) core() core.DAGStatus {
 		Output: h.Output, Submit: h.Submit, Finish: h.Finish, Goal: h.Goal, TotalTasks: h.TotalTasks,
 		Succeeded: h.Succeeded, Running: h.Running, Failed: h.Failed, Recovered: h.Recovered, Compacted: h.Compacted,
 		SReq: h.SReq, Utility: h.Utility, Slots: h.Slots, Vertices: mapSlice(h.Vertices, histVertexSum.core),
-		Speculation: core.SpeculationCounts(h.Speculation)}
+		Speculation: core.SpeculationCounts(h.Speculation), SlowNodes: h.SlowNodes}
 }
 
 func toHistVertexSum(v core.VertexStatus) histVertexSum {

@@ -13,7 +13,8 @@ import (
 )
 
 // A race a backup won, as the UI shows it: the DAG page marks the backup
-// and the loser, the API has both flags and the DAG's counts, and
+// and the loser and names the straggler's node slow, the API has both
+// flags, the DAG's counts and its slow nodes, and
 // /metrics counts the backup launched and won.
 func TestSpeculationShown(t *testing.T) {
 	o := uiCoreOptions()
@@ -57,13 +58,20 @@ vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 256}]
 		t.Fatalf("%d attempts started, want the four and a backup", len(x.started))
 	}
 	backup := x.started[4].Attempt.ID
+	slowNode := "" // where task 2's original crawls: w<i> is on n<i>
+	for _, a := range x.started[:4] {
+		if a.Attempt.Task == 2 {
+			slowNode = "n" + strings.TrimPrefix(a.Worker, "w")
+		}
+	}
 	c.AttemptUpdate(now, core.AttemptUpdate{AttemptID: backup, Result: core.AttemptSucceeded})
 	c.Drain(now, x)
 	srv := httptest.NewServer(New(&coreSource{c: c}, Options{App: AppInfo{ID: "app_1_0001"}}))
 	t.Cleanup(srv.Close)
 
 	_, page := get(t, srv.URL+"/dag/"+id)
-	for _, want := range []string{`<span class="tag backup">backup</span>`, `<span class="tag loser">lost the race</span>`, "1 backup attempts: 1 won, 0 lost"} {
+	for _, want := range []string{`<span class="tag backup">backup</span>`, `<span class="tag loser">lost the race</span>`, "1 backup attempts: 1 won, 0 lost",
+		`<span class="slownodes">slow nodes: ` + slowNode + `</span>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the DAG page lacks %q", want)
 		}
@@ -75,6 +83,9 @@ vertices: [{name: v, command: "true", parallelism: 4, memoryMB: 256}]
 	}
 	if d.Backups == nil || *d.Backups != (Backups{Launched: 1, Won: 1}) {
 		t.Errorf("api backups %+v, want 1 launched and won", d.Backups)
+	}
+	if len(d.SlowNodes) != 1 || d.SlowNodes[0] != slowNode {
+		t.Errorf("api slowNodes %v, want [%s] (where task 2 straggled)", d.SlowNodes, slowNode)
 	}
 	flags := map[string]string{}
 	for _, a := range d.Attempts {

@@ -286,6 +286,9 @@ func printDAG(out *printer, d amclient.DAG) {
 	if d.BackupsLaunched > 0 {
 		out.printf(", %d backup attempts (%d won, %d lost)", d.BackupsLaunched, d.BackupsWon, d.BackupsLost)
 	}
+	if len(d.SlowNodes) > 0 {
+		out.printf(", slow nodes %s", strings.Join(d.SlowNodes, " "))
+	}
 	if d.SReq != 0 || d.Slots != 0 {
 		out.printf(", s_req %.1f, utility %.2f, %d slots", d.SReq, d.Utility, d.Slots)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -105,7 +106,9 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	t.Logf("the straggling NodeManager: %s (of %v)", slowNode, testcluster.NodeIDs(t))
 	base, db, baseOut := run("no straggler", spec("", "true"))
 	withSpec, ds, specOut := run("straggler, speculation on", spec(slowNode, "true"))
-	y.logAttemptNodes(ctx, id, ds.ID, slowNode)
+	if slow := y.logAttemptNodes(ctx, id, ds.ID, slowNode); !slices.Contains(slow, slowNode) {
+		t.Errorf("%s's slow nodes (api/v1/dags): %v, want the straggling NodeManager %s among them", ds.ID, slow, slowNode)
+	}
 	without, dn, noSpecOut := run("straggler, speculation off", spec(slowNode, "false"))
 	t.Logf("DAG times: no straggler %s, straggler with speculation %s (%.2fx), straggler without %s (%.2fx)",
 		base.Round(10*time.Millisecond), withSpec.Round(10*time.Millisecond), withSpec.Seconds()/base.Seconds(),
@@ -186,11 +189,13 @@ func (y *yarnTest) workerNode(ctx context.Context, id interface{ String() string
 }
 
 // logAttemptNodes logs where each attempt of DAG dag ran, marking the
-// straggling node, so that a run shows whether the reduces kept off it.
-func (y *yarnTest) logAttemptNodes(ctx context.Context, id interface{ String() string }, dag, slowNode string) {
+// straggling node, so that a run shows whether the reduces kept off it,
+// and returns the nodes the AM holds slow for the DAG.
+func (y *yarnTest) logAttemptNodes(ctx context.Context, id interface{ String() string }, dag, slowNode string) (slowNodes []string) {
 	y.t.Helper()
 	var d struct {
-		Attempts []struct {
+		SlowNodes []string `json:"slowNodes"`
+		Attempts  []struct {
 			Vertex string  `json:"vertex"`
 			Task   int     `json:"task"`
 			Number int     `json:"number"`
@@ -209,5 +214,6 @@ func (y *yarnTest) logAttemptNodes(ctx context.Context, id interface{ String() s
 		lines = append(lines, fmt.Sprintf("%s %d.%d %s %.1fs on %s%s", a.Vertex, a.Task, a.Number, a.State, a.Secs, a.Node, mark))
 	}
 	sort.Strings(lines)
-	y.t.Logf("%s's attempts:\n%s", dag, strings.Join(lines, "\n"))
+	y.t.Logf("%s's attempts:\n%s\nslow nodes: %v", dag, strings.Join(lines, "\n"), d.SlowNodes)
+	return d.SlowNodes
 }

@@ -1826,8 +1826,11 @@ type DAGStatus struct {
 	BackupsLaunched int32 `protobuf:"varint,19,opt,name=backups_launched,json=backupsLaunched,proto3" json:"backups_launched,omitempty"`
 	BackupsWon      int32 `protobuf:"varint,20,opt,name=backups_won,json=backupsWon,proto3" json:"backups_won,omitempty"`
 	BackupsLost     int32 `protobuf:"varint,21,opt,name=backups_lost,json=backupsLost,proto3" json:"backups_lost,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The nodes where the DAG's attempts straggled: its backups and, while
+	// other nodes have room, its later attempts go elsewhere.
+	SlowNodes     []string `protobuf:"bytes,22,rep,name=slow_nodes,json=slowNodes,proto3" json:"slow_nodes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DAGStatus) Reset() {
@@ -2005,6 +2008,13 @@ func (x *DAGStatus) GetBackupsLost() int32 {
 		return x.BackupsLost
 	}
 	return 0
+}
+
+func (x *DAGStatus) GetSlowNodes() []string {
+	if x != nil {
+		return x.SlowNodes
+	}
+	return nil
 }
 
 type VertexStatus struct {
@@ -3025,7 +3035,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10DAGStatusRequest\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\"8\n" +
 	"\x11DAGStatusResponse\x12#\n" +
-	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xac\x05\n" +
+	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xcb\x05\n" +
 	"\tDAGStatus\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -3051,7 +3061,9 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10backups_launched\x18\x13 \x01(\x05R\x0fbackupsLaunched\x12\x1f\n" +
 	"\vbackups_won\x18\x14 \x01(\x05R\n" +
 	"backupsWon\x12!\n" +
-	"\fbackups_lost\x18\x15 \x01(\x05R\vbackupsLost\"\x86\x01\n" +
+	"\fbackups_lost\x18\x15 \x01(\x05R\vbackupsLost\x12\x1d\n" +
+	"\n" +
+	"slow_nodes\x18\x16 \x03(\tR\tslowNodes\"\x86\x01\n" +
 	"\fVertexStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
