@@ -109,6 +109,11 @@ edges: [{from: map, to: reduce, type: scatter-gather}]
 	if slow := y.logAttemptNodes(ctx, id, ds.ID, slowNode); !slices.Contains(slow, slowNode) {
 		t.Errorf("%s's slow nodes (api/v1/dags): %v, want the straggling NodeManager %s among them", ds.ID, slow, slowNode)
 	}
+	if out, err := y.ebb(ctx, "dag", "status", "--app", id.String(), ds.ID); err != nil || !strings.Contains(out, "slow nodes ") || !strings.Contains(out, slowNode) {
+		t.Errorf("ebb dag status %s: %v\n%s\nwant its slow nodes, %s among them", ds.ID, err, out, slowNode)
+	} else {
+		t.Logf("ebb dag status --app %s %s:\n%s", id, ds.ID, out)
+	}
 	without, dn, noSpecOut := run("straggler, speculation off", spec(slowNode, "false"))
 	t.Logf("DAG times: no straggler %s, straggler with speculation %s (%.2fx), straggler without %s (%.2fx)",
 		base.Round(10*time.Millisecond), withSpec.Round(10*time.Millisecond), withSpec.Seconds()/base.Seconds(),
