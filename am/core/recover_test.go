@@ -127,12 +127,7 @@ func TestRecoverRecomputesOutputsOfAWorkerThatDidNotComeBack(t *testing.T) {
 // TestRecoverKeepsCommittedSinkOutputs: a sink task that succeeded is
 // committed: it is not run again, whatever came back.
 func TestRecoverKeepsCommittedSinkOutputs(t *testing.T) {
-	spec, _ := dag.Parse("test.yaml", []byte(`
-name: flat
-containerGroup: {name: g, workerMemoryMB: 1024}
-vertices:
-  - {name: v, command: "true", parallelism: 3, memoryMB: 256}
-`))
+	spec := flatSpec(t, 3)
 	r := RecoveredDAG{ID: "dag_0004", Submission: Submission{Spec: spec}, Succeeded: []RecoveredTask{
 		{Vertex: "v", Task: 0, Attempt: "dag_0004_v_000000_0"}, {Vertex: "v", Task: 2, Attempt: "dag_0004_v_000002_1"}}}
 	f := newFake(t, CoreOptions{})
@@ -230,26 +225,7 @@ func (x *countingExec) KillAttempt(now time.Time, a KillAttempt) {
 // runs one of its attempts: the wait lasts until w1 is back, so that
 // attempt is adopted instead of queued again and then killed.
 func TestRecoverWaitsForAliveWorkersToAdoptTheirAttempts(t *testing.T) {
-	spec, _ := dag.Parse("test.yaml", []byte(`
-name: flat
-containerGroup: {name: g, workerMemoryMB: 1024}
-vertices:
-  - {name: v, command: "true", parallelism: 2, memoryMB: 256}
-`))
-	r := RecoveredDAG{ID: "dag_0002", Submission: Submission{Spec: spec}}
-	f := newFake(t, CoreOptions{})
-	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: time.Minute, Expect: []string{"w1"}}); err != nil {
-		t.Fatal(err)
-	}
-	f.drain()
-	if !f.c.Recovering() {
-		t.Fatal("not waiting for w1, which YARN kept")
-	}
-	info := WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 4096, MemoryMB: 1024, Reconnected: true,
-		Attempts: []AdoptedAttempt{{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0}}}
-	if err := f.c.WorkerRegistered(f.now, info); err != nil {
-		t.Fatal(err)
-	}
+	f := recoverWithW1Back(t)
 	x := &countingExec{fakeWorld: f}
 	f.c.Drain(f.now, x)
 	if len(x.kills) != 0 || !reflect.DeepEqual(x.runs, []string{"dag_0002_v_000001_0"}) {
@@ -257,27 +233,49 @@ vertices:
 	}
 }
 
-// TestRecoverAdoptedAttemptIsInTheAttemptList: an attempt adopted from a
-// rejoining worker is listed (the UI's attempts of a DAG) from its
-// adoption, where it runs, with its progress and its end; before, only
-// attempts this AM attempt started had a record.
-func TestRecoverAdoptedAttemptIsInTheAttemptList(t *testing.T) {
-	spec, _ := dag.Parse("test.yaml", []byte(`
-name: flat
-containerGroup: {name: g, workerMemoryMB: 1024}
-vertices:
-  - {name: v, command: "true", parallelism: 2, memoryMB: 256}
-`))
+// recoverWithW1Back recovers dag_0002 (one sink vertex v of two tasks)
+// expecting w1, which YARN kept, and registers w1 back running task 0's
+// attempt.
+func recoverWithW1Back(t *testing.T) *fakeWorld {
+	t.Helper()
 	f := newFake(t, CoreOptions{})
-	if err := f.c.Recover(f.now, []RecoveredDAG{{ID: "dag_0002", Submission: Submission{Spec: spec}}}, RecoverOptions{Window: time.Minute, Expect: []string{"w1"}}); err != nil {
+	r := RecoveredDAG{ID: "dag_0002", Submission: Submission{Spec: flatSpec(t, 2)}}
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: time.Minute, Expect: []string{"w1"}}); err != nil {
 		t.Fatal(err)
 	}
 	f.drain()
+	if !f.c.Recovering() {
+		t.Fatal("not waiting for w1, which YARN kept")
+	}
 	info := WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 4096, MemoryMB: 1024, ContainerID: "c1", Reconnected: true,
 		Attempts: []AdoptedAttempt{{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0}}}
 	if err := f.c.WorkerRegistered(f.now, info); err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+// flatSpec is a DAG of one vertex v of n tasks, in group g.
+func flatSpec(t *testing.T, n int) *dag.Spec {
+	t.Helper()
+	spec, err := dag.Parse("test.yaml", []byte(fmt.Sprintf(`
+name: flat
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices:
+  - {name: v, command: "true", parallelism: %d, memoryMB: 256}
+`, n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// TestRecoverAdoptedAttemptIsInTheAttemptList: an attempt adopted from a
+// rejoining worker is listed (the UI's attempts of a DAG) from its
+// adoption, where it runs, with its progress and its end; before, only
+// attempts this AM attempt started had a record.
+func TestRecoverAdoptedAttemptIsInTheAttemptList(t *testing.T) {
+	f := recoverWithW1Back(t)
 	f.drain()
 	r, ok := f.c.Attempt("dag_0002_v_000000_0")
 	want := AttemptRecord{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0, Number: 0, MemoryMB: 256,
