@@ -240,8 +240,6 @@ func (j *journal) moved(now time.Time, m MoveWorker) {
 // observe records what the journal learns from an action on its way out.
 func (c *Core) observe(now time.Time, a Action) {
 	switch a := a.(type) {
-	case RunAttempt: // speculate.go's
-		c.attemptRunObserved(now, &a)
 	case *RunAttempt:
 		c.attemptRunObserved(now, a)
 	case KillAttempt:
@@ -266,14 +264,7 @@ func (c *Core) attemptRunObserved(now time.Time, a *RunAttempt) {
 	if w != nil && !w.gone {
 		worker, container, node = a.Worker, w.info.ContainerID, w.node.id
 	}
-	seq := c.journal.attemptStarted(now, &a.Attempt, worker, container, node)
-	run := a.run
-	if run == nil { // emitted without it (speculate.go): by id
-		run = c.attempt[a.Attempt.ID]
-	}
-	if run != nil {
-		run.rec = seq
-	}
+	a.run.rec = c.journal.attemptStarted(now, &a.Attempt, worker, container, node)
 }
 
 // attemptAdoptedObserved opens the record of an attempt this AM attempt

@@ -392,17 +392,11 @@ func (c *Core) adopt(w *workerRun, a AdoptedAttempt) *attemptRun {
 		c.emit(KillAttempt{Worker: worker, AttemptID: a.ID, Reason: "not wanted after the AM restarted"})
 		return nil
 	}
-	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), worker: w,
-		started: c.now, lastSeen: c.now, profile: t.vertex.activeProfile(), adopted: true}
+	at := &attemptRun{id: a.ID, task: t, number: attemptNumber(a.ID), adopted: true}
 	t.becomeRunning(at)
 	c.attempt[at.id] = at
-	mem := at.memoryMB()
-	w.running = append(w.running, at)
-	w.freeMB -= mem
-	w.node.usedMB += mem
-	d.running++
-	w.group.workerChanged(w)
-	c.nodeUsageChanged(w.node)
+	c.occupy(at, w)
+	at.gathering = false // it runs already: the earlier AM attempt's slow start, if any, is over for it
 	c.logf("adopted attempt %s running on worker %s", at.id, worker)
 	return at
 }

@@ -1,11 +1,6 @@
 package core
 
-import (
-	"maps"
-	"slices"
-
-	"github.com/ebb-am/ebb/packing"
-)
+import "github.com/ebb-am/ebb/packing"
 
 // Slow nodes: once an attempt of a DAG straggles on a node (speculate.go:
 // its estimated run time past ebb.speculation.multiplier times its
@@ -35,7 +30,7 @@ func (d *dagRun) slowNodeList() []string {
 	if len(d.slowNodes) == 0 {
 		return nil
 	}
-	return slices.Sorted(maps.Keys(d.slowNodes))
+	return sortedKeys(d.slowNodes)
 }
 
 // slow reports whether an attempt of d straggled on node id.

@@ -92,7 +92,7 @@ func (c *Core) speculate() {
 			}
 		}
 		if asked {
-			avoid = append(avoid, sortedKeys(d.slowNodes)...)
+			avoid = append(avoid, d.slowNodeList()...)
 		}
 	}
 	c.avoidForBackups(avoid)
@@ -282,7 +282,7 @@ func (c *Core) startBackup(a *attemptRun, w *workerRun, left float64) {
 	c.logf("attempt %s on node %s straggles (progress %.2f after %s, about %.0fs left): backup %s on node %s",
 		a.id, a.worker.node.id, a.progress, c.now.Sub(a.started).Round(time.Second), left, b.id, w.node.id)
 	c.occupy(b, w)
-	c.emit(RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(b), w: w})
+	c.emit(&RunAttempt{Worker: w.info.ID, Attempt: c.attemptSpec(b), w: w, run: b})
 }
 
 // rival is the other attempt racing a for its task, or nil.
