@@ -71,12 +71,7 @@ edges: [{from: map, to: red, type: scatter-gather}]
 	f.tick(20 * time.Second)
 	f.report("map", 0.8, map[int]float64{strag: 0.1})
 	f.tick(time.Second)
-	for i, ids := range f.byTask("map") {
-		if i != strag {
-			delete(f.running, ids[0])
-			f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: ids[0], Result: AttemptSucceeded})
-		}
-	}
+	f.succeedAllBut("map", strag)
 	f.drain()
 	f.tick(time.Second)
 	ids := f.byTask("map")[strag]

@@ -36,6 +36,29 @@ func (f *fakeWorld) byTask(v string) map[int][]string {
 	return out
 }
 
+// backedTasks are the indexes of v's tasks running a backup, ascending.
+func (f *fakeWorld) backedTasks(v string) []int {
+	var out []int
+	for i, ids := range f.byTask(v) {
+		if len(ids) > 1 {
+			out = append(out, i)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// succeedAllBut reports every running first attempt of v succeeded but
+// task keep's.
+func (f *fakeWorld) succeedAllBut(v string, keep int) {
+	for i, ids := range f.byTask(v) {
+		if i != keep {
+			delete(f.running, ids[0])
+			f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: ids[0], Result: AttemptSucceeded})
+		}
+	}
+}
+
 // report sends a progress report for every running attempt of v: slow
 // tasks at their progress, the others at fast.
 func (f *fakeWorld) report(v string, fast float64, slow map[int]float64) {
@@ -134,12 +157,7 @@ func TestBackupsCapped(t *testing.T) {
 	// and 5 at 0.1 have 179 s.
 	f.report("v", 0.8, map[int]float64{3: 0.1, 5: 0.1, 7: 0.05})
 	f.tick(time.Second)
-	var backed []int
-	for i, ids := range f.byTask("v") {
-		if len(ids) > 1 {
-			backed = append(backed, i)
-		}
-	}
+	backed := f.backedTasks("v")
 	if fmt.Sprint(backed) != "[7]" {
 		t.Fatalf("tasks with backups %v, want [7] (minimum 1, cap 10%% of 10 = 1, largest time left)", backed)
 	}
@@ -244,12 +262,7 @@ func TestLoserOutputNeverRegistered(t *testing.T) {
 	submitMapRed(f, 5)
 	// Three fast maps finish at 20 s, so the fourth (task 3) is alone.
 	f.tick(20 * time.Second)
-	for i, ids := range f.byTask("map") {
-		if i != 3 {
-			delete(f.running, ids[0])
-			f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: ids[0], Result: AttemptSucceeded})
-		}
-	}
+	f.succeedAllBut("map", 3)
 	f.drain()
 	// Reducers started under slow start gather; free the workers they
 	// took so a backup has room: kill nothing, just add one more worker.
@@ -507,13 +520,7 @@ func TestAThirdStraggling(t *testing.T) {
 	f.tick(20 * time.Second)
 	f.report("v", 0.8, map[int]float64{0: 0.16, 1: 0.16, 2: 0.16})
 	f.tick(time.Second)
-	var backed []int
-	for i, ids := range f.byTask("v") {
-		if len(ids) > 1 {
-			backed = append(backed, i)
-		}
-	}
-	sort.Ints(backed)
+	backed := f.backedTasks("v")
 	if fmt.Sprint(backed) != "[0 1 2]" {
 		t.Fatalf("tasks with backups %v, want [0 1 2]", backed)
 	}
