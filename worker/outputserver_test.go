@@ -4,6 +4,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -100,5 +103,64 @@ func TestOutputServerStopCutsAFetchPastTheGrace(t *testing.T) {
 	<-started
 	if err := s.stop(0); err == nil {
 		t.Fatal("stop with a fetch in flight and no grace: nil, want the fetch reported cut")
+	}
+}
+
+// Many fetchers at once, some connections never sending a request, and the
+// stop in the middle of it (track and stop share the server's lock, taken
+// from the server's goroutines and the worker's): stop returns, cuts no
+// fetch within the grace, and every fetch ends, whole or refused.
+func TestOutputServerStopUnderManyFetchers(t *testing.T) {
+	const fetchers, idle = 100, 20
+	body := strings.Repeat("x", 64<<10)
+	s, addr := outputServerForTest(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, body)
+	}))
+	for range idle {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	var whole atomic.Int64
+	var wg sync.WaitGroup
+	client := newFetchClient()
+	for range fetchers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				resp, err := client.Get("http://" + addr + "/x")
+				if err != nil {
+					return // refused: the server has stopped
+				}
+				b, err := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				if err != nil || len(b) != len(body) {
+					t.Errorf("a fetch read %d bytes (%v), want the whole %d", len(b), err, len(body))
+					return
+				}
+				whole.Add(1)
+			}
+		}()
+	}
+	waitFor(t, "a thousand whole fetches", func() bool { return whole.Load() >= 1000 })
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.stop(time.Hour) }()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatalf("stop under %d fetchers: %v", fetchers, err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("stop under %d fetchers had not returned after 30s", fetchers)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("fetchers still running 30s after the stop")
 	}
 }
