@@ -2,6 +2,7 @@ package yarn
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ebb-am/ebb/am/core"
@@ -258,5 +259,26 @@ func TestContainerIDRoundTrip(t *testing.T) {
 	}
 	if a, err := ParseAppID("application_1700000000000_0042"); err != nil || a.String() != "application_1700000000000_0042" {
 		t.Errorf("app id: %v %v", a, err)
+	}
+}
+
+// The allocate's log line names the changed asks: node rows, strict rack
+// and ANY rows, priorities, and how many more past the bound.
+func TestDescribeAsks(t *testing.T) {
+	asks := []Ask{{Priority: 1, Name: "n1:8041", Count: 1, Relax: true}, {Priority: 1, Name: DefaultRack, Count: 2},
+		{Priority: 1, Name: AnyHost, Count: 2}, {Priority: 2, Name: AnyHost, Count: 3, Relax: true}}
+	want := " (priority 1: n1:8041 ×1, /default-rack ×2 strict, * ×2 strict, priority 2: * ×3)"
+	if got := describeAsks(asks); got != want {
+		t.Fatalf("describeAsks = %q, want %q", got, want)
+	}
+	if got := describeAsks(nil); got != "" {
+		t.Fatalf("describeAsks(nil) = %q, want empty", got)
+	}
+	many := make([]Ask, maxAsksDescribed+3)
+	for i := range many {
+		many[i] = Ask{Priority: 1, Name: AnyHost, Count: 1, Relax: true}
+	}
+	if got := describeAsks(many); !strings.HasSuffix(got, ", 3 more)") {
+		t.Fatalf("describeAsks of %d = %q, want it to end with \", 3 more)\"", len(many), got)
 	}
 }

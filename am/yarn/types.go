@@ -2,6 +2,8 @@ package yarn
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ebb-am/ebb/am/core"
@@ -183,4 +185,39 @@ type NM interface {
 	Start(ctx context.Context, c Container, l Launch) error
 	Stop(ctx context.Context, node string, ids []ContainerID) error
 	Close() error
+}
+
+// maxAsksDescribed bounds how many changed asks one allocate's log line
+// names.
+const maxAsksDescribed = 12
+
+// describeAsks names the changed asks for the allocate's log line, so an
+// operator (yarn logs) sees where the AM asked for containers and whether
+// strictly: " (priority 1: localhost:41803 ×1, /default-rack ×2 strict, * ×2 strict)".
+func describeAsks(asks []Ask) string {
+	if len(asks) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(" (")
+	prio := int32(-1)
+	for i, a := range asks {
+		if i == maxAsksDescribed {
+			fmt.Fprintf(&b, ", %d more", len(asks)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if a.Priority != prio {
+			prio = a.Priority
+			fmt.Fprintf(&b, "priority %d: ", prio)
+		}
+		fmt.Fprintf(&b, "%s ×%d", a.Name, a.Count)
+		if !a.Relax { // only rack and ANY rows are ever strict (book.wanted)
+			b.WriteString(" strict")
+		}
+	}
+	b.WriteString(")")
+	return b.String()
 }

@@ -340,8 +340,8 @@ func (w *World) beat(ctx context.Context) error {
 		w.o.NM.SetToken(t.Node, t.Token)
 	}
 	if len(req.Asks) > 0 || len(resp.Allocated) > 0 || len(resp.Completed) > 0 {
-		w.o.Log.Infof("yarn: allocate #%d in %s: %d asks changed, %d released; got %d containers (%d kept), %d completed",
-			resp.ResponseID, rtt.Round(time.Microsecond), len(req.Asks), len(req.Release), len(resp.Allocated), len(keep), len(resp.Completed))
+		w.o.Log.Infof("yarn: allocate #%d in %s: %d asks changed%s, %d released; got %d containers (%d kept), %d completed",
+			resp.ResponseID, rtt.Round(time.Microsecond), len(req.Asks), describeAsks(req.Asks), len(req.Release), len(resp.Allocated), len(keep), len(resp.Completed))
 	}
 	for _, p := range keep {
 		w.launch(p)
