@@ -105,3 +105,73 @@ func count(xs []string, x string) int {
 	}
 	return n
 }
+
+// The same cluster as on YARN (cmd/ebb TestYarnAskCapRefilled): three
+// 4096 MB nodes, one holding the AM's own 256 MB container, and 11 workers
+// of 1024 MB wanted, 10 asked for at a time. A plan that sees only the
+// AM's workers names four on the AM's node, where three fit: the fourth
+// ask is for room that is not there (the RM reserves the node for it, and
+// that reservation can keep the queue from granting the 11th anywhere).
+// With the node report's others' memory counted, no node is asked for more
+// than it holds, the first 10 and the refill alike.
+func TestPackedAsksCountOthersMemory(t *testing.T) {
+	for _, am := range []string{"n1", "n2", "n3"} { // the packer's first choice among them varies
+		t.Run("AM on "+am, func(t *testing.T) { packedAsksCountOthersMemory(t, am) })
+	}
+}
+
+func packedAsksCountOthersMemory(t *testing.T, am string) {
+	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake(t, CoreOptions{MaxPendingRequests: 10, IdleTimeout: time.Hour, Allocator: alloc})
+	room := map[string]int64{"n1": 4096, "n2": 4096, "n3": 4096}
+	room[am] -= 256
+	var nodes []ClusterNode
+	for _, id := range []string{"n1", "n2", "n3"} {
+		nodes = append(nodes, ClusterNode{ID: id, CapacityMB: 4096, OthersMB: 4096 - room[id]})
+	}
+	f.c.SetClusterNodes(f.now, nodes)
+	f.drain()
+	f.submit(`
+name: wide
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices: [{name: v, command: "true", parallelism: 11, memoryMB: 1024}]
+`)
+	check := func(when string, registered map[string]int) {
+		t.Helper()
+		// The world asks for the newest Prefer list's first entries, as
+		// many as it lacks containers.
+		n := 0
+		for _, k := range registered {
+			n += k
+		}
+		asked := map[string]int{}
+		for _, id := range f.prefer[:f.wanted["g"]-n] {
+			asked[id]++
+		}
+		for id, free := range room {
+			if mb := 1024 * int64(asked[id]+registered[id]); mb > free {
+				t.Fatalf("%s: %d workers asked for and %d registered on %s: %d MB where %d are free (prefer %v)", when, asked[id], registered[id], id, mb, free, f.prefer)
+			}
+		}
+	}
+	if f.wanted["g"] != 10 || len(f.prefer) != 10 {
+		t.Fatalf("wanted %d on %v, want 10 named nodes", f.wanted["g"], f.prefer)
+	}
+	check("the first 10 asks", nil)
+	first := slices.Clone(f.prefer)
+	registered := map[string]int{}
+	for i, id := range first {
+		if err := f.c.WorkerRegistered(f.now, WorkerInfo{ID: fmt.Sprintf("w%d", i), Group: "g", Node: id, NodeMB: 4096, MemoryMB: 1024, Address: id + ":1"}); err != nil {
+			t.Fatal(err)
+		}
+		f.drain()
+		registered[id]++
+	}
+	if f.wanted["g"] != 11 {
+		t.Fatalf("after the 10 arrived: wanted %d on %v, want 11", f.wanted["g"], f.prefer)
+	}
+	check("the refill", registered)
+}

@@ -15,6 +15,12 @@ type ClusterNode struct {
 	Types map[string]int64 `json:",omitempty"`
 	// Label: the node's label, its partition ("": the default one).
 	Label string `json:",omitempty"`
+	// OthersMB: memory on the node held by containers that are not this
+	// AM's workers (its own container, other applications'), when the
+	// report was made. Packing counts it as used: a strict ask for room
+	// that is not there waits for nothing (and on YARN leaves a
+	// reservation that can keep the queue from granting other asks).
+	OthersMB int64 `json:",omitempty"`
 }
 
 // SetClusterNodes tells the Core the cluster's nodes: packing then
@@ -24,7 +30,7 @@ type ClusterNode struct {
 func (c *Core) SetClusterNodes(now time.Time, nodes []ClusterNode) {
 	c.advance(now)
 	c.cluster = make(map[string]int64, len(nodes))
-	c.clusterTypes, c.clusterLabels = nil, nil
+	c.clusterTypes, c.clusterLabels, c.clusterOthers = nil, nil, nil
 	for _, n := range nodes {
 		if n.CapacityMB > 0 {
 			c.cluster[n.ID] = n.CapacityMB
@@ -34,9 +40,17 @@ func (c *Core) SetClusterNodes(now time.Time, nodes []ClusterNode) {
 	c.updateWanted()
 }
 
-// setNodeInfo remembers a reported node's other resource types and its
-// label.
+// setNodeInfo remembers a reported node's other resource types, its
+// label and the memory others hold there.
 func (c *Core) setNodeInfo(n ClusterNode) {
+	if n.OthersMB > 0 {
+		if c.clusterOthers == nil {
+			c.clusterOthers = map[string]int64{}
+		}
+		c.clusterOthers[n.ID] = n.OthersMB
+	} else {
+		delete(c.clusterOthers, n.ID)
+	}
 	if n.Label == "" {
 		delete(c.clusterLabels, n.ID)
 	} else {

@@ -52,6 +52,9 @@ type Core struct {
 	clusterTypes map[string]map[string]int64
 	// clusterLabels: the labels (partitions) of the labelled nodes.
 	clusterLabels map[string]string
+	// clusterOthers: the memory others hold on the nodes where the last
+	// report saw any (ClusterNode.OthersMB).
+	clusterOthers map[string]int64
 	attempt       map[string]*attemptRun
 	actions       []Action
 	// quietUntil: no running attempt can miss the task timeout before

@@ -296,7 +296,8 @@ func (c *Core) updateWanted() {
 
 // preferNodes says where n new workers of g should go when packing: the
 // allocator's choice among the nodes this AM already uses (their usage is
-// the memory of its workers there), so that in the yarn world ebb asks
+// the memory of its workers there and of others' containers as last
+// reported, the AM's own among them), so that in the yarn world ebb asks
 // for containers on medium nodes instead of letting the ResourceManager
 // spread them. "" entries mean anywhere. Nil when not packing: the
 // cluster's own placement is what uniform asks for.
@@ -325,7 +326,7 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if nd.draining || c.clusterLabels[id] != "" {
 			continue
 		}
-		used := c.inFlightMB(id)
+		used := c.inFlightMB(id) + c.clusterOthers[id]
 		for w := range nd.workers {
 			used += w.info.MemoryMB
 		}
@@ -345,7 +346,7 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if _, bad := c.blacklist[id]; bad || c.clusterLabels[id] != "" {
 			continue
 		}
-		used := c.inFlightMB(id)
+		used := c.inFlightMB(id) + c.clusterOthers[id]
 		pn := packing.Node{ID: id, CapacityMB: c.cluster[id], UsedMB: used, FitsMB: c.cluster[id] - used}
 		if typed {
 			pn.FreeTypes = c.freeTypes(id, nil)

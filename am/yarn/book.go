@@ -91,6 +91,18 @@ func (b *Book) Held(group string) int {
 	return n
 }
 
+// HeldMB is the memory of the containers held on node (a node report's
+// used memory less this is what others hold there).
+func (b *Book) HeldMB(node string) int64 {
+	var mb int64
+	for _, h := range b.held {
+		if h.c.Node == node {
+			mb += h.c.Resource.MemoryMB
+		}
+	}
+	return mb
+}
+
 // Pending is how many containers a group still asks for.
 func (b *Book) Pending(group string) int {
 	gb, ok := b.groups[group]

@@ -31,9 +31,18 @@ func nodeStateFrom(s hadooppb.NodeStateProto) core.NodeState {
 
 // nodeChanged is the Core's event for an updated node report: its state,
 // size and, while decommissioning, how long the RM waits before it kills
-// what still runs there.
-func nodeChanged(n NodeReport) core.NodeChanged {
-	return core.NodeChanged{Node: core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB, Types: ParseTypes(n.Types), Label: n.Label}, State: n.State, DrainTimeout: n.DrainTimeout}
+// what still runs there. heldMB is the memory of this AM's containers on
+// the node.
+func nodeChanged(n NodeReport, heldMB int64) core.NodeChanged {
+	return core.NodeChanged{Node: clusterNode(n, heldMB), State: n.State, DrainTimeout: n.DrainTimeout}
+}
+
+// clusterNode is the Core's view of a node report. What the node's
+// containers hold beyond this AM's workers (heldMB) is others': this AM's
+// own container, and other applications'.
+func clusterNode(n NodeReport, heldMB int64) core.ClusterNode {
+	return core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB, Types: ParseTypes(n.Types), Label: n.Label,
+		OthersMB: max(0, n.UsedMB-heldMB)}
 }
 
 // drainTimeoutFrom reads decommissioning_timeout (seconds; absent = none).

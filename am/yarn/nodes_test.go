@@ -76,3 +76,37 @@ func TestWorldSendsUpdatedNodesToTheCore(t *testing.T) {
 		t.Errorf("sent %+v\nwant %+v", rec.evs, want)
 	}
 }
+
+// A node report's used memory less this AM's containers there is what
+// others hold (the AM's own container, other applications'): the Core
+// packs around it. At the start and in an updated node alike.
+func TestWorldReportsOthersMemory(t *testing.T) {
+	h := newHarness(t)
+	rec := &recordSender{}
+	h.w.o.Events = rec
+	h.w.o.Nodes = []NodeReport{{Node: "n1:1", MemoryMB: 4096, UsedMB: 256, Running: true}, {Node: "n2:1", MemoryMB: 8192, Running: true}}
+	h.w.reportNodes()
+	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	h.rm.script = []fakeAnswer{
+		{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n2:1")}, NMTokens: []NMToken{tok("n2:1")}}},
+		{resp: AllocateResponse{ResponseID: 2, UpdatedNodes: []NodeReport{
+			{Node: "n2:1", MemoryMB: 8192, UsedMB: small.MemoryMB + 2048, State: core.NodeRunning, Running: true},
+		}}},
+	}
+	h.beat(t)
+	h.beat(t)
+	want := []core.Event{
+		core.NodesReported{Nodes: []core.ClusterNode{{ID: "n1:1", CapacityMB: 4096, OthersMB: 256}, {ID: "n2:1", CapacityMB: 8192}}},
+		core.NodeChanged{Node: core.ClusterNode{ID: "n2:1", CapacityMB: 8192, OthersMB: 2048}, State: core.NodeRunning},
+	}
+	var got []core.Event
+	for _, ev := range rec.evs {
+		switch ev.(type) {
+		case core.NodesReported, core.NodeChanged:
+			got = append(got, ev)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sent %+v\nwant %+v", got, want)
+	}
+}

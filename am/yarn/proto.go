@@ -82,7 +82,7 @@ func resourceFrom(p *hadooppb.ResourceProto) Resource {
 func nodeReportFrom(n *hadooppb.NodeReportProto) NodeReport {
 	return NodeReport{Node: nodeName(n.GetNodeId()), HTTP: n.GetHttpAddress(), Rack: n.GetRackName(), MemoryMB: n.GetCapability().GetMemory(),
 		VCores: n.GetCapability().GetVirtualCores(), Running: n.GetNodeState() == hadooppb.NodeStateProto_NS_RUNNING,
-		Containers: n.GetNumContainers(), State: nodeStateFrom(n.GetNodeState()), DrainTimeout: drainTimeoutFrom(n),
+		Containers: n.GetNumContainers(), UsedMB: n.GetUsed().GetMemory(), State: nodeStateFrom(n.GetNodeState()), DrainTimeout: drainTimeoutFrom(n),
 		Types: resourceFrom(n.GetCapability()).Types, Label: nodeLabelFrom(n)}
 }
 

@@ -73,6 +73,9 @@ type NodeReport struct {
 	VCores     int32
 	Running    bool
 	Containers int32
+	// UsedMB is the memory the node's containers hold, every
+	// application's (this AM's own container included), as the RM saw it.
+	UsedMB int64
 	// State is the node's state; DrainTimeout, while DECOMMISSIONING, how
 	// long the RM waits before it kills what runs there (0 = not said).
 	State        core.NodeState

@@ -221,21 +221,30 @@ func (w *World) Stats() Stats {
 
 // Start runs the heartbeat until Close.
 func (w *World) Start() {
-	if w.o.Events != nil {
-		// The Core packs against the whole cluster, not just the nodes
-		// its workers are on (ebb.packing.min.nodes, a group's first asks).
-		var nodes []core.ClusterNode
-		for _, n := range w.o.Nodes {
-			if n.Running {
-				nodes = append(nodes, core.ClusterNode{ID: n.Node, CapacityMB: n.MemoryMB, Types: ParseTypes(n.Types), Label: n.Label})
-			}
-		}
-		w.o.Events.Send(core.NodesReported{Nodes: nodes})
-	}
+	w.reportNodes()
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	w.hbDone = make(chan struct{})
 	go w.heartbeat(ctx)
+}
+
+// reportNodes tells the Core the cluster's running nodes: it packs against
+// the whole cluster, not just the nodes its workers are on
+// (ebb.packing.min.nodes, a group's first asks), and around what others
+// hold there.
+func (w *World) reportNodes() {
+	if w.o.Events == nil {
+		return
+	}
+	var nodes []core.ClusterNode
+	w.mu.Lock()
+	for _, n := range w.o.Nodes {
+		if n.Running {
+			nodes = append(nodes, clusterNode(n, w.book.HeldMB(n.Node)))
+		}
+	}
+	w.mu.Unlock()
+	w.o.Events.Send(core.NodesReported{Nodes: nodes})
 }
 
 func (w *World) heartbeat(ctx context.Context) {
@@ -323,7 +332,10 @@ func (w *World) beat(ctx context.Context) error {
 		w.nodes[n.Node] = n
 		w.book.SetRack(n.Node, n.Rack)
 	}
-	changed := resp.UpdatedNodes
+	changed := make([]core.NodeChanged, 0, len(resp.UpdatedNodes))
+	for _, n := range resp.UpdatedNodes {
+		changed = append(changed, nodeChanged(n, w.book.HeldMB(n.Node)))
+	}
 	keep, released := w.book.Allocated(resp.Allocated)
 	lost := w.book.Completed(resp.Completed)
 	w.stats.Allocated += len(resp.Allocated)
@@ -351,8 +363,8 @@ func (w *World) beat(ctx context.Context) error {
 	}
 	// The RM lists a node here when its state changed (decommissioning,
 	// unhealthy, lost, running again): the Core stops or resumes using it.
-	for _, n := range changed {
-		w.o.Events.Send(nodeChanged(n))
+	for _, ev := range changed {
+		w.o.Events.Send(ev)
 	}
 	if w.o.Events != nil {
 		for _, ev := range preemptionEvents(resp, &w.headroomMB, &w.headroomSent) {

@@ -146,6 +146,13 @@ func MaxAllocationMB(t testing.TB) int {
 	return n
 }
 
+// JVMLog is the minicluster JVM's own log (the RM's, NMs' and HDFS's
+// lines together), for tests that check what the RM did.
+func JVMLog(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(EnvValue(t, "RUNDIR"), "minicluster.log")
+}
+
 // NMLogDirs lists every NodeManager's log directory; container logs are
 // under <dir>/<application id>/<container id>/.
 func NMLogDirs(t testing.TB) []string {
