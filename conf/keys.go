@@ -152,6 +152,8 @@ var keys = []Key{
 		Doc: "below this many nodes packing is off"},
 	{Name: "ebb.packing.locality.delay.ms", Type: Int64, Default: "250", Bounds: millis(0),
 		Doc: "how long a request waits for a preferred node before it takes any (delay scheduling); also how long an attempt of a DAG with slow nodes (ebb.speculation.multiplier) waits for room off them before it takes room on one"},
+	{Name: "ebb.packing.ask.timeout.ms", Type: Int64, Default: "10000", Bounds: millis(0),
+		Doc: "how long a container ask for a named node (packed asks) may go without a worker there; then the node counts as full for as long again (others' containers may have taken the room since the node report) and the worker is asked for elsewhere, or anywhere (0 = asks wait for ever)"},
 	{Name: "ebb.scheduler.scheme", Type: Enum, Default: "fifo", Enum: []string{"fifo", "fair", "ras"},
 		Doc: "task scheduling across DAGs: fifo (in submission order), fair (the DAG with the fewest running attempts goes next, so a small DAG is not stuck behind a big one), ras (resource-aware, completion-time goals)"},
 	{Name: "ebb.scheduler.reserve.percent", Type: Int, Default: "10", Bounds: between(0, 50),

@@ -78,6 +78,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.packing.high.threshold.percent":                      "60",
 		"ebb.packing.min.nodes":                                   "5",
 		"ebb.packing.locality.delay.ms":                           "250",
+		"ebb.packing.ask.timeout.ms":                              "10000",
 		"ebb.scheduler.scheme":                                    "fifo",
 		"ebb.scheduler.reserve.percent":                           "10",
 		"ebb.ras.control.cycle.secs":                              "30",

@@ -103,6 +103,7 @@ func CoreOptions(c *conf.Config, idPrefix string) (core.CoreOptions, error) {
 		IdleTimeout:             c.Duration("mr3.container.idle.timeout.ms"),
 		MaxWorkers:              c.Int("mr3.container.max.num.workers"),
 		MaxPendingRequests:      c.Int("mr3.am.resourcescheduler.max.requests.per.taskscheduler"),
+		AskTimeout:              c.Duration("ebb.packing.ask.timeout.ms"),
 		Blacklisting:            c.Bool("mr3.am.node-blacklisting.enabled"),
 		BlacklistFailurePercent: c.Int("mr3.am.maxtaskfailure.percent"),
 		Allocator:               alloc,

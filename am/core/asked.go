@@ -1,6 +1,9 @@
 package core
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // The asks in flight (issue 23, the ask cap): under packing, a group's
 // WantWorkers names a node for each worker it asks for. The worlds keep
@@ -34,8 +37,23 @@ func (c *Core) planAsks(g *group, n int) []string {
 	for len(fresh) < n-len(kept) {
 		fresh = append(fresh, "")
 	}
-	g.asked = append(fresh, kept...)
-	return slices.Clone(g.asked)
+	asked := make([]ask, 0, n)
+	for _, node := range fresh {
+		asked = append(asked, ask{node: node, at: c.now})
+	}
+	g.asked = append(asked, kept...)
+	prefer := make([]string, len(g.asked))
+	for i, a := range g.asked {
+		prefer[i] = a.node
+	}
+	return prefer
+}
+
+// ask is a worker asked for and not yet registered: the node named for it
+// ("" = anywhere) and when it was named (asktimeout.go).
+type ask struct {
+	node string
+	at   time.Time
 }
 
 // askArrived notes that a worker of g registered on node: it is no longer
@@ -49,9 +67,9 @@ func (g *group) askArrived(node string) {
 	if len(g.asked) == 0 {
 		return
 	}
-	i := slices.Index(g.asked, node)
+	i := slices.IndexFunc(g.asked, func(a ask) bool { return a.node == node })
 	if i < 0 {
-		i = slices.Index(g.asked, "")
+		i = slices.IndexFunc(g.asked, func(a ask) bool { return a.node == "" })
 	}
 	if i < 0 {
 		i = len(g.asked) - 1
@@ -64,8 +82,8 @@ func (g *group) askArrived(node string) {
 func (c *Core) inFlightMB(node string) int64 {
 	var mb int64
 	for _, g := range c.gorder {
-		for _, n := range g.asked {
-			if n == node {
+		for _, a := range g.asked {
+			if a.node == node {
 				mb += g.info.MemoryMB
 			}
 		}

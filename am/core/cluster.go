@@ -89,8 +89,8 @@ func (c *Core) freeTypes(id string, nd *nodeRun) map[string]int64 {
 		}
 	}
 	for _, g := range c.gorder {
-		for _, n := range g.asked {
-			if n != id {
+		for _, a := range g.asked {
+			if a.node != id {
 				continue
 			}
 			for name, v := range g.info.Resources {

@@ -55,8 +55,11 @@ type Core struct {
 	// clusterOthers: the memory others hold on the nodes where the last
 	// report saw any (ClusterNode.OthersMB).
 	clusterOthers map[string]int64
-	attempt       map[string]*attemptRun
-	actions       []Action
+	// fullUntil: nodes that left a packed ask unanswered, and until when
+	// no ask names them (asktimeout.go).
+	fullUntil map[string]time.Time
+	attempt   map[string]*attemptRun
+	actions   []Action
 	// quietUntil: no running attempt can miss the task timeout before
 	// then (checkTimeouts).
 	quietUntil time.Time
@@ -180,6 +183,8 @@ func (c *Core) Tick(now time.Time) {
 	c.reapIdle()
 	// Groups emptied by the stops above can go, before the totals are told.
 	c.removeEmptyGroups()
+	// Asks left unanswered are planned anew in the update below.
+	c.expireAsks()
 	// The totals the world hears reflect every stage above.
 	c.updateWanted()
 	// The UI's usage chart samples the state this tick settled on.

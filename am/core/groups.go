@@ -38,10 +38,11 @@ type group struct {
 	// gnodes[i] is pnodes[i]'s groupNode: the placement pass finds the
 	// chosen node's workers by index, not by a lookup of its id.
 	gnodes   []*groupNode
-	wanted   int      // last WantWorkers total sent
-	unavail  int      // workers draining or told to stop, still registered
-	pending  int      // workers asked for and not yet registered (wanted - registered, >= 0)
-	asked    []string // under packing, the nodes of the pending workers' asks (asked.go)
+	wanted   int   // last WantWorkers total sent
+	unavail  int   // workers draining or told to stop, still registered
+	pending  int   // workers asked for and not yet registered (wanted - registered, >= 0)
+	asked    []ask // under packing, the pending workers' asks (asked.go)
+	replan   bool  // an ask was given up (asktimeout.go): tell the world a new plan
 	maxW     int
 	incoming int // workers a fair rebalancing is sending here
 	// reserveHeld is the free memory the last placement pass left idle

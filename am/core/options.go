@@ -35,6 +35,10 @@ type CoreOptions struct {
 	// received (mr3.am.resourcescheduler.max.requests.per.taskscheduler;
 	// 0 = no cap): more are asked for as these arrive.
 	MaxPendingRequests int
+	// AskTimeout: a packed ask for a named node that no worker answered
+	// within this long is given up, and the node counts as full for as
+	// long again (ebb.packing.ask.timeout.ms; 0 = asks wait for ever).
+	AskTimeout time.Duration
 	// Blacklisting stops using a node where attempts keep failing
 	// (mr3.am.node-blacklisting.enabled): once BlacklistMinFailures attempts
 	// failed there and they are at least BlacklistFailurePercent of the
@@ -192,6 +196,8 @@ var optionRules = []optionRule{
 		func(o *CoreOptions) any { return o.MaxWorkers }, func(o *CoreOptions) bool { return o.MaxWorkers >= 0 }},
 	{"MaxPendingRequests", "mr3.am.resourcescheduler.max.requests.per.taskscheduler", ">= 0 (0: no cap)",
 		func(o *CoreOptions) any { return o.MaxPendingRequests }, func(o *CoreOptions) bool { return o.MaxPendingRequests >= 0 }},
+	{"AskTimeout", "ebb.packing.ask.timeout.ms", ">= 0 (0: asks wait for ever)",
+		func(o *CoreOptions) any { return o.AskTimeout }, func(o *CoreOptions) bool { return o.AskTimeout >= 0 }},
 	{"BlacklistFailurePercent", "mr3.am.maxtaskfailure.percent", "1 to 100 with blacklisting on",
 		func(o *CoreOptions) any { return o.BlacklistFailurePercent },
 		func(o *CoreOptions) bool {

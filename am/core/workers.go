@@ -287,8 +287,8 @@ func (c *Core) updateWanted() {
 		g.pending = max(0, want-live)
 		// The world holds no container for the in-AM worker.
 		want -= c.amWorkersIn(g)
-		if want != g.wanted {
-			g.wanted = want
+		if want != g.wanted || g.replan {
+			g.wanted, g.replan = want, false
 			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.avoidNodes()})
 		}
 	}
@@ -323,7 +323,7 @@ func (c *Core) preferNodes(g *group, n int) []string {
 	var nodes []packing.Node
 	for _, id := range sortedKeys(c.nodes) {
 		nd := c.nodes[id]
-		if nd.draining || c.clusterLabels[id] != "" {
+		if nd.draining || c.clusterLabels[id] != "" || c.askedFull(id) {
 			continue
 		}
 		used := c.inFlightMB(id) + c.clusterOthers[id]
@@ -343,7 +343,7 @@ func (c *Core) preferNodes(g *group, n int) []string {
 		if _, ok := c.nodes[id]; ok {
 			continue
 		}
-		if _, bad := c.blacklist[id]; bad || c.clusterLabels[id] != "" {
+		if _, bad := c.blacklist[id]; bad || c.clusterLabels[id] != "" || c.askedFull(id) {
 			continue
 		}
 		used := c.inFlightMB(id) + c.clusterOthers[id]
