@@ -24,10 +24,6 @@ type Indexer interface {
 // preference or resource types.
 func (uniform) NewIndex() Index { return &spreadIndex{} }
 
-// NewIndex: packed's index covers what packed hands to spread, on a
-// cluster below its minimum size, with the same limits as uniform's.
-func (p packed) NewIndex() Index { return &spreadIndex{minNodes: p.minNodes} }
-
 // spreadIndex answers spread (the eligible fitting node with the lowest
 // usage, ties to the lowest index) from a tournament tree over the nodes:
 // each subtree keeps its lowest-usage node, ignoring fit, and the largest
@@ -36,12 +32,11 @@ func (p packed) NewIndex() Index { return &spreadIndex{minNodes: p.minNodes} }
 // node already found, so when the emptiest nodes fit it reads O(log n)
 // entries. Nodes without capacity (never chosen) count in neither.
 type spreadIndex struct {
-	minNodes int // packed's: cover only clusters below it; 0: always
-	n        int
-	leaves   int       // a power of two >= n
-	nodes    []leaf    // by node index
-	tree     []subtree // tree[1] is the root; tree[leaves+i] is node i
-	stack    []int32   // the search's, reused
+	n      int
+	leaves int       // a power of two >= n
+	nodes  []leaf    // by node index
+	tree   []subtree // tree[1] is the root; tree[leaves+i] is node i
+	stack  []int32   // the search's, reused
 }
 
 type leaf struct {
@@ -123,7 +118,7 @@ func (x *spreadIndex) before(i, j int) bool {
 }
 
 func (x *spreadIndex) Choose(req Request) (int, bool, bool) {
-	if len(req.Preferred) > 0 || len(req.Types) > 0 || (x.minNodes > 0 && max(x.n, req.ClusterNodes) >= x.minNodes) {
+	if len(req.Preferred) > 0 || len(req.Types) > 0 {
 		return -1, false, false
 	}
 	if req.MemoryMB < 0 || x.n == 0 {
