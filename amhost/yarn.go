@@ -369,7 +369,7 @@ func (s *yarnStart) registerAndRecover(ctx context.Context) error {
 	for _, pc := range reg.Previous {
 		expect = append(expect, pc.ID.String())
 	}
-	if err := s.a.Recover(s.records, core.RecoverOptions{Window: window, Off: !s.c.Bool("mr3.dag.recovery.enabled"), Expect: expect}); err != nil {
+	if err := s.a.Recover(s.records, core.RecoverOptions{Window: window, Off: !s.c.Bool("mr3.dag.recovery.enabled"), Expect: expect, AMAttempt: int(s.cid.Attempt.Attempt)}); err != nil {
 		return fmt.Errorf("recovering the DAGs of the earlier attempt: %w", err)
 	}
 	return nil

@@ -56,7 +56,21 @@ type RecoverOptions struct {
 	// kept their containers): the wait is for them too, so that the
 	// attempts they run are adopted before anything is queued again.
 	Expect []string
+	// AMAttempt is this AM's attempt number (YARN's, from 1; 0 = not
+	// known). A recovered task's new attempts are numbered from
+	// (AMAttempt-1) × AttemptsPerAMAttempt.
+	AMAttempt int
 }
+
+// AttemptsPerAMAttempt spaces the attempt numbers of successive AM
+// attempts. An attempt of an earlier AM attempt whose worker never came
+// back may still run (its worker cut off, not dead) and write to its
+// commit's staging directory, which its id names: a new attempt of the
+// task must not get the same id. The recovery log records only succeeded
+// tasks, so the new AM cannot know how far the old one counted; it starts
+// past any number the old one could have reached (an AM attempt runs at
+// most mr3.am.task.max.failed.attempts attempts of a task, plus backups).
+const AttemptsPerAMAttempt = 1000
 
 // recovery is the Core's state while recovered DAGs wait for workers.
 type recovery struct {
@@ -130,7 +144,7 @@ func (c *Core) Recover(now time.Time, dags []RecoveredDAG, o RecoverOptions) err
 			c.recoverEnded(r)
 			continue
 		}
-		d, err := c.recoverRunning(r, rec)
+		d, err := c.recoverRunning(r, rec, o)
 		if err != nil {
 			return err
 		}
@@ -227,13 +241,20 @@ func (d *dagRun) task(rt RecoveredTask) *taskRun {
 // recoverRunning rebuilds an unfinished DAG with the tasks that succeeded.
 // A task recorded twice (its output was lost and recomputed) keeps the
 // last record.
-func (c *Core) recoverRunning(r RecoveredDAG, rec *recovery) (*dagRun, error) {
+func (c *Core) recoverRunning(r RecoveredDAG, rec *recovery, o RecoverOptions) (*dagRun, error) {
 	g, err := c.groupFor(r.Submission.Spec)
 	if err != nil {
 		return nil, &SubmitError{DAG: r.ID, Err: err}
 	}
 	d := c.newRecoveredDAG(r, g)
 	d.recovering = true
+	if base := int32(max(0, o.AMAttempt-1) * AttemptsPerAMAttempt); base > 0 {
+		for _, v := range d.vertices {
+			for _, t := range v.tasks {
+				t.attempts = max(t.attempts, base)
+			}
+		}
+	}
 	g.owners[d] = struct{}{}
 	c.active = append(c.active, d)
 	// The earlier attempt's in-AM worker died with its container: a small

@@ -322,3 +322,27 @@ func TestRecoverRerunsExactlyTheOutputAWorkerLost(t *testing.T) {
 		t.Errorf("DAG %+v; want 1 task succeeded (a0) while a1 reruns", d)
 	}
 }
+
+// A new AM attempt numbers a recovered task's attempts past any number an
+// earlier AM attempt could have used: b's attempts _0 ran on w1 when the
+// AM died, and w1 never came back, but it may still run them (cut off, not
+// dead), writing to the staging directories their ids name. The second AM
+// attempt's b attempts are _1000, never _0 again; so are a's re-runs.
+func TestRecoverNumbersAttemptsPastTheEarlierAMAttempt(t *testing.T) {
+	r, _ := firstAttempt(t)
+	f := newFake(t, CoreOptions{})
+	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: 30 * time.Second, AMAttempt: 2}); err != nil {
+		t.Fatal(err)
+	}
+	f.tick(30 * time.Second) // w1 is not back within the window
+	f.addWorker("w2", "g", "n2", 1024)
+	if got := sortedKeys(f.running); !reflect.DeepEqual(got, []string{"dag_0001_a_000000_1000", "dag_0001_a_000001_1000"}) {
+		t.Fatalf("running %v, want a again as attempt 1000 of each task", got)
+	}
+	if n := f.finishAll(); n != 2 {
+		t.Fatalf("finished %d attempts of a, want 2", n)
+	}
+	if got := sortedKeys(f.running); !reflect.DeepEqual(got, []string{"dag_0001_b_000000_1000", "dag_0001_b_000001_1000"}) {
+		t.Fatalf("running %v, want b as attempt 1000 of each task (its attempts _0 may still run on w1)", got)
+	}
+}

@@ -29,20 +29,7 @@ import (
 
 func TestYarnAskCapRefilled(t *testing.T) {
 	y := newYarnTest(t)
-	y.waitFor("an idle cluster (no containers on any NodeManager)", 3*time.Minute, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		nodes, err := y.rm.Nodes(ctx)
-		if err != nil || len(nodes) == 0 {
-			return false
-		}
-		for _, n := range nodes {
-			if n.Containers > 0 {
-				return false
-			}
-		}
-		return true
-	})
+	y.waitIdle()
 	spec := y.writeDAG(`
 name: yarn-ask-cap
 containerGroup: {name: cap, workerMemoryMB: 1024}
@@ -90,4 +77,24 @@ func rmReservations(t *testing.T, app yarn.AppID) []string {
 		}
 	}
 	return out
+}
+
+// waitIdle waits until no NodeManager holds a container: the other tests'
+// applications are gone, for a test that needs every slot.
+func (y *yarnTest) waitIdle() {
+	y.t.Helper()
+	y.waitFor("an idle cluster (no containers on any NodeManager)", 3*time.Minute, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		nodes, err := y.rm.Nodes(ctx)
+		if err != nil || len(nodes) == 0 {
+			return false
+		}
+		for _, n := range nodes {
+			if n.Containers > 0 {
+				return false
+			}
+		}
+		return true
+	})
 }
