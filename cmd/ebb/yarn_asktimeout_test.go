@@ -51,6 +51,9 @@ vertices:
 	out, err = y.ebb(dctx, "dag", "submit", "--app", id.String(), "--wait", "--output", filepath.Join(t.TempDir(), "out"), spec)
 	t.Logf("dag submit:\n%s", out)
 	log := y.amLog(id)
+	if dctx.Err() != nil {
+		t.Fatalf("the DAG did not finish within 2 minutes after %s shrank (are its asks still waiting there?)", amNode)
+	}
 	if err != nil {
 		t.Fatalf("the DAG after %s shrank: %v; AM log:\n%s", amNode, err, log)
 	}
