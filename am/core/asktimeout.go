@@ -25,21 +25,28 @@ func (c *Core) expireAsks() {
 		}
 	}
 	for _, g := range c.gorder {
+		var expired map[string]int // asks given up, by node
 		kept := g.asked[:0]
 		for _, a := range g.asked {
 			if a.node == "" || c.now.Sub(a.at) < d {
 				kept = append(kept, a)
 				continue
 			}
+			if expired == nil {
+				expired = map[string]int{}
+			}
+			expired[a.node]++
+		}
+		g.asked = kept
+		for _, node := range sortedKeys(expired) {
 			if c.fullUntil == nil {
 				c.fullUntil = map[string]time.Time{}
 			}
-			c.fullUntil[a.node] = c.now.Add(d)
+			c.fullUntil[node] = c.now.Add(d)
 			g.replan = true
-			c.logf("group %s: no worker came for its ask on node %s in %s (ebb.packing.ask.timeout.ms): the node counts as full for as long, and the worker is asked for elsewhere",
-				g.info.Name, a.node, d)
+			c.logf("group %s: no worker came for its %d asks on node %s in %s (ebb.packing.ask.timeout.ms): the node counts as full for as long, and the workers are asked for elsewhere",
+				g.info.Name, expired[node], node, d)
 		}
-		g.asked = kept
 	}
 }
 

@@ -42,7 +42,7 @@ vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 1024}]
 	if f.wanted["g"] != 2 || !slices.Equal(f.prefer, []string{other, other}) {
 		t.Fatalf("after %s without a worker: wanted %d on %v, want 2 on %s", timeout, f.wanted["g"], f.prefer, other)
 	}
-	if !slices.ContainsFunc(f.logs, func(l string) bool { return strings.Contains(l, "no worker came for its ask on node "+full) }) {
+	if !slices.ContainsFunc(f.logs, func(l string) bool { return strings.Contains(l, "no worker came for its 2 asks on node "+full) }) {
 		t.Errorf("no log line says why the asks moved: %q", f.logs)
 	}
 	// One arrives there; the other ask still waits on other. At the next

@@ -57,7 +57,7 @@ vertices:
 	if err != nil {
 		t.Fatalf("the DAG after %s shrank: %v; AM log:\n%s", amNode, err, log)
 	}
-	if want := "no worker came for its ask on node " + amNode; !strings.Contains(log, want) {
+	if want := "no worker came for its 2 asks on node " + amNode; !strings.Contains(log, want) {
 		t.Errorf("the AM's log lacks %q", want)
 	}
 	byNode := workersByNode(log)
