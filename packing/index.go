@@ -32,11 +32,46 @@ func (uniform) NewIndex() Index { return &spreadIndex{} }
 // node already found, so when the emptiest nodes fit it reads O(log n)
 // entries. Nodes without capacity (never chosen) count in neither.
 type spreadIndex struct {
+	tournament[subtree]
+	stack []int32 // the search's, reused
+}
+
+// tournament is what both indexes keep: the node list and a tree of
+// summaries S over it, each subtree's joined from its two halves. Each
+// index has its own summary, leaf summary (leafTree) and join; fix, which
+// every Set runs, stays the index's own so that its join inlines.
+type tournament[S any] struct {
 	n      int
-	leaves int       // a power of two >= n
-	nodes  []leaf    // by node index
-	tree   []subtree // tree[1] is the root; tree[leaves+i] is node i
-	stack  []int32   // the search's, reused
+	leaves int    // a power of two >= n
+	nodes  []leaf // by node index
+	tree   []S    // tree[1] is the root; tree[leaves+i] is node i
+}
+
+// resize makes room for n nodes (growing by doubling, so growing one by
+// one costs O(1) a node, and rebuilding every summary with leafTree and
+// join) and clears the entries past n with fix, so they count no more.
+func (t *tournament[S]) resize(n int, leafTree func(int) S, join func(a, b S) S, fix func(int)) {
+	if n > t.leaves {
+		leaves := max(t.leaves, 1)
+		for leaves < n {
+			leaves *= 2
+		}
+		nodes := make([]leaf, leaves)
+		copy(nodes, t.nodes)
+		t.nodes, t.leaves = nodes, leaves
+		t.tree = make([]S, 2*leaves)
+		for i := range leaves {
+			t.tree[leaves+i] = leafTree(i)
+		}
+		for s := leaves - 1; s >= 1; s-- {
+			t.tree[s] = join(t.tree[2*s], t.tree[2*s+1])
+		}
+	}
+	for i := n; i < t.n; i++ {
+		t.nodes[i] = leaf{}
+		fix(i)
+	}
+	t.n = n
 }
 
 type leaf struct {
@@ -50,35 +85,7 @@ type subtree struct {
 
 var emptyTree = subtree{best: -1, maxFits: math.MinInt64}
 
-func (x *spreadIndex) Resize(n int) {
-	if n > x.leaves {
-		x.grow(n)
-	}
-	for i := n; i < x.n; i++ { // the dropped entries count no more
-		x.nodes[i] = leaf{}
-		x.fix(i)
-	}
-	x.n = n
-}
-
-// grow rebuilds the tree with room for n nodes (doubling, so growing one
-// by one costs O(1) a node).
-func (x *spreadIndex) grow(n int) {
-	leaves := max(x.leaves, 1)
-	for leaves < n {
-		leaves *= 2
-	}
-	nodes := make([]leaf, leaves)
-	copy(nodes, x.nodes)
-	x.nodes, x.leaves = nodes, leaves
-	x.tree = make([]subtree, 2*leaves)
-	for i := range leaves {
-		x.tree[leaves+i] = x.leafTree(i)
-	}
-	for s := leaves - 1; s >= 1; s-- {
-		x.tree[s] = x.join(x.tree[2*s], x.tree[2*s+1])
-	}
-}
+func (x *spreadIndex) Resize(n int) { x.resize(n, x.leafTree, x.join, x.fix) }
 
 func (x *spreadIndex) Set(i int, n Node) {
 	x.nodes[i] = leaf{used: n.UsedMB, capacity: n.CapacityMB, fits: n.FitsMB}

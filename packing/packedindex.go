@@ -25,10 +25,8 @@ type packedIndex struct {
 	spread    spreadIndex
 	threshold int64
 	minNodes  int
-	n, leaves int
-	nodes     []leaf
-	tree      []ptree // tree[1] is the root; tree[leaves+i] is node i
-	stack     []int32
+	tournament[ptree]
+	stack []int32
 }
 
 type ptree struct {
@@ -51,32 +49,7 @@ func (p packed) NewIndex() Index {
 
 func (x *packedIndex) Resize(n int) {
 	x.spread.Resize(n)
-	if n > x.leaves {
-		x.grow(n)
-	}
-	for i := n; i < x.n; i++ { // the dropped entries count no more
-		x.nodes[i] = leaf{}
-		x.fix(i)
-	}
-	x.n = n
-}
-
-// grow rebuilds the tree with room for n nodes (doubling).
-func (x *packedIndex) grow(n int) {
-	leaves := max(x.leaves, 1)
-	for leaves < n {
-		leaves *= 2
-	}
-	nodes := make([]leaf, leaves)
-	copy(nodes, x.nodes)
-	x.nodes, x.leaves = nodes, leaves
-	x.tree = make([]ptree, 2*leaves)
-	for i := range leaves {
-		x.tree[leaves+i] = x.leafTree(i)
-	}
-	for s := leaves - 1; s >= 1; s-- {
-		x.tree[s] = x.join(x.tree[2*s], x.tree[2*s+1])
-	}
+	x.resize(n, x.leafTree, x.join, x.fix)
 }
 
 func (x *packedIndex) Set(i int, n Node) {

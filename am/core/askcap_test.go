@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ebb-am/ebb/packing"
 	"github.com/ebb-am/ebb/scheduler"
 )
 
@@ -59,13 +58,8 @@ vertices: [{name: v, command: "true", parallelism: 11, memoryMB: 512}]
 // Planned from the registered worker alone, it named the full node, and
 // that strict ask waited until a worker there stopped.
 func TestAskCapPackedRefillNamesANodeWithRoom(t *testing.T) {
-	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFake(t, CoreOptions{MaxPendingRequests: 10, IdleTimeout: time.Hour, Allocator: alloc})
-	f.c.SetClusterNodes(f.now, []ClusterNode{{ID: "n1", CapacityMB: 2048}, {ID: "n2", CapacityMB: 2048}, {ID: "n3", CapacityMB: 2048}})
-	f.drain()
+	f := packedFake(t, CoreOptions{MaxPendingRequests: 10, IdleTimeout: time.Hour},
+		ClusterNode{ID: "n1", CapacityMB: 2048}, ClusterNode{ID: "n2", CapacityMB: 2048}, ClusterNode{ID: "n3", CapacityMB: 2048})
 	f.submit(`
 name: wide
 containerGroup: {name: g, workerMemoryMB: 512}
@@ -121,19 +115,13 @@ func TestPackedAsksCountOthersMemory(t *testing.T) {
 }
 
 func packedAsksCountOthersMemory(t *testing.T, am string) {
-	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFake(t, CoreOptions{MaxPendingRequests: 10, IdleTimeout: time.Hour, Allocator: alloc})
 	room := map[string]int64{"n1": 4096, "n2": 4096, "n3": 4096}
 	room[am] -= 256
 	var nodes []ClusterNode
 	for _, id := range []string{"n1", "n2", "n3"} {
 		nodes = append(nodes, ClusterNode{ID: id, CapacityMB: 4096, OthersMB: 4096 - room[id]})
 	}
-	f.c.SetClusterNodes(f.now, nodes)
-	f.drain()
+	f := packedFake(t, CoreOptions{MaxPendingRequests: 10, IdleTimeout: time.Hour}, nodes...)
 	f.submit(`
 name: wide
 containerGroup: {name: g, workerMemoryMB: 1024}

@@ -16,19 +16,8 @@ import (
 // are given up and asked for on the other node, without the total changing;
 // the full node is named again once as long has passed.
 func TestUnansweredAskGoesElsewhere(t *testing.T) {
-	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	timeout := 10 * time.Second // conf's default for ebb.packing.ask.timeout.ms
-	f := newFake(t, CoreOptions{IdleTimeout: time.Hour, Allocator: alloc, AskTimeout: timeout})
-	f.c.SetClusterNodes(f.now, []ClusterNode{{ID: "n1", CapacityMB: 4096}, {ID: "n2", CapacityMB: 4096}})
-	f.drain()
-	f.submit(`
-name: two
-containerGroup: {name: g, workerMemoryMB: 1024}
-vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 1024}]
-`)
+	f := twoTasksOnTwoNodes(t, timeout)
 	if f.wanted["g"] != 2 || len(f.prefer) != 2 || f.prefer[0] != f.prefer[1] {
 		t.Fatalf("wanted %d on %v, want 2 on one node", f.wanted["g"], f.prefer)
 	}
@@ -59,21 +48,37 @@ vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 1024}]
 
 // With the timeout at 0 an ask waits for ever, as before the key.
 func TestAskTimeoutZeroWaits(t *testing.T) {
-	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFake(t, CoreOptions{IdleTimeout: time.Hour, Allocator: alloc})
-	f.c.SetClusterNodes(f.now, []ClusterNode{{ID: "n1", CapacityMB: 4096}, {ID: "n2", CapacityMB: 4096}})
-	f.drain()
-	f.submit(`
-name: two
-containerGroup: {name: g, workerMemoryMB: 1024}
-vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 1024}]
-`)
+	f := twoTasksOnTwoNodes(t, 0)
 	first := slices.Clone(f.prefer)
 	f.tick(time.Hour)
 	if !slices.Equal(f.prefer, first) {
 		t.Fatalf("prefer %v after an hour, want %v", f.prefer, first)
 	}
+}
+
+// twoTasksOnTwoNodes: two 4096 MB nodes, packing (every node medium up to
+// full, from one node on), and a DAG of two 1024 MB tasks submitted.
+func twoTasksOnTwoNodes(t *testing.T, askTimeout time.Duration) *fakeWorld {
+	f := packedFake(t, CoreOptions{IdleTimeout: time.Hour, AskTimeout: askTimeout}, ClusterNode{ID: "n1", CapacityMB: 4096}, ClusterNode{ID: "n2", CapacityMB: 4096})
+	f.submit(`
+name: two
+containerGroup: {name: g, workerMemoryMB: 1024}
+vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 1024}]
+`)
+	return f
+}
+
+// packedFake is a fake world whose Core packs (packed, 100%, from one node
+// on) over the cluster's nodes.
+func packedFake(t *testing.T, opts CoreOptions, nodes ...ClusterNode) *fakeWorld {
+	t.Helper()
+	alloc, err := packing.New("packed", packing.Options{HighThresholdPercent: 100, MinNodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Allocator = alloc
+	f := newFake(t, opts)
+	f.c.SetClusterNodes(f.now, nodes)
+	f.drain()
+	return f
 }

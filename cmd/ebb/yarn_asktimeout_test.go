@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/internal/testcluster"
 	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -28,13 +29,7 @@ func TestYarnUnansweredAskGoesElsewhere(t *testing.T) {
 	y.waitIdle()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	sets := append([]string{"--set", "mr3.am.session.mode=true", "--set", "ebb.session.idle.timeout.secs=600",
-		"--set", "ebb.packing.scheme=packed", "--set", "ebb.packing.min.nodes=1", "--set", "ebb.packing.high.threshold.percent=100"}, amSets...)
-	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", "shrunk"}, sets...)...)
-	if err != nil {
-		t.Fatalf("starting the session: %v\n%s", err, out)
-	}
-	id := y.appID(out)
+	id := y.startPackedSession(ctx, "shrunk")
 	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 	var amNode string
 	y.waitFor("the AM's node", time.Minute, func() bool { amNode = y.amNode(id); return amNode != "" })
@@ -48,7 +43,7 @@ vertices:
 `)
 	dctx, dcancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer dcancel()
-	out, err = y.ebb(dctx, "dag", "submit", "--app", id.String(), "--wait", "--output", filepath.Join(t.TempDir(), "out"), spec)
+	out, err := y.ebb(dctx, "dag", "submit", "--app", id.String(), "--wait", "--output", filepath.Join(t.TempDir(), "out"), spec)
 	t.Logf("dag submit:\n%s", out)
 	log := y.amLog(id)
 	if dctx.Err() != nil {
@@ -89,4 +84,17 @@ func shrinkNode(t *testing.T, node string, mb int64) {
 		}
 		_ = admin.Close()
 	})
+}
+
+// startPackedSession starts a detached session AM named name that packs
+// from one node on, every node medium up to full, and returns its id.
+func (y *yarnTest) startPackedSession(ctx context.Context, name string, sets ...string) yarn.AppID {
+	y.t.Helper()
+	sets = append(append([]string{"--set", "mr3.am.session.mode=true", "--set", "ebb.session.idle.timeout.secs=600",
+		"--set", "ebb.packing.scheme=packed", "--set", "ebb.packing.min.nodes=1", "--set", "ebb.packing.high.threshold.percent=100"}, sets...), amSets...)
+	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", name}, sets...)...)
+	if err != nil {
+		y.t.Fatalf("starting the session %s: %v\n%s", name, err, out)
+	}
+	return y.appID(out)
 }

@@ -100,17 +100,11 @@ func TestYarnNodeLabelWorkersInPartition(t *testing.T) {
 	node := labelOneNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	sets := append([]string{"--set", "mr3.am.session.mode=true", "--set", "ebb.session.idle.timeout.secs=600",
-		"--set", "ebb.packing.scheme=packed", "--set", "ebb.packing.min.nodes=1", "--set", "ebb.packing.high.threshold.percent=100"}, amSets...)
-	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", "labels"}, sets...)...)
-	if err != nil {
-		t.Fatalf("starting the session: %v\n%s", err, out)
-	}
-	id := y.appID(out)
+	id := y.startPackedSession(ctx, "labels")
 	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 
 	unknown := y.writeDAG("name: nolabel\ncontainerGroup: {name: x, workerMemoryMB: 512, nodeLabel: nosuch}\nvertices: [{name: v, command: \"true\", parallelism: 1, memoryMB: 512}]\n")
-	out, err = y.ebb(ctx, "dag", "submit", "--app", id.String(), unknown)
+	out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), unknown)
 	t.Logf("dag submit (unknown label):\n%s", out)
 	if err == nil || !strings.Contains(out, "containerGroup.nodeLabel") || !strings.Contains(out, testLabel) {
 		t.Errorf("dag submit of a group labelled nosuch: err %v; want it refused naming containerGroup.nodeLabel and the cluster's %s", err, testLabel)
