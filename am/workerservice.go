@@ -40,7 +40,8 @@ func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
 		VCores: int(reg.Vcores), Address: reg.DataAddress, ContainerID: reg.ContainerId,
 		Reconnected: reg.Reconnect, Outputs: reg.Outputs}
 	for _, h := range reg.Attempts {
-		info.Attempts = append(info.Attempts, core.AdoptedAttempt{ID: h.AttemptId, DAG: h.DagId, Vertex: h.Vertex, Task: int(h.TaskIndex)})
+		info.Attempts = append(info.Attempts, core.AdoptedAttempt{ID: h.AttemptId, DAG: h.DagId, Vertex: h.Vertex, Task: int(h.TaskIndex),
+			Started: unixMilliOrZero(h.StartedUnixMs)})
 	}
 	rep, err := s.loop.Ask(stream.Context(), core.WorkerRegistered{Info: info})
 	if err == nil {
@@ -94,4 +95,13 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 
 func (s *workerService) lost(id, reason string) {
 	s.loop.Send(core.WorkerGone{Worker: id, Reason: reason})
+}
+
+// unixMilliOrZero reads a protocol time in Unix milliseconds; 0 (not said)
+// is the zero time.
+func unixMilliOrZero(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }

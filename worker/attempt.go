@@ -37,8 +37,9 @@ func (e *MemoryExceededError) Error() string {
 
 // attempt is one accepted RunAttempt.
 type attempt struct {
-	req    *ebbpb.RunAttempt
-	dir    string
+	req      *ebbpb.RunAttempt
+	accepted time.Time // when the worker took it (a new AM attempt's record of its start)
+	dir      string
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	log    *logrus.Entry
@@ -244,7 +245,8 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	a := &attempt{
-		req:     req,
+		req:      req,
+		accepted: time.Now(),
 		dir:     w.attemptDir(id),
 		ctx:     ctx,
 		cancel:  cancel,
@@ -291,7 +293,7 @@ func (w *worker) runAttempt(a *attempt, reinitEnv map[string]string) {
 	if succeeded {
 		w.finished[a.req.GetAttemptId()] = a.req.GetDagId()
 	}
-	w.finals[a.req.GetAttemptId()] = final{held: heldOf(a.req), update: u}
+	w.finals[a.req.GetAttemptId()] = final{held: heldOf(a), update: u}
 	out := w.out
 	w.mu.Unlock()
 	a.log.WithFields(logrus.Fields{"state": u.State.String(), "exit": u.ExitCode, "diagnostics": u.Diagnostics}).Info("attempt ended")

@@ -24,8 +24,10 @@ type final struct {
 	update *ebbpb.AttemptUpdate
 }
 
-func heldOf(r *ebbpb.RunAttempt) *ebbpb.HeldAttempt {
-	return &ebbpb.HeldAttempt{AttemptId: r.GetAttemptId(), DagId: r.GetDagId(), Vertex: r.GetVertex(), TaskIndex: r.GetTaskIndex()}
+func heldOf(a *attempt) *ebbpb.HeldAttempt {
+	r := a.req
+	return &ebbpb.HeldAttempt{AttemptId: r.GetAttemptId(), DagId: r.GetDagId(), Vertex: r.GetVertex(), TaskIndex: r.GetTaskIndex(),
+		StartedUnixMs: a.accepted.UnixMilli()}
 }
 
 // sender is the current session's sender.
@@ -40,7 +42,7 @@ func (w *worker) sender() *sender {
 func (w *worker) heldAttempts() []*ebbpb.HeldAttempt {
 	var out []*ebbpb.HeldAttempt
 	for _, a := range w.running {
-		out = append(out, heldOf(a.req))
+		out = append(out, heldOf(a))
 	}
 	for _, f := range w.finals {
 		out = append(out, f.held)

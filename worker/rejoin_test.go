@@ -20,8 +20,10 @@ func TestWorkerRejoinsANewAMAttempt(t *testing.T) {
 	c1 := wr.conn
 	c1.run(shellAttempt("done1", "d", "mkdir -p $EBB_OUTPUT_DIR/c && echo x > $EBB_OUTPUT_DIR/c/0"))
 	c1.waitUpdate(t, "done1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+	before := time.Now()
 	c1.run(shellAttempt("slow", "d", "sleep 2"))
 	c1.waitUpdate(t, "slow", ebbpb.AttemptState_ATTEMPT_RUNNING)
+	after := time.Now()
 	if err := os.WriteFile(amFile, []byte(am2.addr+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +33,10 @@ func TestWorkerRejoinsANewAMAttempt(t *testing.T) {
 	var held []string
 	for _, a := range reg.GetAttempts() {
 		held = append(held, a.GetAttemptId())
+		// Each says when the worker took it, for the new AM's record.
+		if at := time.UnixMilli(a.GetStartedUnixMs()); a.GetAttemptId() == "slow" && (at.Before(before.Truncate(time.Millisecond)) || at.After(after)) {
+			t.Errorf("slow says it started at %v, not between its RunAttempt (%v) and its RUNNING (%v)", at, before, after)
+		}
 	}
 	sort.Strings(held)
 	if !reg.GetReconnect() || len(held) != 2 || held[0] != "done1" || held[1] != "slow" {

@@ -269,13 +269,18 @@ func (c *Core) attemptRunObserved(now time.Time, a *RunAttempt) {
 
 // attemptAdoptedObserved opens the record of an attempt this AM attempt
 // adopted from a rejoining worker, so that the attempt lists show it and
-// its end. Its start is the adoption: when an earlier AM attempt started
-// it, the record of that went with the earlier attempt's journal.
-func (c *Core) attemptAdoptedObserved(now time.Time, at *attemptRun) {
+// its end. Its start is when the worker took it (started), as the worker
+// says: the earlier AM attempt's record of it went with that attempt's
+// journal. A start not said, or later than now (the worker's clock is
+// not the AM's), is the adoption.
+func (c *Core) attemptAdoptedObserved(now time.Time, at *attemptRun, started time.Time) {
 	w := at.worker
 	spec := AttemptSpec{ID: at.id, DAGID: at.task.vertex.dag.id, Vertex: at.task.vertex.spec.Name, Task: at.task.index,
 		Number: at.number, MemoryMB: at.memoryMB()}
-	at.rec = c.journal.attemptStarted(now, &spec, w.info.ID, w.info.ContainerID, w.node.id)
+	if started.IsZero() || started.After(now) {
+		started = now
+	}
+	at.rec = c.journal.attemptStarted(started, &spec, w.info.ID, w.info.ContainerID, w.node.id)
 }
 
 // sampleUsage hands the journal each group's usage as the tick left it,

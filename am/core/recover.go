@@ -302,7 +302,7 @@ func (d *dagRun) totalTasks() int {
 func (c *Core) recoveredWorker(w *workerRun) {
 	for _, a := range w.info.Attempts {
 		if at := c.adopt(w, a); at != nil {
-			c.attemptAdoptedObserved(c.now, at)
+			c.attemptAdoptedObserved(c.now, at, a.Started)
 		}
 	}
 	if c.rec == nil {
@@ -377,6 +377,9 @@ type AdoptedAttempt struct {
 	DAG    string
 	Vertex string
 	Task   int
+	// Started: when its worker took it (the worker's clock; zero = not
+	// said), the start its record shows.
+	Started time.Time
 }
 
 // AdoptAttempt takes over an attempt that a worker of the earlier attempt
@@ -387,7 +390,7 @@ func (c *Core) AdoptAttempt(now time.Time, worker string, a AdoptedAttempt) {
 	c.advance(now)
 	if w, ok := c.workers[worker]; ok {
 		if at := c.adopt(w, a); at != nil {
-			c.attemptAdoptedObserved(now, at)
+			c.attemptAdoptedObserved(now, at, a.Started)
 		}
 		c.schedule()
 		c.updateWanted()

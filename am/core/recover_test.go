@@ -238,6 +238,13 @@ func TestRecoverWaitsForAliveWorkersToAdoptTheirAttempts(t *testing.T) {
 // attempt.
 func recoverWithW1Back(t *testing.T) *fakeWorld {
 	t.Helper()
+	return recoverWithW1BackSaying(t, -time.Minute)
+}
+
+// recoverWithW1BackSaying is recoverWithW1Back with w1 saying it took its
+// attempt at started from now (the fake's start).
+func recoverWithW1BackSaying(t *testing.T, started time.Duration) *fakeWorld {
+	t.Helper()
 	f := newFake(t, CoreOptions{})
 	r := RecoveredDAG{ID: "dag_0002", Submission: Submission{Spec: flatSpec(t, 2)}}
 	if err := f.c.Recover(f.now, []RecoveredDAG{r}, RecoverOptions{Window: time.Minute, Expect: []string{"w1"}}); err != nil {
@@ -248,7 +255,7 @@ func recoverWithW1Back(t *testing.T) *fakeWorld {
 		t.Fatal("not waiting for w1, which YARN kept")
 	}
 	info := WorkerInfo{ID: "w1", Group: "g", Node: "n1", NodeMB: 4096, MemoryMB: 1024, ContainerID: "c1", Reconnected: true,
-		Attempts: []AdoptedAttempt{{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0}}}
+		Attempts: []AdoptedAttempt{{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0, Started: f.now.Add(started)}}}
 	if err := f.c.WorkerRegistered(f.now, info); err != nil {
 		t.Fatal(err)
 	}
@@ -278,10 +285,18 @@ func TestRecoverAdoptedAttemptIsInTheAttemptList(t *testing.T) {
 	f := recoverWithW1Back(t)
 	f.drain()
 	r, ok := f.c.Attempt("dag_0002_v_000000_0")
+	// Its start is when w1 took it, a minute before the adoption.
 	want := AttemptRecord{ID: "dag_0002_v_000000_0", DAG: "dag_0002", Vertex: "v", Task: 0, Number: 0, MemoryMB: 256,
-		Worker: "w1", Container: "c1", Node: "n1", Start: f.now, State: "RUNNING"}
+		Worker: "w1", Container: "c1", Node: "n1", Start: f.now.Add(-time.Minute), State: "RUNNING"}
 	if !ok || !reflect.DeepEqual(r, want) {
 		t.Fatalf("the adopted attempt's record: %+v (found %v), want %+v", r, ok, want)
+	}
+	// A start later than the adoption (w1's clock ahead of the AM's) is
+	// the adoption.
+	ahead := recoverWithW1BackSaying(t, time.Minute)
+	ahead.drain()
+	if r, _ := ahead.c.Attempt("dag_0002_v_000000_0"); !r.Start.Equal(ahead.now) {
+		t.Errorf("with w1's clock a minute ahead: start %v, want the adoption %v", r.Start, ahead.now)
 	}
 	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: "dag_0002_v_000000_0", Result: AttemptRunning, Progress: 0.5})
 	f.c.AttemptUpdate(f.now, AttemptUpdate{AttemptID: "dag_0002_v_000000_0", Result: AttemptSucceeded})

@@ -313,11 +313,14 @@ func (x *Register) GetOutputs() []string {
 }
 
 type HeldAttempt struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	AttemptId     string                 `protobuf:"bytes,1,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
-	DagId         string                 `protobuf:"bytes,2,opt,name=dag_id,json=dagId,proto3" json:"dag_id,omitempty"`
-	Vertex        string                 `protobuf:"bytes,3,opt,name=vertex,proto3" json:"vertex,omitempty"`
-	TaskIndex     int32                  `protobuf:"varint,4,opt,name=task_index,json=taskIndex,proto3" json:"task_index,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AttemptId string                 `protobuf:"bytes,1,opt,name=attempt_id,json=attemptId,proto3" json:"attempt_id,omitempty"`
+	DagId     string                 `protobuf:"bytes,2,opt,name=dag_id,json=dagId,proto3" json:"dag_id,omitempty"`
+	Vertex    string                 `protobuf:"bytes,3,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	TaskIndex int32                  `protobuf:"varint,4,opt,name=task_index,json=taskIndex,proto3" json:"task_index,omitempty"`
+	// When the worker accepted it (its clock, Unix milliseconds; 0 = not
+	// said): a new AM attempt that adopts it records this as its start.
+	StartedUnixMs int64 `protobuf:"varint,5,opt,name=started_unix_ms,json=startedUnixMs,proto3" json:"started_unix_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -376,6 +379,13 @@ func (x *HeldAttempt) GetVertex() string {
 func (x *HeldAttempt) GetTaskIndex() int32 {
 	if x != nil {
 		return x.TaskIndex
+	}
+	return 0
+}
+
+func (x *HeldAttempt) GetStartedUnixMs() int64 {
+	if x != nil {
+		return x.StartedUnixMs
 	}
 	return 0
 }
@@ -2908,14 +2918,15 @@ const file_ebb_proto_rawDesc = "" +
 	"\treconnect\x18\b \x01(\bR\treconnect\x12/\n" +
 	"\battempts\x18\t \x03(\v2\x13.ebb.v1.HeldAttemptR\battempts\x12\x18\n" +
 	"\aoutputs\x18\n" +
-	" \x03(\tR\aoutputs\"z\n" +
+	" \x03(\tR\aoutputs\"\xa2\x01\n" +
 	"\vHeldAttempt\x12\x1d\n" +
 	"\n" +
 	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12\x15\n" +
 	"\x06dag_id\x18\x02 \x01(\tR\x05dagId\x12\x16\n" +
 	"\x06vertex\x18\x03 \x01(\tR\x06vertex\x12\x1d\n" +
 	"\n" +
-	"task_index\x18\x04 \x01(\x05R\ttaskIndex\"\\\n" +
+	"task_index\x18\x04 \x01(\x05R\ttaskIndex\x12&\n" +
+	"\x0fstarted_unix_ms\x18\x05 \x01(\x03R\rstartedUnixMs\"\\\n" +
 	"\tHeartbeat\x12)\n" +
 	"\x10running_attempts\x18\x01 \x03(\tR\x0frunningAttempts\x12$\n" +
 	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\"\xb0\x02\n" +
