@@ -224,7 +224,7 @@ run_one() {
     app="$(grep -o 'submitted application application_[0-9]*_[0-9]*' "$runlog" | head -n 1 | awk '{print $3}')" || true
   fi
   t1=$(now_ms)
-  wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')"
+  wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1000 }')"
   if [[ -z "$app" ]]; then
     say "$size run $run: $sys did not submit an application (exit $rc); its output: $runlog"
     tail -n 20 "$runlog" >&2 || true
