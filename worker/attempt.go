@@ -40,9 +40,9 @@ type attempt struct {
 	req      *ebbpb.RunAttempt
 	accepted time.Time // when the worker took it (a new AM attempt's record of its start)
 	dir      string
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	log    *logrus.Entry
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	log      *logrus.Entry
 
 	// mu guards the fields below it up to sendMu. Like every lock of the
 	// worker (see worker.mu) it is taken alone and nothing blocks under it.
@@ -247,12 +247,12 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 	a := &attempt{
 		req:      req,
 		accepted: time.Now(),
-		dir:     w.attemptDir(id),
-		ctx:     ctx,
-		cancel:  cancel,
-		moreCh:  make(chan struct{}, 1),
-		granted: make(chan struct{}),
-		log:     w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
+		dir:      w.attemptDir(id),
+		ctx:      ctx,
+		cancel:   cancel,
+		moreCh:   make(chan struct{}, 1),
+		granted:  make(chan struct{}),
+		log:      w.log.WithFields(logrus.Fields{"attempt": id, "dag": req.GetDagId(), "vertex": req.GetVertex(), "task": req.GetTaskIndex()}),
 	}
 	a.mu.SetClass("worker.attempt")
 	a.sendMu.SetClass("worker.attempt.send")
