@@ -84,6 +84,7 @@ func clusterClient(t *testing.T) (*Client, *conf.Config) {
 // answering its client API, killed, its staging directory removed.
 func TestYarnSessionLifecycle(t *testing.T) {
 	yc, c := clusterClient(t)
+	testcluster.Shared(t) // cmd/ebb's tests that need every slot wait
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rep, err := yc.StartSession(ctx, func(s string) { t.Log(s) })

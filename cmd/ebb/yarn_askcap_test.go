@@ -79,10 +79,17 @@ func rmReservations(t *testing.T, app yarn.AppID) []string {
 	return out
 }
 
-// waitIdle waits until no NodeManager holds a container: the other tests'
-// applications are gone, for a test that needs every slot.
+// waitIdle holds the cluster against other packages' tests (go test runs
+// packages in parallel, and scripts/bench's and yarnclient's run
+// applications here too) until the test ends, and waits until no
+// NodeManager holds a container: the other tests' applications are gone,
+// for a test that needs every slot. Without the hold, a CI run with a cold
+// build cache had scripts/bench's MapReduce jobs on the cluster while
+// TestYarnAskCapRefilled ran: its 11th worker, asked for anywhere after
+// the timeout, was never granted.
 func (y *yarnTest) waitIdle() {
 	y.t.Helper()
+	testcluster.Exclusive(y.t)
 	y.waitFor("an idle cluster (no containers on any NodeManager)", 3*time.Minute, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -24,6 +24,7 @@ import (
 // Times are printed, never asserted.
 func TestBenchSmoke(t *testing.T) {
 	confDir := testcluster.ConfDir(t)
+	testcluster.Shared(t) // cmd/ebb's tests that need every slot wait
 	work := t.TempDir()
 	table := filepath.Join(work, "table.md")
 	hdfsDir := fmt.Sprintf("/tmp/ebb-bench-smoke-%d", time.Now().UnixNano())

@@ -23,6 +23,7 @@ import (
 // printed, never asserted.
 func TestTeraSortSmoke(t *testing.T) {
 	confDir := testcluster.ConfDir(t)
+	testcluster.Shared(t) // cmd/ebb's tests that need every slot wait
 	work := t.TempDir()
 	table := filepath.Join(work, "table.md")
 	hdfsDir := fmt.Sprintf("/tmp/ebb-terasort-smoke-%d", time.Now().UnixNano())
