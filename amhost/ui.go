@@ -111,9 +111,10 @@ func (s *yarnUIState) metrics(b *strings.Builder) {
 		return
 	}
 	st := w.Stats()
-	fmt.Fprintf(b, "# HELP ebb_rm_allocate_seconds Round trips of allocate() to the ResourceManager.\n# TYPE ebb_rm_allocate_seconds summary\n")
+	ui.WriteHelp(b, "ebb_rm_allocate_seconds")
 	fmt.Fprintf(b, "ebb_rm_allocate_seconds_sum %g\nebb_rm_allocate_seconds_count %d\n", st.AllocateTotal.Seconds(), st.Heartbeats)
-	fmt.Fprintf(b, "# HELP ebb_rm_allocate_max_seconds The slowest allocate() round trip.\n# TYPE ebb_rm_allocate_max_seconds gauge\nebb_rm_allocate_max_seconds %g\n", st.AllocateMax.Seconds())
+	ui.WriteHelp(b, "ebb_rm_allocate_max_seconds")
+	fmt.Fprintf(b, "ebb_rm_allocate_max_seconds %g\n", st.AllocateMax.Seconds())
 }
 
 // rmWebAddress is where the RM's web proxy runs: yarn.web-proxy.address

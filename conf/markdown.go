@@ -5,7 +5,7 @@ import (
 )
 
 // Markdown returns a table of every key (name, default, allowed values,
-// meaning) in table order, for the README. It is generated from the table
+// meaning) in table order, for docs/reference/config.md. It is generated from the table
 // so the documentation cannot drift from what ebb accepts.
 func Markdown() string {
 	var b strings.Builder

@@ -45,18 +45,18 @@ type AttemptRecord struct {
 
 // UsagePoint is one sample of a group for the autoscaler chart.
 type UsagePoint struct {
-	At time.Time
+	At time.Time // when the sample was taken
 	// UsagePercent is the figure the autoscaler acts on (the window's
 	// average or maximum); InstantPercent is this moment's.
 	UsagePercent   float64
-	InstantPercent float64
-	State          string
-	Wanted         int // workers the group asked its world for
-	Running        int // registered workers taking attempts
-	Draining       int // registered workers being emptied or stopped
-	Nodes          int
-	DrainingNodes  int // nodes being emptied by a scale-in
-	Queued         int
+	InstantPercent float64 // usage at that moment
+	State          string  // the autoscaler's state then
+	Wanted         int     // workers the group asked its world for
+	Running        int     // registered workers taking attempts
+	Draining       int     // registered workers being emptied or stopped
+	Nodes          int     // nodes holding its workers
+	DrainingNodes  int     // nodes being emptied by a scale-in
+	Queued         int     // attempts waiting for a worker
 }
 
 // WorkerMove is a worker handed from one group to another (recycling).

@@ -9,42 +9,43 @@ import (
 	"github.com/ebb-am/ebb/am/core"
 )
 
-// The JSON API (documented in the README): the pages poll it and
+// The JSON API (docs/reference/api.md is generated from apiRoutes and
+// these structs' fields and comments): the pages poll it and
 // `ebb dag status --json` prints it. Field names are the API's contract;
 // the structs below are its only definition.
 
 // Overview is GET api/v1/overview.
 type Overview struct {
-	App         AppInfo      `json:"app"`
-	Now         time.Time    `json:"now"`
-	UptimeSecs  float64      `json:"uptimeSecs"`
-	DAGs        []DAG        `json:"dags"`
-	Groups      []Group      `json:"groups"`
-	Nodes       []Node       `json:"nodes"`
-	Transitions []Transition `json:"transitions"`
-	Moves       []Move       `json:"moves"`
+	App         AppInfo      `json:"app"`         // the application: id, name, user, queue, attempt, world
+	Now         time.Time    `json:"now"`         // when the AM answered
+	UptimeSecs  float64      `json:"uptimeSecs"`  // seconds since the AM started
+	DAGs        []DAG        `json:"dags"`        // every DAG the AM lists, newest last (finished ones kept per ebb.am.dag.retained.*)
+	Groups      []Group      `json:"groups"`      // every ContainerGroup
+	Nodes       []Node       `json:"nodes"`       // the nodes holding this AM's workers
+	Transitions []Transition `json:"transitions"` // recent autoscaler state changes, all groups
+	Moves       []Move       `json:"moves"`       // recent workers recycled between groups
 }
 
 // DAG is one DAG's progress.
 type DAG struct {
-	ID             string     `json:"id"`
-	Name           string     `json:"name"`
-	State          string     `json:"state"`
-	Group          string     `json:"group"`
-	Submitted      time.Time  `json:"submitted"`
-	Finished       *time.Time `json:"finished,omitempty"`
-	Goal           *time.Time `json:"goal,omitempty"`
-	GoalStatus     string     `json:"goalStatus,omitempty"` // on track, at risk, met, missed
-	Tasks          int        `json:"tasks"`
-	Succeeded      int        `json:"succeeded"`
-	Running        int        `json:"running"`
-	FailedAttempts int        `json:"failedAttempts"`
-	Progress       float64    `json:"progress"` // 0..1, succeeded tasks / tasks
-	SReq           float64    `json:"sReq"`
-	Utility        float64    `json:"utility"`
-	Slots          int        `json:"slots"`
-	Diagnostics    string     `json:"diagnostics,omitempty"`
-	Output         string     `json:"output,omitempty"`
+	ID             string     `json:"id"`                    // the DAG id (dag_0001, …)
+	Name           string     `json:"name"`                  // the spec's name
+	State          string     `json:"state"`                 // SUBMITTED, RUNNING, SUCCEEDED, FAILED or KILLED
+	Group          string     `json:"group"`                 // the ContainerGroup its tasks run in
+	Submitted      time.Time  `json:"submitted"`             // when the AM accepted it
+	Finished       *time.Time `json:"finished,omitempty"`    // when it ended
+	Goal           *time.Time `json:"goal,omitempty"`        // the completion-time goal's deadline (the spec's goal)
+	GoalStatus     string     `json:"goalStatus,omitempty"`  // on track, at risk, met, missed
+	Tasks          int        `json:"tasks"`                 // tasks in all vertices
+	Succeeded      int        `json:"succeeded"`             // tasks that succeeded
+	Running        int        `json:"running"`               // attempts running now
+	FailedAttempts int        `json:"failedAttempts"`        // attempts that failed (killed losers and preempted attempts are not failures)
+	Progress       float64    `json:"progress"`              // 0..1, succeeded tasks / tasks
+	SReq           float64    `json:"sReq"`                  // resource-aware scheduling: the slots the DAG needs to meet its goal (0 unless ebb.scheduler.scheme=ras)
+	Utility        float64    `json:"utility"`               // resource-aware scheduling: the DAG's utility in the current plan (0 unless ras)
+	Slots          int        `json:"slots"`                 // resource-aware scheduling: the slots the plan gives it (0 unless ras)
+	Diagnostics    string     `json:"diagnostics,omitempty"` // why it failed or was killed, or what happened on the way (memory retries)
+	Output         string     `json:"output,omitempty"`      // where its sinks committed (or will commit)
 	// Compacted: the AM keeps only this summary of a finished DAG
 	// (ebb.am.dag.retained.count); its page comes from the history.
 	Compacted bool `json:"compacted,omitempty"`
@@ -57,17 +58,17 @@ type DAG struct {
 
 // Backups are a DAG's backup attempts and how their races ended.
 type Backups struct {
-	Launched int `json:"launched"`
-	Won      int `json:"won"`  // the backup finished first
-	Lost     int `json:"lost"` // the original finished first
+	Launched int `json:"launched"` // backups started
+	Won      int `json:"won"`      // the backup finished first
+	Lost     int `json:"lost"`     // the original finished first
 }
 
 // DAGDetail is GET api/v1/dags/{id}.
 type DAGDetail struct {
 	DAG
-	Vertices []Vertex  `json:"vertices"`
-	Edges    []Edge    `json:"edges"`
-	Attempts []Attempt `json:"attempts"`
+	Vertices []Vertex  `json:"vertices"` // its vertices in the spec's order
+	Edges    []Edge    `json:"edges"`    // its edges
+	Attempts []Attempt `json:"attempts"` // its attempts (filtered by ?vertex=, ?limit=)
 	// AttemptsTotal counts the attempts that matched before ?limit= kept
 	// only the latest (a big DAG's page polls without copying thousands).
 	AttemptsTotal int `json:"attemptsTotal"`
@@ -90,73 +91,73 @@ func filterOf(r *http.Request) attemptFilter {
 
 // Vertex is one vertex's task counts.
 type Vertex struct {
-	Name      string `json:"name"`
-	Tasks     int    `json:"tasks"`
-	Succeeded int    `json:"succeeded"`
-	Running   int    `json:"running"`
-	Queued    int    `json:"queued"`
-	Waiting   int    `json:"waiting"`
-	MemoryMB  int64  `json:"memoryMB"`
-	Depth     int    `json:"depth"`
+	Name      string `json:"name"`      // the vertex name
+	Tasks     int    `json:"tasks"`     // its parallelism
+	Succeeded int    `json:"succeeded"` // tasks that succeeded
+	Running   int    `json:"running"`   // attempts running now
+	Queued    int    `json:"queued"`    // tasks ready and waiting for a worker
+	Waiting   int    `json:"waiting"`   // tasks whose inputs are not ready yet
+	MemoryMB  int64  `json:"memoryMB"`  // memory each task asks for
+	Depth     int    `json:"depth"`     // longest path from a source vertex (the graph's layer)
 }
 
 // Edge joins two vertices.
 type Edge struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-	Type string `json:"type"`
+	From string `json:"from"` // the producer vertex
+	To   string `json:"to"`   // the consumer vertex
+	Type string `json:"type"` // scatter-gather, one-to-one or broadcast
 }
 
 // Attempt is one execution of a task.
 type Attempt struct {
-	ID           string            `json:"id"`
-	Vertex       string            `json:"vertex"`
-	Task         int               `json:"task"`
-	Number       int               `json:"number"`
-	MemoryMB     int64             `json:"memoryMB"` // asked for: more than the vertex's after a kill for memory
-	State        string            `json:"state"`
-	Worker       string            `json:"worker"`
-	Container    string            `json:"container"`
-	Node         string            `json:"node"`
-	Start        time.Time         `json:"start"`
-	End          *time.Time        `json:"end,omitempty"`
-	DurationSecs float64           `json:"durationSecs"`
-	ExitCode     int               `json:"exitCode"`
-	Diagnostics  string            `json:"diagnostics,omitempty"`
-	Logs         map[string]string `json:"logs,omitempty"` // stdout, stderr, worker: URLs relative to the UI root or absolute
+	ID           string            `json:"id"`                    // the attempt id: DAG, vertex, task index and attempt number
+	Vertex       string            `json:"vertex"`                // its vertex
+	Task         int               `json:"task"`                  // its task index in the vertex, from 0
+	Number       int               `json:"number"`                // its attempt number, from 0 (AM attempt k numbers from (k-1)×1000)
+	MemoryMB     int64             `json:"memoryMB"`              // asked for: more than the vertex's after a kill for memory
+	State        string            `json:"state"`                 // RUNNING, SUCCEEDED, FAILED or KILLED
+	Worker       string            `json:"worker"`                // the worker that runs or ran it
+	Container    string            `json:"container"`             // that worker's container
+	Node         string            `json:"node"`                  // that worker's node
+	Start        time.Time         `json:"start"`                 // when the worker took it
+	End          *time.Time        `json:"end,omitempty"`         // when it ended
+	DurationSecs float64           `json:"durationSecs"`          // run time so far, or in all once ended
+	ExitCode     int               `json:"exitCode"`              // the task program's exit code once ended
+	Diagnostics  string            `json:"diagnostics,omitempty"` // why it failed or was killed
+	Logs         map[string]string `json:"logs,omitempty"`        // stdout, stderr, worker: URLs relative to the UI root or absolute
 	// Speculative: a backup attempt for a straggler; Loser: killed because
 	// the other attempt of its task finished first (not a failure).
 	Speculative bool `json:"speculative,omitempty"`
-	Loser       bool `json:"loser,omitempty"`
+	Loser       bool `json:"loser,omitempty"` // killed: the other attempt of its task finished first
 }
 
 // Group is one ContainerGroup and its autoscaler.
 type Group struct {
-	Name            string  `json:"name"`
-	Kind            string  `json:"kind"`
-	State           string  `json:"state"` // STABLE, SCALE_OUT, SCALE_IN
-	Autoscaled      bool    `json:"autoscaled"`
-	UsagePercent    float64 `json:"usagePercent"`
-	OutThreshold    int     `json:"scaleOutThresholdPercent"`
-	InThreshold     int     `json:"scaleInThresholdPercent"`
-	WorkersWanted   int     `json:"workersWanted"`
-	Workers         int     `json:"workers"`
-	WorkersPending  int     `json:"workersPending"`
-	WorkersDraining int     `json:"workersDraining"`
-	Nodes           int     `json:"nodes"`
-	NodesDraining   int     `json:"nodesDraining"`
-	QueuedAttempts  int     `json:"queuedAttempts"`
-	RunningAttempts int     `json:"runningAttempts"`
-	TaskMB          int64   `json:"taskMB"`
-	OfferedMB       int64   `json:"offeredMB"`
-	WorkerMemoryMB  int64   `json:"workerMemoryMB"`
+	Name            string  `json:"name"`                     // the group name (the DAG spec's containerGroup.name)
+	Kind            string  `json:"kind"`                     // its ContainerKind: groups of one kind may recycle workers
+	State           string  `json:"state"`                    // STABLE, SCALE_OUT, SCALE_IN
+	Autoscaled      bool    `json:"autoscaled"`               // mr3.enable.auto.scaling is on for it
+	UsagePercent    float64 `json:"usagePercent"`             // memory of running attempts over memory the workers offer, as the autoscaler sees it (the window's average or maximum)
+	OutThreshold    int     `json:"scaleOutThresholdPercent"` // mr3.auto.scale.out.threshold.percent in force
+	InThreshold     int     `json:"scaleInThresholdPercent"`  // mr3.auto.scale.in.threshold.percent in force
+	WorkersWanted   int     `json:"workersWanted"`            // workers the group asks its world for
+	Workers         int     `json:"workers"`                  // registered workers taking attempts
+	WorkersPending  int     `json:"workersPending"`           // workers asked for and not registered yet
+	WorkersDraining int     `json:"workersDraining"`          // workers being emptied or stopped
+	Nodes           int     `json:"nodes"`                    // nodes holding its workers
+	NodesDraining   int     `json:"nodesDraining"`            // nodes a scale-in is emptying
+	QueuedAttempts  int     `json:"queuedAttempts"`           // attempts waiting for a worker
+	RunningAttempts int     `json:"runningAttempts"`          // attempts running on its workers
+	TaskMB          int64   `json:"taskMB"`                   // memory of its running attempts
+	OfferedMB       int64   `json:"offeredMB"`                // memory its workers offer to attempts
+	WorkerMemoryMB  int64   `json:"workerMemoryMB"`           // memory each worker offers (the spec's workerMemoryMB, or ebb's choice)
 	// SizedByEbb: the DAG left workerMemoryMB out and ebb chose it.
 	SizedByEbb bool `json:"workerMemorySizedByEbb"`
 	// Preemption: containers the RM warned of, the AM gave back before
 	// the kill, and the RM killed (-102).
 	PreemptWarned    int `json:"preemptionWarned"`
-	PreemptGivenBack int `json:"preemptionGivenBack"`
-	PreemptLost      int `json:"preemptionLost"`
+	PreemptGivenBack int `json:"preemptionGivenBack"` // warned containers the AM gave back before the kill
+	PreemptLost      int `json:"preemptionLost"`      // containers the RM killed by preemption (exit -102)
 	// SlowStartKilled: gathering consumers the AM killed to break a
 	// slow-start stall (core/stall.go).
 	SlowStartKilled int `json:"slowStartKilled"`
@@ -165,74 +166,116 @@ type Group struct {
 // GroupDetail is GET api/v1/groups/{name}: the chart's data.
 type GroupDetail struct {
 	Group
-	Usage       []core.UsagePoint `json:"usage"`
-	Transitions []Transition      `json:"transitions"`
-	Moves       []Move            `json:"moves"`
+	Usage       []core.UsagePoint `json:"usage"`       // samples for the autoscaler chart, oldest first
+	Transitions []Transition      `json:"transitions"` // its autoscaler state changes
+	Moves       []Move            `json:"moves"`       // workers recycled to or from it
 }
 
 // Node is one node: YARN's figure (containers) beside ebb's (tasks).
 type Node struct {
-	ID          string   `json:"id"`
-	CapacityMB  int64    `json:"capacityMB"`
+	ID          string   `json:"id"`          // the node (host:port of its NodeManager, or a local virtual node)
+	CapacityMB  int64    `json:"capacityMB"`  // the node's memory
 	ContainerMB int64    `json:"containerMB"` // YARN's allocated memory: this AM's containers
 	TaskMB      int64    `json:"taskMB"`      // ebb's: memory of running attempts
 	Packing     string   `json:"packing"`     // high, medium, low (by task memory)
-	Workers     int      `json:"workers"`
-	Draining    bool     `json:"draining"`
-	Groups      []string `json:"groups"`
+	Workers     int      `json:"workers"`     // this AM's workers on it
+	Draining    bool     `json:"draining"`    // a scale-in is emptying it
+	Groups      []string `json:"groups"`      // the groups whose workers run on it
 	// State is the node's state as the cluster reports it (RUNNING,
 	// DECOMMISSIONING, UNHEALTHY, LOST, ...); DrainBy, for a
 	// decommissioning node, when the cluster kills what still runs there.
 	State   string     `json:"state"`
-	DrainBy *time.Time `json:"drainBy,omitempty"`
+	DrainBy *time.Time `json:"drainBy,omitempty"` // a decommissioning node's deadline
 }
 
 // Worker is one ContainerWorker.
 type Worker struct {
-	ID        string         `json:"id"`
-	Group     string         `json:"group"`
-	Kind      string         `json:"kind"`
-	Node      string         `json:"node"`
-	Container string         `json:"container"`
-	MemoryMB  int64          `json:"memoryMB"` // offered to attempts
-	TaskMB    int64          `json:"taskMB"`   // used by running attempts
-	Running   []string       `json:"running"`
-	Outputs   map[string]int `json:"outputs"` // outputs held, per DAG id
-	Draining  bool           `json:"draining"`
-	Stopping  bool           `json:"stopping"`
-	RecycleTo string         `json:"recycleTo,omitempty"`
-	WorkerLog string         `json:"workerLog,omitempty"`
+	ID        string         `json:"id"`                  // the worker id
+	Group     string         `json:"group"`               // its group
+	Kind      string         `json:"kind"`                // its group's kind
+	Node      string         `json:"node"`                // its node
+	Container string         `json:"container"`           // its container
+	MemoryMB  int64          `json:"memoryMB"`            // offered to attempts
+	TaskMB    int64          `json:"taskMB"`              // used by running attempts
+	Running   []string       `json:"running"`             // ids of the attempts it runs
+	Outputs   map[string]int `json:"outputs"`             // outputs held, per DAG id
+	Draining  bool           `json:"draining"`            // it takes no new attempts (its node is being emptied)
+	Stopping  bool           `json:"stopping"`            // the AM told it to stop
+	RecycleTo string         `json:"recycleTo,omitempty"` // the group it is being handed to (recycling)
+	WorkerLog string         `json:"workerLog,omitempty"` // a link to its log
 }
 
 // Transition is one autoscaler state change.
 type Transition struct {
-	At     time.Time `json:"at"`
-	Group  string    `json:"group"`
-	From   string    `json:"from"`
-	To     string    `json:"to"`
-	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`     // when
+	Group  string    `json:"group"`  // the group
+	From   string    `json:"from"`   // the state before: STABLE, SCALE_OUT or SCALE_IN
+	To     string    `json:"to"`     // the state after
+	Reason string    `json:"reason"` // why, in the autoscaler's words (usage, thresholds, workers)
 }
 
 // Move is a worker recycled from one group to another.
 type Move struct {
-	At     time.Time `json:"at"`
-	Worker string    `json:"worker"`
-	From   string    `json:"from"`
-	To     string    `json:"to"`
+	At     time.Time `json:"at"`     // when
+	Worker string    `json:"worker"` // the worker
+	From   string    `json:"from"`   // the group it left
+	To     string    `json:"to"`     // the group it joined
 }
 
-func (u *UI) apiRoutes() {
-	u.mux.HandleFunc("GET /api/v1/overview", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v), true }))
-	u.mux.HandleFunc("GET /api/v1/dags", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v).DAGs, true }))
-	u.mux.HandleFunc("GET /api/v1/dags/{id}", apiHandler(u, func(v View, r *http.Request) (any, bool) { return u.dagDetail(v, r.PathValue("id"), filterOf(r)) }))
-	u.mux.HandleFunc("GET /api/v1/groups", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v).Groups, true }))
-	u.mux.HandleFunc("GET /api/v1/groups/{name}", apiHandler(u, func(v View, r *http.Request) (any, bool) { return u.groupDetail(v, r.PathValue("name")) }))
-	u.mux.HandleFunc("GET /api/v1/workers", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.workers(v), true }))
-	u.mux.HandleFunc("GET /api/v1/nodes", apiHandler(u, func(v View, _ *http.Request) (any, bool) { return u.overview(v).Nodes, true }))
-	u.mux.HandleFunc("GET /api/v1/attempts/{id}", apiHandler(u, func(v View, r *http.Request) (any, bool) {
-		a, ok := v.Attempt(r.PathValue("id"))
-		return u.attemptAt(a, v.Now()), ok
-	}))
+// APIRoute is one route of the JSON API, for its reference
+// (docs/reference/api.md is generated from apiRoutes).
+type APIRoute struct {
+	Path string // served for GET
+	Doc  string
+	// Body is a zero value of what it answers: its JSON fields are the
+	// route's contract.
+	Body any
+}
+
+type apiRoute struct {
+	APIRoute
+	get func(u *UI, v View, r *http.Request) (any, bool)
+}
+
+// apiRoutes is the API: every route, what it answers and how.
+var apiRoutes = []apiRoute{
+	{APIRoute{"/api/v1/overview", "The application, its DAGs, groups, nodes, recent autoscaler transitions and worker moves.", Overview{}},
+		func(u *UI, v View, _ *http.Request) (any, bool) { return u.overview(v), true }},
+	{APIRoute{"/api/v1/dags", "The DAGs (`ebb dag status --json` prints it).", []DAG{}},
+		func(u *UI, v View, _ *http.Request) (any, bool) { return u.overview(v).DAGs, true }},
+	{APIRoute{"/api/v1/dags/{id}", "One DAG with its vertices, edges and attempts; `?vertex=NAME` keeps one vertex's attempts, `?limit=N` the latest N.", DAGDetail{}},
+		func(u *UI, v View, r *http.Request) (any, bool) {
+			return u.dagDetail(v, r.PathValue("id"), filterOf(r))
+		}},
+	{APIRoute{"/api/v1/groups", "The ContainerGroups and their autoscalers.", []Group{}},
+		func(u *UI, v View, _ *http.Request) (any, bool) { return u.overview(v).Groups, true }},
+	{APIRoute{"/api/v1/groups/{name}", "One group with its usage samples (the chart's data), transitions and moves.", GroupDetail{}},
+		func(u *UI, v View, r *http.Request) (any, bool) { return u.groupDetail(v, r.PathValue("name")) }},
+	{APIRoute{"/api/v1/workers", "The ContainerWorkers.", []Worker{}},
+		func(u *UI, v View, _ *http.Request) (any, bool) { return u.workers(v), true }},
+	{APIRoute{"/api/v1/nodes", "The nodes holding workers: YARN's figures beside ebb's.", []Node{}},
+		func(u *UI, v View, _ *http.Request) (any, bool) { return u.overview(v).Nodes, true }},
+	{APIRoute{"/api/v1/attempts/{id}", "One attempt.", Attempt{}},
+		func(u *UI, v View, r *http.Request) (any, bool) {
+			a, ok := v.Attempt(r.PathValue("id"))
+			return u.attemptAt(a, v.Now()), ok
+		}},
+}
+
+// APIRoutes returns the JSON API's routes, for its reference.
+func APIRoutes() []APIRoute {
+	out := make([]APIRoute, len(apiRoutes))
+	for i, r := range apiRoutes {
+		out[i] = r.APIRoute
+	}
+	return out
+}
+
+func (u *UI) registerAPI() {
+	for _, rt := range apiRoutes {
+		get := rt.get
+		u.mux.HandleFunc("GET "+rt.Path, apiHandler(u, func(v View, r *http.Request) (any, bool) { return get(u, v, r) }))
+	}
 }
 
 // apiHandler answers one API route: 404 when the thing is unknown, 503

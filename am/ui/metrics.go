@@ -27,10 +27,6 @@ func (u *UI) metrics(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, []byte(b.String()))
 }
 
-func help(b *strings.Builder, name, typ, text string) {
-	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, typ)
-}
-
 // writeBackups sums speculative execution's backup attempts over the DAGs
 // the AM still lists (compacted ones too).
 func writeBackups(b *strings.Builder, dags []DAG) {
@@ -42,8 +38,7 @@ func writeBackups(b *strings.Builder, dags []DAG) {
 			s.Lost += d.Backups.Lost
 		}
 	}
-	help(b, "ebb_speculative_attempts_total", "counter",
-		"Backup attempts for stragglers (ebb.speculation.enabled): launched, won (the backup finished first, the original was killed) and lost (the original finished first, the backup was killed).")
+	WriteHelp(b, "ebb_speculative_attempts_total")
 	fmt.Fprintf(b, "ebb_speculative_attempts_total{outcome=\"launched\"} %d\n", s.Launched)
 	fmt.Fprintf(b, "ebb_speculative_attempts_total{outcome=\"won\"} %d\n", s.Won)
 	fmt.Fprintf(b, "ebb_speculative_attempts_total{outcome=\"lost\"} %d\n", s.Lost)
@@ -55,7 +50,7 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 	for _, d := range o.DAGs {
 		counts[d.State]++
 	}
-	help(b, "ebb_dags", "gauge", "DAGs by state.")
+	WriteHelp(b, "ebb_dags")
 	for _, st := range []string{"SUBMITTED", "RUNNING", "SUCCEEDED", "FAILED", "KILLED"} {
 		fmt.Fprintf(b, "ebb_dags{state=%q} %d\n", st, counts[st])
 	}
@@ -67,18 +62,18 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 			whole = append(whole, d)
 		}
 	}
-	help(b, "ebb_dag_tasks", "gauge", "Tasks per DAG by state (succeeded, running, other).")
+	WriteHelp(b, "ebb_dag_tasks")
 	for _, d := range whole {
 		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"succeeded\"} %d\n", d.ID, d.Name, d.Succeeded)
 		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"running\"} %d\n", d.ID, d.Name, d.Running)
 		fmt.Fprintf(b, "ebb_dag_tasks{dag=%q,name=%q,state=\"total\"} %d\n", d.ID, d.Name, d.Tasks)
 	}
-	help(b, "ebb_dag_failed_attempts_total", "counter", "Failed attempts per DAG.")
+	WriteHelp(b, "ebb_dag_failed_attempts_total")
 	for _, d := range whole {
 		fmt.Fprintf(b, "ebb_dag_failed_attempts_total{dag=%q} %d\n", d.ID, d.FailedAttempts)
 	}
 	writeBackups(b, o.DAGs)
-	help(b, "ebb_vertex_tasks", "gauge", "Tasks per vertex by state.")
+	WriteHelp(b, "ebb_vertex_tasks")
 	for _, d := range v.DAGs() {
 		for _, vs := range d.Vertices {
 			fmt.Fprintf(b, "ebb_vertex_tasks{dag=%q,vertex=%q,state=\"succeeded\"} %d\n", d.ID, vs.Name, vs.Succeeded)
@@ -87,31 +82,29 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 		}
 	}
 	u.writeDurations(b, v)
-	help(b, "ebb_group_workers", "gauge", "Workers per ContainerGroup.")
+	WriteHelp(b, "ebb_group_workers")
 	for _, g := range o.Groups {
 		fmt.Fprintf(b, "ebb_group_workers{group=%q} %d\n", g.Name, g.Workers)
 	}
-	help(b, "ebb_group_usage_percent", "gauge", "Memory of running attempts / memory workers offer.")
+	WriteHelp(b, "ebb_group_usage_percent")
 	for _, g := range o.Groups {
 		fmt.Fprintf(b, "ebb_group_usage_percent{group=%q} %.1f\n", g.Name, g.UsagePercent)
 	}
-	help(b, "ebb_group_queued_attempts", "gauge", "Attempts waiting for a worker.")
+	WriteHelp(b, "ebb_group_queued_attempts")
 	for _, g := range o.Groups {
 		fmt.Fprintf(b, "ebb_group_queued_attempts{group=%q} %d\n", g.Name, g.QueuedAttempts)
 	}
-	help(b, "ebb_group_preempted_containers_total", "counter",
-		"Containers per ContainerGroup the ResourceManager warned it would preempt, the AM gave back before the kill, and the RM killed.")
+	WriteHelp(b, "ebb_group_preempted_containers_total")
 	for _, g := range o.Groups {
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"warned\"} %d\n", g.Name, g.PreemptWarned)
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"given_back\"} %d\n", g.Name, g.PreemptGivenBack)
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"lost\"} %d\n", g.Name, g.PreemptLost)
 	}
-	help(b, "ebb_group_slowstart_killed_attempts_total", "counter",
-		"Consumer attempts gathering inputs under slow start that the AM killed so that their queued producers could run (a slow-start stall).")
+	WriteHelp(b, "ebb_group_slowstart_killed_attempts_total")
 	for _, g := range o.Groups {
 		fmt.Fprintf(b, "ebb_group_slowstart_killed_attempts_total{group=%q} %d\n", g.Name, g.SlowStartKilled)
 	}
-	help(b, "ebb_autoscaler_transitions_total", "counter", "Autoscaler state changes by group, change and reason (numbers in the reason replaced by N).")
+	WriteHelp(b, "ebb_autoscaler_transitions_total")
 	byReason := map[string]int{}
 	var keys []string
 	for _, t := range o.Transitions {
@@ -124,16 +117,16 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 	for _, k := range keys {
 		fmt.Fprintf(b, "ebb_autoscaler_transitions_total{%s} %d\n", k, byReason[k])
 	}
-	help(b, "ebb_worker_moves_total", "counter", "Workers recycled from one group to another.")
+	WriteHelp(b, "ebb_worker_moves_total")
 	fmt.Fprintf(b, "ebb_worker_moves_total %d\n", len(o.Moves))
-	help(b, "ebb_nodes", "gauge", "Nodes holding workers.")
+	WriteHelp(b, "ebb_nodes")
 	fmt.Fprintf(b, "ebb_nodes %d\n", len(o.Nodes))
 }
 
 // writeDurations is the histogram of ended attempts' run times, per
 // vertex, over the attempts the journal holds.
 func (u *UI) writeDurations(b *strings.Builder, v View) {
-	help(b, "ebb_attempt_duration_seconds", "histogram", "Run time of ended attempts.")
+	WriteHelp(b, "ebb_attempt_duration_seconds")
 	for _, d := range v.DAGs() {
 		dv, ok := v.DAGView(d.ID)
 		if !ok {

@@ -50,16 +50,16 @@ type Source interface {
 
 // AppInfo describes the application in the page header.
 type AppInfo struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	User  string `json:"user"`
-	Queue string `json:"queue"`
+	ID    string `json:"id"`    // the application id (YARN's, or local_… for a local AM)
+	Name  string `json:"name"`  // the application name (`ebb submit --name`)
+	User  string `json:"user"`  // the user the application runs as
+	Queue string `json:"queue"` // the YARN queue the RM placed it in ("" locally)
 	// Priority is the application's YARN priority as submitted
 	// (ebb.am.priority); "" when the queue's default applies.
 	Priority string    `json:"priority,omitempty"`
-	Attempt  int       `json:"attempt"`
-	World    string    `json:"world"` // local, yarn
-	Started  time.Time `json:"started"`
+	Attempt  int       `json:"attempt"` // the AM attempt, from 1; above 1 after an AM restart (recovery)
+	World    string    `json:"world"`   // local, yarn
+	Started  time.Time `json:"started"` // when this AM attempt started
 	// Finished is set when the pages show a saved, ended application.
 	Finished time.Time `json:"finished,omitzero"`
 }
@@ -135,7 +135,7 @@ func (u *UI) routes() {
 	m.HandleFunc("GET /logs/{container}/{file}", u.localLog)
 	m.HandleFunc("GET /static/{file}", serveAsset)
 	m.HandleFunc("GET /metrics", u.metrics)
-	u.apiRoutes()
+	u.registerAPI()
 }
 
 // read takes a view within the request's lifetime, bounded so a stuck loop

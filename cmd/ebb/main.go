@@ -22,6 +22,9 @@ func main() {
 	root := newRoot()
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ebb:", err)
+		if hint := docHint(err); hint != "" {
+			fmt.Fprintln(os.Stderr, "ebb: see", hint)
+		}
 		var ee *exitError
 		if errors.As(err, &ee) {
 			os.Exit(ee.code)
@@ -39,7 +42,12 @@ it scales out when memory utilisation is high, packs work onto few nodes, and gi
 nodes back when utilisation is low, without losing intermediate data a running DAG needs.
 
 Run a DAG on the embedded local cluster (no Hadoop needed):
-  ebb local run examples/wordcount.yaml`,
+  ebb local run examples/wordcount.yaml
+
+Documentation, by reader, is under docs/ in the repository: start with
+docs/getting-started.md; operators read docs/operators.md; the DAG format is
+docs/dags.md (also "ebb help dags"), every key docs/reference/config.md (also
+"ebb help keys"), every command docs/reference/cli.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -62,6 +70,10 @@ Run a DAG on the embedded local cluster (no Hadoop needed):
 		newUICmd(),
 		newVersionCmd(),
 	)
+	root.AddCommand(newHelpTopics()...)
+	// Shell completion (ebb completion bash|zsh|fish|powershell) is
+	// cobra's; made here so the command reference lists it.
+	root.InitDefaultCompletionCmd()
 	return root
 }
 

@@ -50,7 +50,7 @@ func newSimCmd() *cobra.Command {
 virtual time, once per policy, over the same jobs, and reports node-hours, cost, job completion
 times, slowdown against the static reference, goal attainment, utilisation and the lower bound
 (sum of task memory x duration / node memory). Policies: static-N, mr3, ebb, spark-da, k8s-ca,
-ras and fair-slots-K. See sim/README.md for the models.`,
+ras and fair-slots-K. See docs/simulation.md for the models and how to read a report.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)

@@ -8,5 +8,5 @@
 // script's smallest case on the test run's minicluster.
 //
 // The benchmarks themselves are too slow for the test command; their
-// results go in the README's benchmark sections.
+// latest results go in docs/benchmarks.md.
 package bench
