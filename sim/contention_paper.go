@@ -4,7 +4,7 @@ import "github.com/ebb-am/ebb/dag"
 
 // The RAS experiment's hardware (issue 25): on the paper's nodes (two
 // cores, 2 GB, one 7200 rpm disk, Linux 2.6.17) over-commitment costs.
-// Every constant is sourced in sim/README.md ("the model's parameters")
+// Every constant is sourced in docs/simulation.md (the RAS experiment)
 // and was fixed before the experiments ran; Policy.PaperHardware turns
 // the model on (ras and fair-slots-K), so the autoscaling policies keep
 // plain processor sharing.

@@ -16,7 +16,7 @@ type Result struct {
 // (≤ 0: GOMAXPROCS), and returns the results in the policies' order. Each
 // replay holds its own copy of the cluster's and the core's state, so
 // memory grows with parallel (the 24k-job day: 354 MB with all six
-// default policies at once; sim/README.md, Speed). Each replay owns
+// default policies at once; docs/benchmarks.md). Each replay owns
 // its core, cloud and clock and only reads jobs, so replays run side by
 // side (TestRunAllMatchesRun holds that under -race); done, if not nil, is
 // called as each one ends, from its goroutine.

@@ -24,7 +24,7 @@ func docHint(err error) string {
 	)
 	switch {
 	case errors.Is(err, conf.ErrNoYARNSite):
-		return docsRef("getting-started.md#your-first-run-on-yarn")
+		return docsRef("getting-started.md#run-a-dag-on-yarn")
 	case errors.As(err, &krb):
 		return docsRef("operators.md#kerberos")
 	case errors.As(err, &spec):

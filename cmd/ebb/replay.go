@@ -18,7 +18,7 @@ func newReplayCmd() *cobra.Command {
 		Use:   "replay FILE",
 		Short: "Feed an AM's recorded events through the core again and print its actions",
 		Long: `ebb replay reads an event log (ebb.am.event.log.enabled: events.log under the local root, or
-events-<attempt>.log in the application's staging directory on HDFS), builds the core the AM ran
+<ebb.history.dir>/<app>/events-<attempt>.log on HDFS), builds the core the AM ran
 with from the log's header, feeds it the recorded events at their recorded times, and prints each
 action the core hands out, one line each, as the live AM recorded them. With --recorded it prints
 the live AM's action lines instead, so that

@@ -26,6 +26,12 @@ func CLI(root *cobra.Command) string {
 }
 
 func writeCommand(b *strings.Builder, c *cobra.Command) {
+	if c.IsAdditionalHelpTopicCommand() {
+		// A help topic's text is a page of its own (docs/dags.md, the
+		// key reference): named here, not copied.
+		b.WriteString("## " + c.Root().Name() + " help " + c.Name() + "\n\n" + c.Short + "\n\n")
+		return
+	}
 	b.WriteString("## " + c.CommandPath() + "\n\n")
 	if c.Hidden {
 		b.WriteString("*Internal: run by YARN containers and the local world, not by people.*\n\n")
