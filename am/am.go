@@ -36,6 +36,11 @@ type Options struct {
 	FS fsys.Lister
 	// OutputRoot is where DAGs without an output commit their results.
 	OutputRoot string
+	// DefaultFS is the cluster's default file system (hdfs://host:port; ""
+	// locally): a DAG's hdfs:///path, with no NameNode named, means a path
+	// there, as a Hadoop path does (Path.makeQualified). It is made whole
+	// when the DAG is accepted, so the AM and every worker read the same.
+	DefaultFS string
 	// Recovery, when set, keeps a recovery log (recovery.go).
 	Recovery *Recovery
 	// Committer stages, promotes and aborts DAG outputs (nil: package

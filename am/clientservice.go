@@ -175,7 +175,7 @@ type SubmitRequest struct {
 // record is durable.
 func (a *AM) Submit(ctx context.Context, r SubmitRequest) (string, error) {
 	name := specName(r)
-	spec, out, err := resolveSpec(r)
+	spec, out, err := resolveSpec(r, a.opts.DefaultFS)
 	if err != nil {
 		return "", err
 	}
@@ -252,12 +252,15 @@ func specName(r SubmitRequest) string {
 
 // resolveSpec parses and validates a DAG and resolves its relative inputs
 // and output against the client's directory.
-func resolveSpec(r SubmitRequest) (*dag.Spec, string, error) {
+func resolveSpec(r SubmitRequest, defaultFS string) (*dag.Spec, string, error) {
 	spec, err := dag.Parse(specName(r), r.Spec)
 	if err != nil {
 		return nil, "", err
 	}
 	resolve := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, "hdfs:///"); ok && strings.HasPrefix(defaultFS, "hdfs://") {
+			return strings.TrimSuffix(defaultFS, "/") + "/" + rest
+		}
 		if p == "" || strings.Contains(p, "://") || filepath.IsAbs(p) || r.BaseDir == "" {
 			return p
 		}

@@ -89,7 +89,7 @@ func (a *AM) record(recs ...recoverylog.Record) {
 // Recover resumes the DAGs of an earlier attempt from its recovery log.
 // Call it before Run.
 func (a *AM) Recover(records []recoverylog.Record, o core.RecoverOptions) error {
-	dags, warns := RecoveredDAGs(records)
+	dags, warns := RecoveredDAGs(records, a.opts.DefaultFS)
 	for _, w := range warns {
 		a.log.Warn("recovery: " + w)
 	}
@@ -184,8 +184,9 @@ func recoveredPlans(records []recoverylog.Record) map[string]outputPlan {
 }
 
 // RecoveredDAGs turns the log's records into the Core's recovered DAGs,
-// in the order they were accepted; warns lists records it could not use.
-func RecoveredDAGs(records []recoverylog.Record) ([]core.RecoveredDAG, []string) {
+// in the order they were accepted (hdfs:/// paths made whole on defaultFS,
+// as Submit did); warns lists records it could not use.
+func RecoveredDAGs(records []recoverylog.Record, defaultFS string) ([]core.RecoveredDAG, []string) {
 	var order []string
 	byID := map[string]*core.RecoveredDAG{}
 	var warns []string
@@ -193,7 +194,7 @@ func RecoveredDAGs(records []recoverylog.Record) ([]core.RecoveredDAG, []string)
 		switch {
 		case r.DAGAccepted != nil:
 			x := r.DAGAccepted
-			spec, _, err := resolveSpec(SubmitRequest{Spec: x.Spec, SpecName: x.SpecName, BaseDir: x.BaseDir})
+			spec, _, err := resolveSpec(SubmitRequest{Spec: x.Spec, SpecName: x.SpecName, BaseDir: x.BaseDir}, defaultFS)
 			if err != nil {
 				warns = append(warns, fmt.Sprintf("DAG %s: its spec no longer reads: %v", x.DAG, err))
 				continue

@@ -39,7 +39,7 @@ func TestRecoveredDAGsFromRecords(t *testing.T) {
 		{DAGEnded: &recoverylog.DAGEnded{DAG: "dag_0002", State: "KILLED", Diagnostics: "killed by client", FinishUnixMs: 3000}},
 		{TaskSucceeded: &recoverylog.TaskSucceeded{DAG: "dag_0009", Vertex: "map", Task: 0, Attempt: "x"}},
 	}
-	dags, warns := RecoveredDAGs(recs)
+	dags, warns := RecoveredDAGs(recs, "")
 	if len(dags) != 2 || dags[0].ID != "dag_0001" || dags[1].ID != "dag_0002" {
 		t.Fatalf("dags %+v", dags)
 	}
@@ -102,7 +102,7 @@ func TestTornLogRecoversEveryEarlierDAGAndTask(t *testing.T) {
 	if err != nil || torn == nil {
 		t.Fatalf("Open: %v, torn %v; want the cut reported", err, torn)
 	}
-	dags, warns := RecoveredDAGs(got)
+	dags, warns := RecoveredDAGs(got, "")
 	if len(warns) != 0 {
 		t.Fatalf("warnings %v", warns)
 	}
