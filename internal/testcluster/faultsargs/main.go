@@ -1,0 +1,28 @@
+// Command faultsargs prints the minicluster launcher arguments of the
+// fault-injection cluster (testcluster.EnvFaultsConfDir), for
+// EBB_MINICLUSTER_ARGS: one place for them, read by scripts/test.sh.
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+func main() {
+	const rm = "yarn.resourcemanager."
+	sets := []string{
+		// Restart and failover keep the applications: the RM recovers
+		// them from a state store both RMs share, and work-preserving
+		// recovery keeps their running containers.
+		rm + "recovery.enabled=true",
+		rm + "store.class=org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore",
+		// On the local disk, not in HDFS: the NameNode is restarted too.
+		rm + "fs.state-store.uri=file://${hadoop.tmp.dir}/rmstore",
+		rm + "work-preserving-recovery.enabled=true",
+		// A recovered RM waits this long for the NodeManagers' container
+		// reports before scheduling anew (Hadoop's default 10000).
+		rm + "work-preserving-recovery.scheduling-wait-ms=3000",
+	}
+	// Two RMs (rm0 active, rm1 standby) imply --restartable.
+	fmt.Println("--resourcemanagers=2 --set " + strings.Join(sets, " --set "))
+}
