@@ -295,7 +295,8 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 	amrm, _ := s.creds.TokenOfKind(yarnrpc.KindAMRMToken)
 	a := s.a
 	s.w = yarn.New(yarn.Options{
-		RM: yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, rc, timeouts), yarnclient.RMRetry(rc)), NM: yarn.NewNMPort(timeouts),
+		RM:        yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, rc, timeouts), yarnclient.RMRetry(rc)).Logging(s.log.Warnf),
+		NM:        yarn.NewNMPort(timeouts),
 		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), InitialAllocation: c.Duration("ebb.am.rm.heartbeat.initial.interval.ms"),
 		Host: s.host, Port: int32(port), TrackingURL: tracking,
 		FinalTrackingURL: yarn.FinalTrackingURL(RMWebapp(c), app),

@@ -132,6 +132,9 @@ type rmRing struct {
 	jitter func() float64
 	after  func(time.Duration) <-chan time.Time
 	now    func() time.Time
+	// logf, when set, tells of the first retry of a call, every tenth,
+	// and of the answer that ends them.
+	logf func(format string, args ...any)
 
 	mu  sync.Mutex
 	cur int
@@ -164,6 +167,9 @@ func (g *rmRing) do(ctx context.Context, call func(i int) error) error {
 		i := g.current()
 		err := call(i)
 		if err == nil || ctx.Err() != nil || !retriesAtRM(err) {
+			if tries > 1 && g.logf != nil {
+				g.logf("yarn: ResourceManager %s answered after %d tries in %s", g.addrs[i], tries, g.now().Sub(start).Round(time.Millisecond))
+			}
 			return err
 		}
 		var wait time.Duration
@@ -179,6 +185,9 @@ func (g *rmRing) do(ctx context.Context, call func(i int) error) error {
 				return &RMUnreachableError{Addrs: g.addrs, Tries: tries, Waited: g.now().Sub(start), Bound: g.retry.bound(false), Last: err}
 			}
 			wait = g.retry.Interval
+		}
+		if g.logf != nil && (tries == 1 || tries%10 == 0) {
+			g.logf("yarn: ResourceManager %s: %v; try %d, the next in %s (bound: %s)", g.addrs[i], err, tries, wait.Round(time.Millisecond), g.retry.bound(ha))
 		}
 		if wait > 0 {
 			select {

@@ -32,6 +32,14 @@ func NewHARMPort(clients []*yarnrpc.AMRMClient, r Retry) RMPort {
 	return RMPort{ring: newRMRing(addrs, r), clients: clients}
 }
 
+// Logging makes the port tell logf of its retries (see rmRing.logf).
+func (p RMPort) Logging(logf func(format string, args ...any)) RMPort {
+	if p.ring != nil {
+		p.ring.logf = logf
+	}
+	return p
+}
+
 // do runs call at the RM the ring says, or at C.
 func (p RMPort) do(ctx context.Context, call func(c *yarnrpc.AMRMClient) error) error {
 	if p.ring == nil {

@@ -22,6 +22,15 @@ func main() {
 		// A recovered RM waits this long for the NodeManagers' container
 		// reports before scheduling anew (Hadoop's default 10000).
 		rm + "work-preserving-recovery.scheduling-wait-ms=3000",
+		// How every client of the RM (ebb's gateway and AM, the NMs)
+		// outlasts the restart and the failover: Hadoop's defaults wait
+		// 30 s between failovers and 15 minutes in all, longer than a test
+		// may take; these keys are read by ebb from the cluster's
+		// yarn-site.xml as on a production cluster.
+		"yarn.client.failover-sleep-base-ms=200",
+		"yarn.client.failover-sleep-max-ms=1000",
+		rm + "connect.retry-interval.ms=500",
+		rm + "connect.max-wait.ms=120000",
 	}
 	// Two RMs (rm0 active, rm1 standby) imply --restartable.
 	fmt.Println("--resourcemanagers=2 --set " + strings.Join(sets, " --set "))
