@@ -234,11 +234,11 @@ func TestYarnRMRestartWorkPreserving(t *testing.T) {
 
 // TestYarnRMFailoverSession is item 2: a session AM runs a DAG when the
 // active RM is stopped; for a while no RM is active, and meanwhile a new
-// `ebb submit`, an `ebb dag submit` to the session and an `ebb dag
-// status` are asked; then the standby is made active (a manual failover).
-// The AM's and the gateway's clients fail over to it: both DAGs succeed
-// with no attempt re-run, the three commands succeed, and `ebb kill` and
-// `ebb clean` work after.
+// `ebb submit`, an `ebb dag submit` to the session, an `ebb dag status`,
+// an `ebb kill` of another session and an `ebb clean` are asked; then the
+// standby is made active (a manual failover). The AM's and the gateway's
+// clients fail over to it: both DAGs succeed with no attempt re-run, the
+// five commands succeed, and `ebb kill` and `ebb clean` work after.
 func TestYarnRMFailoverSession(t *testing.T) {
 	y, ctl := newFaultsTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -258,6 +258,12 @@ func TestYarnRMFailoverSession(t *testing.T) {
 	}
 	id := y.appID(out)
 	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
+	// A second session, to be killed while no RM is active.
+	out, err = y.ebb(ctx, append([]string{"submit", "--detach", "--name", "rm-failover-victim"}, sets...)...)
+	if err != nil {
+		t.Fatalf("starting the session to kill: %v\n%s", err, out)
+	}
+	victim := y.appID(out)
 	// The second DAG's group has bigger workers: it needs new containers,
 	// which only an AM that resynced with the new active RM gets.
 	dagSubmit := func(name, group string, mb, secs int) (string, error) {
@@ -277,7 +283,10 @@ func TestYarnRMFailoverSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Gateway commands while no RM is active.
-	during := map[string]chan submitted{"ebb submit": make(chan submitted, 1), "ebb dag submit": make(chan submitted, 1), "ebb dag status": make(chan submitted, 1)}
+	during := map[string]chan submitted{}
+	for _, c := range []string{"ebb submit", "ebb dag submit", "ebb dag status", "ebb kill", "ebb clean"} {
+		during[c] = make(chan submitted, 1)
+	}
 	go func() {
 		out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", "rm-failover-second"}, sets...)...)
 		during["ebb submit"] <- submitted{out, err}
@@ -289,6 +298,14 @@ func TestYarnRMFailoverSession(t *testing.T) {
 	go func() {
 		out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
 		during["ebb dag status"] <- submitted{out, err}
+	}()
+	go func() {
+		out, err := y.ebb(ctx, "kill", victim.String())
+		during["ebb kill"] <- submitted{out, err}
+	}()
+	go func() {
+		out, err := y.ebb(ctx, "clean")
+		during["ebb clean"] <- submitted{out, err}
 	}()
 	time.Sleep(rmDown) // the fault's length, an input of the test
 	activating := time.Now()
@@ -353,6 +370,9 @@ func TestYarnRMFailoverSession(t *testing.T) {
 	}
 	if r := y.report(id); r.Attempt != 1 {
 		t.Errorf("session AM attempt %d, want 1: the failover cost the AM its attempt", r.Attempt)
+	}
+	if r := y.report(victim); r.State != yarn.StateKilled {
+		t.Errorf("the session killed during the failover is %s, want KILLED", r.State)
 	}
 
 	// After the failover: ebb kill (the session submitted during it and
