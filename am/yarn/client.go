@@ -34,6 +34,9 @@ func NewHAClient(addrs []string, user string, opts ...yarnrpc.Option) *Client {
 // defaults, HadoopRetry, until set); call it before the first call.
 func (c *Client) SetRetry(r Retry) { c.rms.ring.retry = r }
 
+// SetRetryLog makes the client tell logf of its retries (nil: silent).
+func (c *Client) SetRetryLog(logf func(format string, args ...any)) { c.rms.ring.logf = logf }
+
 // Close ends the connections.
 func (c *Client) Close() error { return c.rms.close() }
 
