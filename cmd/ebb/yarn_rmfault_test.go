@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
@@ -170,12 +172,50 @@ func (y *yarnTest) attemptsRerun(id yarn.AppID, tasks map[string]int) int {
 	return rerun
 }
 
-// TestYarnRMRestartWorkPreserving is item 1: the active RM is stopped
-// while four map attempts run, stays away rmDown, and comes back from its
-// state store. The AM, told it is not registered, registers again and
-// re-sends its table; the DAG succeeds with no attempt re-run and the same
-// AM attempt; the following `ebb submit` and an `ebb dag status` asked
-// while the RM was away both outlast it; the tracking URL answers after.
+// oneRMView writes a copy of the cluster's conf dir as a cluster with
+// the one RM id and no HA would have it, and returns it: ebb's gateway
+// commands and, through the configuration they stage, its AM then use
+// the one-RM retry (yarn.resourcemanager.connect.*), not failover.
+func oneRMView(t *testing.T, dir, id string) string {
+	t.Helper()
+	view := filepath.Join(t.TempDir(), "conf")
+	if err := os.MkdirAll(view, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"core-site.xml", "hdfs-site.xml"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(view, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	props, err := testcluster.ReadSite(filepath.Join(dir, "yarn-site.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	props["yarn.resourcemanager.ha.enabled"] = "false"
+	for _, k := range []string{"address", "scheduler.address", "admin.address", "webapp.address", "resource-tracker.address"} {
+		props["yarn.resourcemanager."+k] = props["yarn.resourcemanager."+k+"."+id]
+	}
+	var b bytes.Buffer
+	if err := conf.WriteXML(&b, props); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(view, "yarn-site.xml"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return view
+}
+
+// TestYarnRMRestartWorkPreserving is item 1, as a cluster with one RM
+// sees it (oneRMView): the RM is stopped while four map attempts run,
+// stays away rmDown, and comes back from its state store. The AM, told it
+// is not registered, registers again and re-sends its table; the DAG
+// succeeds with no attempt re-run and the same AM attempt; the following
+// `ebb submit` and an `ebb dag status` asked while the RM was away both
+// outlast it; the tracking URL answers after.
 func TestYarnRMRestartWorkPreserving(t *testing.T) {
 	y, ctl := newFaultsTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -184,6 +224,7 @@ func TestYarnRMRestartWorkPreserving(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	y.confDir = oneRMView(t, y.confDir, rm)
 	marker := filepath.Join(t.TempDir(), "resynced")
 	spec := y.writeDAG(fmt.Sprintf(rmFaultDAG, "rm-restart", "g", 512, y.fs.URL(y.dir+"/out"), 1200, marker))
 	id, followed := y.submitFollowed(ctx, "rm-restart", append([]string{spec}, amSets...)...)
@@ -222,13 +263,13 @@ func TestYarnRMRestartWorkPreserving(t *testing.T) {
 	if ds[0].State != "RUNNING" || ds[0].Running != 4 {
 		t.Errorf("after the resync the DAG is %s with %d running tasks, want RUNNING with its 4", ds[0].State, ds[0].Running)
 	}
-	touch(t, marker) // the map tasks may end now
-
+	// The DAG runs until the marker: the status command meets a running AM.
 	st := <-status
 	t.Logf("ebb dag status asked while %s was away (%v):\n%s", rm, st.err, st.out)
 	if st.err != nil || !strings.Contains(st.out, "dag_0001") {
 		t.Errorf("ebb dag status during the restart: %v, want the DAG's status once the RM was back", st.err)
 	}
+	touch(t, marker) // the map tasks may end now
 	res := <-followed
 	y.wantSucceeded(t, id, res, false)
 	y.resyncedWhileRunning(id, r, "dag_0001")
@@ -241,6 +282,10 @@ func TestYarnRMRestartWorkPreserving(t *testing.T) {
 	}
 	if got := strings.Join(strings.Fields(string(b)), " "); got != rmFaultResult {
 		t.Errorf("result %q, want %q", got, rmFaultResult)
+	}
+	// The AM waited as a one-RM client does.
+	if l := y.amLog(id); !strings.Contains(l, "bound: yarn.resourcemanager.connect.max-wait.ms=") {
+		t.Errorf("the AM's log tells of no one-RM retry (yarn.resourcemanager.connect.*) while the RM was away")
 	}
 	rerun := y.attemptsRerun(id, map[string]int{"map": 4, "sink": 1})
 	t.Logf("attempts re-run: %d", rerun)
@@ -335,7 +380,6 @@ func TestYarnRMFailoverSession(t *testing.T) {
 	r := y.waitReregistered(id, 60*time.Second)
 	t.Logf("failover time: the AM re-registered at %s %s after it was asked to become active, %s after %s was stopped (%s held, %s live at the RM, %s surplus released)",
 		to, r.at.Sub(activating).Round(time.Millisecond), r.at.Sub(stopped).Round(time.Millisecond), from, r.held, r.live, r.surplus)
-	touch(t, marker) // the map tasks may end now
 	var second yarn.AppID
 	for name, ch := range during {
 		r := <-ch
@@ -347,6 +391,8 @@ func TestYarnRMFailoverSession(t *testing.T) {
 			second = y.appID(r.out)
 		}
 	}
+	// The DAGs run until the marker: the commands met a running AM.
+	touch(t, marker)
 
 	// Both DAGs of the session succeed; read through the new RM's proxy.
 	api := proxyAPI(ctl, to, id)
