@@ -171,7 +171,7 @@ func (g *rmRing) do(ctx context.Context, call func(i int) error) error {
 	for tries := 1; ; tries++ {
 		i := g.current()
 		err := call(i)
-		if err == nil || ctx.Err() != nil || !retriesAtRM(err) {
+		if err == nil || ctx.Err() != nil || !retriesAtRM(err, ha) {
 			if tries > 1 && g.logf != nil {
 				g.logf("yarn: ResourceManager %s answered after %d tries in %s", g.addrs[i], tries, g.now().Sub(start).Round(time.Millisecond))
 			}
@@ -204,11 +204,19 @@ func (g *rmRing) do(ctx context.Context, call func(i int) error) error {
 	}
 }
 
-// retriesAtRM: err is no answer from the RM (refused, reset, timed out),
-// or one that says to try again or elsewhere (RetriableException, a
-// standby's StandbyException). A failed SASL handshake, a protocol error
-// or the caller's own deadline is final, as is any other remote answer.
-func retriesAtRM(err error) bool {
+// retriesAtRM: err is no answer from the RM (refused, reset), or one
+// that says to try again or elsewhere (RetriableException, a standby's
+// StandbyException). An RM that took the connection and did not answer
+// within its timeout (ipc.client.connect.timeout, ipc.client.rpc-timeout.ms)
+// is failed over under HA, as Hadoop does; with one RM that is final, so a
+// hung RM is reported within the timeout, naming its key. A failed SASL
+// handshake, a protocol error or the caller's own deadline is final, as is
+// any other remote answer.
+func retriesAtRM(err error, ha bool) bool {
+	var te *yarnrpc.TimeoutError
+	if errors.As(err, &te) {
+		return ha
+	}
 	var re *yarnrpc.RemoteError
 	if errors.As(err, &re) {
 		return re.Class == standbyException || re.Retriable()

@@ -77,6 +77,22 @@ func TestRetryStopsAtFinalErrors(t *testing.T) {
 	}
 }
 
+// An RM that took the call and did not answer in time: with one RM the
+// timeout is the answer (it names its key); under HA the call fails over.
+func TestRetryTimeoutFailsOverOnlyUnderHA(t *testing.T) {
+	timeout := &yarnrpc.TimeoutError{Addr: "rm1:8032", Op: "call getApplicationReport", After: time.Second, Key: "ipc.client.rpc-timeout.ms", Err: context.DeadlineExceeded}
+	one := newRMRing([]string{"rm1:8032"}, HadoopRetry())
+	instant(one)
+	if at, err := runRing(one, timeout); len(at) != 1 || !errors.Is(err, timeout) {
+		t.Errorf("one RM: %d calls, %v; want the timeout after one call", len(at), err)
+	}
+	ha := newRMRing([]string{"rm1:8032", "rm2:8032"}, HadoopRetry())
+	instant(ha)
+	if at, err := runRing(ha, timeout, nil); err != nil || !reflect.DeepEqual(at, []int{0, 1}) {
+		t.Errorf("HA: calls at %v, %v; want a failover to rm2 and its answer", at, err)
+	}
+}
+
 // HA: the first failover at once, then base·2^n up to the maximum (times
 // the jitter factor, 1 here); failovers alternate between the RMs and the
 // ring remembers the one that answered.
