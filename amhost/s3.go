@@ -1,6 +1,7 @@
 package amhost
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/s3fs"
+	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -54,27 +56,13 @@ func withS3Resolver(r commit.Resolver, st *s3fs.Store) commit.Resolver {
 	}
 }
 
-// S3Secrets are the fs.s3a.* keys c holds (from any layer), as the
-// secrets of a Hadoop Credentials: how they reach the AM and the workers,
-// as tokens do, never through a command line, an environment or a log.
-func S3Secrets(c *conf.Config) []yarnrpc.NamedSecret {
-	var out []yarnrpc.NamedSecret
-	for _, k := range c.Keys() {
-		if strings.HasPrefix(k, "fs.s3a.") {
-			if v, ok := c.Raw(k); ok {
-				out = append(out, yarnrpc.NamedSecret{Alias: k, Secret: []byte(v)})
-			}
-		}
-	}
-	return out
-}
-
 // shipS3Settings gives local workers the AM's fs.s3a.* settings (--set
 // ones included), in a private credentials file under root that their
 // HADOOP_TOKEN_FILE_LOCATION names, as a NodeManager hands a container
 // its tokens. Nothing when there are none.
 func shipS3Settings(c *conf.Config, root string) (map[string]string, error) {
-	secrets := S3Secrets(c)
+	// The workers inherit the environment: only the configuration's keys.
+	secrets := yarnclient.S3Secrets(c, func(string) string { return "" })
 	if len(secrets) == 0 {
 		return nil, nil
 	}
@@ -84,4 +72,34 @@ func shipS3Settings(c *conf.Config, root string) (map[string]string, error) {
 		return nil, fmt.Errorf("writing the workers' S3 settings: %w", err)
 	}
 	return map[string]string{"HADOOP_TOKEN_FILE_LOCATION": p}, nil
+}
+
+// s3Secrets are the fs.s3a.* secrets of the AM's credentials (the
+// gateway's S3 settings, yarnclient.S3Secrets).
+func s3Secrets(creds *yarnrpc.Credentials) []yarnrpc.NamedSecret {
+	var out []yarnrpc.NamedSecret
+	for _, s := range creds.Secrets {
+		if strings.HasPrefix(s.Alias, "fs.s3a.") {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// workerCredentials is what workers' launch contexts carry: the HDFS
+// tokens (hdfs, serialized; nil on an insecure cluster) and the S3
+// settings of the AM's credentials.
+func workerCredentials(hdfs []byte, creds *yarnrpc.Credentials) []byte {
+	secrets := s3Secrets(creds)
+	if len(secrets) == 0 {
+		return hdfs
+	}
+	wc := &yarnrpc.Credentials{}
+	if len(hdfs) > 0 {
+		if parsed, err := yarnrpc.ReadCredentials(bytes.NewReader(hdfs)); err == nil {
+			wc = parsed
+		}
+	}
+	wc.Secrets = append(wc.Secrets, secrets...)
+	return wc.MarshalWritable()
 }

@@ -190,7 +190,7 @@ func (s *yarnStart) openStaging(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.fs, s.toks, s.workerT = fs, toks, workerTokens
+	s.fs, s.toks, s.workerT = fs, toks, workerCredentials(workerTokens, s.creds)
 	staging, err := fs.Path(s.env.Staging)
 	if err != nil || staging == "" {
 		staging = yarnclient.StagingDir(s.user, s.cid.Attempt.App)
@@ -383,7 +383,7 @@ func (s *yarnStart) startTokenRefresh(context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.stopRefreshFn, err = startTokenRefresh(s.log, s.c, sec, s.creds, s.env.Principal, tokenUsers{hdfs: s.toks, am: s.a, world: s.w})
+	s.stopRefreshFn, err = startTokenRefresh(s.log, s.c, sec, s.creds, s.env.Principal, tokenUsers{hdfs: s.toks, am: s.a, world: s.w, s3: s3Secrets(s.creds)})
 	return err
 }
 
