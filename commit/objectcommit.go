@@ -45,7 +45,6 @@ type objectCommit struct {
 
 func (p *objectCommit) success() string  { return path.Join(p.root, SuccessMarker) }
 func (p *objectCommit) journal() string  { return path.Join(p.staging, jobManifestName) }
-func (p *objectCommit) tempRoot() string { return path.Join(p.root, TempDir) }
 
 func (p *objectCommit) phase() (Phase, error) {
 	b, err := p.fs.ReadFile(p.success())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/ebb-am/ebb/fsys"
@@ -71,6 +72,7 @@ func (l Lister) List(pattern string) ([]fsys.FileInfo, error) {
 			out = append(out, fsys.FileInfo{Path: o.Loc.String(), Size: o.Size})
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
 
