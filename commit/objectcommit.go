@@ -43,8 +43,8 @@ type objectCommit struct {
 	output, root, id, staging string
 }
 
-func (p *objectCommit) success() string  { return path.Join(p.root, SuccessMarker) }
-func (p *objectCommit) journal() string  { return path.Join(p.staging, jobManifestName) }
+func (p *objectCommit) success() string { return path.Join(p.root, SuccessMarker) }
+func (p *objectCommit) journal() string { return path.Join(p.staging, jobManifestName) }
 
 func (p *objectCommit) phase() (Phase, error) {
 	b, err := p.fs.ReadFile(p.success())
