@@ -75,7 +75,8 @@ func s3NoPending(t *testing.T, st *s3fs.Store, b, when string) {
 // The word count from s3:// to s3:// through ebb submit on the
 // minicluster: the counts are right, _SUCCESS names the files, nothing is
 // left pending, and the secret key shows in no container's launch script
-// or log, nor in what ebb submit printed.
+// or log, nor in what ebb submit printed. A second submit into the output
+// is refused before an application is asked for.
 func TestYarnWordCountOnS3(t *testing.T) {
 	y := newYarnTest(t)
 	srv, st, b, sets := s3Gateway(t, y)
@@ -125,6 +126,16 @@ edges:
 		t.Errorf("ebb submit printed the secret key")
 	}
 	y.noS3SecretShown(id, srv.SecretKey)
+
+	// The same output again: refused by the gateway, naming it and
+	// --overwrite, before an application is asked for.
+	log, err = y.ebb(ctx, append([]string{"submit", spec}, sets...)...)
+	if err == nil || !strings.Contains(log, "s3://"+b+"/wc-out") || !strings.Contains(log, "--overwrite") {
+		t.Errorf("the second submit into s3://%s/wc-out: %v, want a refusal naming it and --overwrite:\n%s", b, err, log)
+	}
+	if appIDRe.MatchString(log) {
+		t.Errorf("the refused submit got an application:\n%s", log)
+	}
 }
 
 // noS3SecretShown looks through every launch script and log of the
