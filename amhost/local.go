@@ -18,6 +18,7 @@ import (
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/packing"
 	"github.com/ebb-am/ebb/scheduler"
 	"github.com/ebb-am/ebb/yarnclient"
@@ -56,10 +57,12 @@ func StartLocal(ctx context.Context, c *conf.Config, env LocalEnv, log *logrus.L
 	if err != nil {
 		return nil, nil, err
 	}
+	s3 := S3Store(c, nil)
 	a, err := am.New(am.Options{
 		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
+		FS:   withS3(fsys.LocalFS{}, s3),
 		Tick: 100 * time.Millisecond, WorkerHeartbeat: c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User()).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: history, DAGHistory: dagHistory,
+		OutputRoot: filepath.Join(root, "output"), Committer: commit.New(newOutputFS(yarnclient.User(), s3).resolve).AfterStep(am.CommitStepLog(log, "none", 1)), UI: localUIOptions(c, root), History: history, DAGHistory: dagHistory,
 		EventLog: events,
 	})
 	if err != nil {
@@ -78,7 +81,11 @@ func StartLocal(ctx context.Context, c *conf.Config, env LocalEnv, log *logrus.L
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := local.New(local.Options{
+	workerEnv, err := shipS3Settings(c, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := local.New(local.Options{Env: workerEnv,
 		Nodes: c.Int("ebb.local.nodes"), MaxNodes: c.Int("ebb.local.max.nodes"), NodeMB: c.Int64("ebb.local.node.memory.mb"),
 		NodeVCores: c.Int("ebb.local.node.vcores"), NodeTypes: nodeTypes, ProvisionDelay: c.Duration("ebb.local.provision.delay.ms"),
 		IdleNodeTime: c.Duration("ebb.local.node.idle.timeout.ms"), Executable: env.Executable, AMAddress: a.Addr(), Secret: secret,
@@ -116,14 +123,14 @@ func LocalRoot(c *conf.Config) (string, error) {
 // CheckLocalOutput refuses an output that holds results (without
 // overwrite) before an AM is started for nothing; the AM checks again when
 // the DAG is submitted. base resolves the spec's relative output.
-func CheckLocalOutput(spec *dag.Spec, base, output string, overwrite bool) error {
+func CheckLocalOutput(c *conf.Config, spec *dag.Spec, base, output string, overwrite bool) error {
 	if output == "" {
 		output = spec.Output
 		if p, ok := commit.LocalPath(output); ok && !filepath.IsAbs(p) && !strings.HasPrefix(output, "file://") {
 			output = filepath.Join(base, p)
 		}
 	}
-	_, err := commit.New(newOutputFS(yarnclient.User()).resolve).Check(output, overwrite || spec.Overwrite)
+	_, err := commit.New(newOutputFS(yarnclient.User(), S3Store(c, nil)).resolve).Check(output, overwrite || spec.Overwrite)
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ebb-am/ebb/commit"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/s3fs"
 )
 
 // outputFS resolves DAG output locations for the AM's committer the way
@@ -14,17 +15,24 @@ import (
 // the process (the AM's).
 type outputFS struct {
 	user string
-	mu   sync.Mutex
-	nn   map[string]*hdfsfs.FS
+	// s3 reaches s3:// and s3a:// outputs.
+	s3 *s3fs.Store
+	mu sync.Mutex
+	nn map[string]*hdfsfs.FS
 }
 
-func newOutputFS(user string) *outputFS { return &outputFS{user: user, nn: map[string]*hdfsfs.FS{}} }
+func newOutputFS(user string, s3 *s3fs.Store) *outputFS {
+	return &outputFS{user: user, s3: s3, nn: map[string]*hdfsfs.FS{}}
+}
 
 var _ commit.Resolver = (*outputFS)(nil).resolve
 
 func (o *outputFS) resolve(location string) (commit.FS, string, error) {
 	if _, ok := commit.LocalPath(location); ok {
 		return commit.LocalResolver(location)
+	}
+	if s3fs.IsS3(location) {
+		return o.s3.Resolve(location)
 	}
 	u, err := url.Parse(location)
 	if err != nil || u.Scheme != "hdfs" || u.Host == "" {

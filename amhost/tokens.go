@@ -50,6 +50,8 @@ type tokenUsers struct {
 	hdfs  *hdfsfs.Tokens // the AM's own HDFS: recovery log, staging, outputs, history
 	am    *am.AM         // running workers
 	world *yarn.World    // workers launched later
+	// s3 are the fs.s3a.* settings workers get beside their tokens.
+	s3 []yarnrpc.NamedSecret
 }
 
 // startTokenRefresh starts the refresher when the AM has a keytab (and
@@ -129,11 +131,14 @@ func checkKeytab(log *logrus.Logger, o kerberos.Options, creds *yarnrpc.Credenti
 }
 
 // install hands fresh tokens to the AM's HDFS, the running workers and
-// the launch context of workers to come. Workers get the HDFS tokens only.
+// the launch context of workers to come. Workers get the HDFS tokens and
+// the S3 settings only.
 func (to tokenUsers) install(log *logrus.Logger) func(*yarnrpc.Credentials) {
 	return func(fresh *yarnrpc.Credentials) {
 		to.hdfs.Set(fresh)
-		blob := hdfsTokens(fresh).MarshalWritable()
+		wc := hdfsTokens(fresh)
+		wc.Secrets = append(wc.Secrets, to.s3...)
+		blob := wc.MarshalWritable()
 		to.world.SetWorkerTokens(blob)
 		n := to.am.SetWorkerCredentials(blob)
 		log.Infof("ebb am: fresh delegation tokens in use by the AM, sent to %d running workers and given to workers launched from now on", n)

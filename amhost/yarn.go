@@ -190,7 +190,7 @@ func (s *yarnStart) openStaging(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.fs, s.toks, s.workerT = fs, toks, workerTokens
+	s.fs, s.toks, s.workerT = fs, toks, workerCredentials(workerTokens, s.creds)
 	staging, err := fs.Path(s.env.Staging)
 	if err != nil || staging == "" {
 		staging = yarnclient.StagingDir(s.user, s.cid.Attempt.App)
@@ -234,11 +234,12 @@ func (s *yarnStart) buildAM(context.Context) error {
 	if err != nil {
 		return err
 	}
+	s3 := S3Store(s.c, s.creds)
 	s.a, err = am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: s.secret, Log: s.log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: s.c.Duration("ebb.am.worker.heartbeat.interval.ms"),
-		FS: hdfsfs.Lister{FS: s.fs}, OutputRoot: s.fs.URL("/user/" + s.user + "/ebb-output"), DefaultFS: s.fs.URL(""), UI: uiOpts,
-		Committer: commit.New(s.fs.Resolve).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
+		FS: withS3(hdfsfs.Lister{FS: s.fs}, s3), OutputRoot: s.fs.URL("/user/" + s.user + "/ebb-output"), DefaultFS: s.fs.URL(""), UI: uiOpts,
+		Committer: commit.New(withS3Resolver(s.fs.Resolve, s3)).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
 		History:   hdfsHistory(s.c, s.fs, s.user, app.String(), s.log), HistoryEvery: time.Minute, DAGHistory: dagHist,
 		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
 	})
@@ -390,7 +391,7 @@ func (s *yarnStart) startTokenRefresh(context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.stopRefreshFn, err = startTokenRefresh(s.log, s.c, sec, s.creds, s.env.Principal, tokenUsers{hdfs: s.toks, am: s.a, world: s.w})
+	s.stopRefreshFn, err = startTokenRefresh(s.log, s.c, sec, s.creds, s.env.Principal, tokenUsers{hdfs: s.toks, am: s.a, world: s.w, s3: s3Secrets(s.creds)})
 	return err
 }
 

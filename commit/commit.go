@@ -14,8 +14,15 @@
 // submission unless the DAG asks to overwrite it, and then the old
 // contents are removed only at promotion, after success.
 //
+// On an object store (an FS that is also an ObjectFS, such as S3 in
+// package s3fs) there is no rename: sink attempts upload their files to
+// their final names as multipart uploads left pending, task commits record
+// them, and the job commit completes them and writes _SUCCESS last
+// (objectcommit.go says each step and how a crash at each is finished or
+// undone).
+//
 // Committing works over a small port, FS, found for each output location
-// by a Resolver: LocalFS here, HDFS in package hdfsfs. It is a leaf: it
+// by a Resolver: LocalFS here, HDFS in package hdfsfs, S3 in s3fs. It is a leaf: it
 // imports only the standard library, so the AM, the CLI and hdfsfs can
 // all use it.
 package commit

@@ -72,5 +72,5 @@ type SchemeError struct{ Location string }
 
 func (e *SchemeError) Error() string {
 	scheme, _, _ := strings.Cut(e.Location, "://")
-	return fmt.Sprintf("output %s: cannot commit to a %s:// location here (use a local path or an hdfs:// URL)", e.Location, scheme)
+	return fmt.Sprintf("output %s: cannot commit to a %s:// location here (use a local path, an hdfs:// or an s3:// URL)", e.Location, scheme)
 }

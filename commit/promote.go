@@ -113,6 +113,20 @@ func (e *CommittedError) Error() string {
 	return fmt.Sprintf("output %s was already committed by this DAG: its results stay", e.Output)
 }
 
+// objectCommit is the commit of stagingID into output when output is on
+// an object store (an ObjectFS), else nil.
+func (c *Committer) objectCommit(output, id string) (*objectCommit, error) {
+	fsys, root, err := c.resolve(output)
+	if err != nil {
+		return nil, err
+	}
+	ofs, ok := fsys.(ObjectFS)
+	if !ok {
+		return nil, nil
+	}
+	return &objectCommit{fs: ofs, output: output, root: root, id: id, staging: path.Join(root, TempDir, id)}, nil
+}
+
 // promotion is one DAG's promotion over one file system.
 type promotion struct {
 	fsys                         FS
@@ -133,6 +147,12 @@ func (c *Committer) promotion(output, id string) (*promotion, error) {
 // Phase reads how far the promotion of a DAG's staging id into output
 // has gone (a recovering AM asks before it resumes the DAG).
 func (c *Committer) Phase(output, stagingID string) (Phase, error) {
+	if o, err := c.objectCommit(output, stagingID); o != nil || err != nil {
+		if err != nil {
+			return NotStarted, err
+		}
+		return o.phase()
+	}
 	_, ph, err := c.promotionAt(output, stagingID)
 	return ph, err
 }
@@ -191,6 +211,12 @@ func (p *promotion) exists(q string) (bool, error) {
 // other than *CleanupError means the new output is not in place; Abort
 // then restores the old one.
 func (c *Committer) Promote(output, stagingID string, overwrite bool) error {
+	if o, err := c.objectCommit(output, stagingID); o != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		return c.promoteObjects(o, overwrite)
+	}
 	p, ph, err := c.promotionAt(output, stagingID)
 	if err != nil {
 		return err
@@ -269,6 +295,12 @@ func (p *promotion) removeAside() error {
 // for byte. Results already in output are never touched; a promotion
 // that is done cannot be aborted (*CommittedError).
 func (c *Committer) Abort(output, stagingID string, removeEmptyOutput bool) error {
+	if o, err := c.objectCommit(output, stagingID); o != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		return c.abortObjects(o)
+	}
 	p, ph, err := c.promotionAt(output, stagingID)
 	if err != nil {
 		return err

@@ -20,8 +20,9 @@ type Spec struct {
 	// or "" (the group's configured ramp).
 	Scaling string    `yaml:"scaling,omitempty" json:"scaling,omitempty"`
 	Group   GroupSpec `yaml:"containerGroup" json:"containerGroup"`
-	// Output is where the sink vertices' files are committed (a local path
-	// or an hdfs:// URL). Relative local paths are relative to the spec file.
+	// Output is where the sink vertices' files are committed (a local path,
+	// an hdfs:// or an s3:// URL). Relative local paths are relative to the
+	// spec file.
 	Output string `yaml:"output,omitempty" json:"output,omitempty"`
 	// Overwrite lets the DAG write to an output that already holds
 	// results: they are replaced by the DAG's, and only once it has
@@ -89,7 +90,7 @@ type VertexSpec struct {
 	Profile        *Profile `yaml:"profile,omitempty" json:"profile,omitempty"`
 	ShuffleProfile *Profile `yaml:"shuffleProfile,omitempty" json:"shuffleProfile,omitempty"`
 	ReduceProfile  *Profile `yaml:"reduceProfile,omitempty" json:"reduceProfile,omitempty"`
-	// Inputs are files or globs (local paths or hdfs:// URLs) split by byte
+	// Inputs are files or globs (local paths, hdfs:// or s3:// URLs) split by byte
 	// ranges across the vertex's tasks.
 	Inputs []string `yaml:"inputs,omitempty" json:"inputs,omitempty"`
 	// InputMode is how a task sees its splits: "" or "stream" (a named

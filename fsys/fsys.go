@@ -49,3 +49,20 @@ func (LocalFS) List(pattern string) ([]FileInfo, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
+
+// Schemes sends each pattern to the Lister of its URL scheme ("s3" for
+// s3://...), and any other (a plain path, or a scheme not in the map) to
+// Default.
+type Schemes struct {
+	ByScheme map[string]Lister
+	Default  Lister
+}
+
+func (s Schemes) List(pattern string) ([]FileInfo, error) {
+	if scheme, _, ok := strings.Cut(pattern, "://"); ok {
+		if l, found := s.ByScheme[scheme]; found {
+			return l.List(pattern)
+		}
+	}
+	return s.Default.List(pattern)
+}

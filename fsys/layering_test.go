@@ -10,7 +10,7 @@ import (
 // attempts never compile the AM (its core, its gRPC server, its worlds).
 func TestLeafPackagesDoNotDependOnTheAM(t *testing.T) {
 	const module = "github.com/ebb-am/ebb/"
-	for _, leaf := range []string{"fsys", "commit", "hdfsfs", "worker", "task", "amclient"} {
+	for _, leaf := range []string{"fsys", "commit", "hdfsfs", "s3fs", "worker", "task", "amclient"} {
 		for _, p := range deps(t, module+leaf) {
 			if p == module+"am" || strings.HasPrefix(p, module+"am/") {
 				t.Errorf("%s depends on %s: leaf packages must not import the AM", leaf, p)

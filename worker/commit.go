@@ -25,6 +25,9 @@ func commitOutputs(ctx context.Context, fss *filesystems, outputDir, commitDir, 
 	if err != nil {
 		return err
 	}
+	if s, ok := fsys.(s3Files); ok {
+		return commitToObjects(ctx, s.st, outputDir, commitDir, attemptID, taskIndex)
+	}
 	tmpRoot := path.Join(root, "_temporary")
 	tmp := path.Join(tmpRoot, attemptID)
 	// Leftovers of an interrupted commit of this attempt would make

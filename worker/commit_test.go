@@ -81,8 +81,8 @@ func TestKilledCommitLeavesNothing(t *testing.T) {
 }
 
 func TestCommitRejectsUnknownScheme(t *testing.T) {
-	if err := commitOutputs(context.Background(), &filesystems{}, t.TempDir(), "s3://bucket/x", "a", 0); err == nil {
-		t.Error("commit to s3:// succeeded; want an error naming the scheme")
+	if err := commitOutputs(context.Background(), &filesystems{}, t.TempDir(), "gs://bucket/x", "a", 0); err == nil {
+		t.Error("commit to gs:// succeeded; want an error naming the scheme")
 	}
 }
 

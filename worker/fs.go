@@ -14,6 +14,7 @@ import (
 
 	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/internal/lockorder"
+	"github.com/ebb-am/ebb/s3fs"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -39,6 +40,8 @@ type filesystems struct {
 	// retired clients were opened with tokens since replaced; attempts may
 	// still read through them, so they close with the worker.
 	retired []*hdfs.Client
+	// s3 reaches s3:// and s3a:// locations (s3.go).
+	s3 *s3fs.Store
 }
 
 // resolve returns the file system of location and the path inside it.
@@ -50,8 +53,15 @@ func (f *filesystems) resolve(location string) (fileSystem, string, error) {
 		}
 		return localFS{}, location, nil
 	}
+	if u.Scheme == "s3" || u.Scheme == "s3a" {
+		st, err := f.s3Store()
+		if err != nil {
+			return nil, "", err
+		}
+		return s3Files{st}, location, nil
+	}
 	if u.Scheme != "hdfs" {
-		return nil, "", fmt.Errorf("%s: unsupported scheme %q (use a local path or hdfs://)", location, u.Scheme)
+		return nil, "", fmt.Errorf("%s: unsupported scheme %q (use a local path, hdfs:// or s3://)", location, u.Scheme)
 	}
 	if u.Host == "" {
 		return nil, "", fmt.Errorf("%s: hdfs:// needs a namenode host:port", location)

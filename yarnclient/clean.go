@@ -55,6 +55,14 @@ func (c *Client) Clean(ctx context.Context, now time.Time) ([]Cleaned, error) {
 				continue
 			}
 			p := root + "/" + e.Name
+			// Output commits its AM left unsettled go first: the
+			// recovery log that names them goes with the directory.
+			settled, err := c.settleEndedOutputs(fs, yarn.AppReport{ID: id, User: c.user})
+			c.Settled = append(c.Settled, settled...)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: settling its unsettled output commits (its staging directory stays): %w", id, err))
+				continue
+			}
 			if err := fs.RemoveAll(p); err != nil {
 				errs = append(errs, err)
 				continue

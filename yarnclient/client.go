@@ -88,9 +88,12 @@ type Options struct {
 
 // Client is one user's gateway to ebb on one cluster.
 type Client struct {
-	conf   *conf.Config
-	user   string
-	binary string
+	// Settled lists the output commits RemoveStaging settled after their
+	// application ended, one line each, for the command to print.
+	Settled []string
+	conf    *conf.Config
+	user    string
+	binary  string
 	// hashCache: Options.HashCache.
 	hashCache string
 	rm        RM

@@ -32,8 +32,8 @@ const (
 // amCredentials is the AM container's token file: the delegation tokens
 // (a Credentials blob, or nil on an insecure cluster) with files added as
 // secret keys. No files: the tokens as they are.
-func amCredentials(tokens []byte, files map[string][]byte) ([]byte, error) {
-	if len(files) == 0 {
+func amCredentials(tokens []byte, files map[string][]byte, secrets []yarnrpc.NamedSecret) ([]byte, error) {
+	if len(files) == 0 && len(secrets) == 0 {
 		return tokens, nil
 	}
 	creds := &yarnrpc.Credentials{}
@@ -48,6 +48,7 @@ func amCredentials(tokens []byte, files map[string][]byte) ([]byte, error) {
 			creds.Secrets = append(creds.Secrets, yarnrpc.NamedSecret{Alias: InlineAliasPrefix + name, Secret: data})
 		}
 	}
+	creds.Secrets = append(creds.Secrets, secrets...)
 	return creds.MarshalWritable(), nil
 }
 

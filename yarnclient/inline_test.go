@@ -14,7 +14,7 @@ import (
 func TestInlineFilesRoundTrip(t *testing.T) {
 	tok := yarnrpc.NamedToken{Alias: "nn", Token: yarnrpc.Token{Identifier: []byte("id"), Kind: yarnrpc.KindHDFSDelegationToken, Service: "nn"}}
 	tokens := (&yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{tok}}).MarshalWritable()
-	blob, err := amCredentials(tokens, map[string][]byte{StagedConf: []byte("<configuration/>"), StagedDAG: []byte("name: x\n")})
+	blob, err := amCredentials(tokens, map[string][]byte{StagedConf: []byte("<configuration/>"), StagedDAG: []byte("name: x\n")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestInlineFilesRoundTrip(t *testing.T) {
 		}
 	}
 	// No files: the tokens unchanged, and nothing to write.
-	if same, _ := amCredentials(tokens, nil); string(same) != string(tokens) {
+	if same, _ := amCredentials(tokens, nil, nil); string(same) != string(tokens) {
 		t.Errorf("no files changed the tokens")
 	}
 	if names, err := WriteInlineFiles(&yarnrpc.Credentials{Tokens: []yarnrpc.NamedToken{tok}}, t.TempDir()); err != nil || len(names) != 0 {

@@ -57,8 +57,16 @@ func (c *Client) appUser(rep yarn.AppReport) string {
 
 // RemoveStaging removes an ended application's staging directory. The AM
 // removes it when it unregisters; an AM that died or was killed cannot.
+// First the output commits its recovery log shows unsettled are settled
+// (settleEndedOutputs; Settled says which): the log goes with the
+// directory, and nothing else would ever settle them.
 func (c *Client) RemoveStaging(rep yarn.AppReport) error {
 	return c.withFS(func(fs Store) error {
+		settled, err := c.settleEndedOutputs(fs, rep)
+		c.Settled = append(c.Settled, settled...)
+		if err != nil {
+			return fmt.Errorf("%s ended with output commits unsettled, and settling them failed (its staging directory stays; ebb kill %s tries again): %w", rep.ID, rep.ID, err)
+		}
 		return fs.RemoveAll(StagingDir(c.appUser(rep), rep.ID))
 	})
 }

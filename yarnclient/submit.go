@@ -12,6 +12,7 @@ import (
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/s3fs"
 )
 
 // SubmitOptions say what to submit.
@@ -110,7 +111,7 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 		if err != nil {
 			return fmt.Errorf("delegation tokens for %s: %w", id, err)
 		}
-		if app.AM.Tokens, err = amCredentials(tokens, inline); err != nil {
+		if app.AM.Tokens, err = amCredentials(tokens, inline, S3Secrets(c.conf, nil)); err != nil {
 			return err
 		}
 		if err := c.rm.Submit(ctx, app); err != nil {
@@ -167,7 +168,7 @@ func (c *Client) stage(fs Store, id yarn.AppID, spec []byte, o SubmitOptions, ha
 		return nil
 	}
 	var xml bytes.Buffer
-	if err := conf.WriteXML(&xml, c.conf.Effective()); err != nil {
+	if err := conf.WriteXML(&xml, withoutS3Secrets(c.conf.Effective())); err != nil {
 		return app, nil, err
 	}
 	if err := put(StagedConf, 0o600, xml.Bytes(), ""); err != nil {
@@ -290,6 +291,13 @@ func (c *Client) checkOutput(d *dag.Spec, o SubmitOptions) error {
 	if out == "" {
 		out = d.Output
 	}
+	if s3fs.IsS3(out) {
+		// Refused here, before an application (and a container) is
+		// asked for; the AM checks again when the DAG is submitted.
+		st := s3fs.NewStore(c.conf.Raw)
+		_, err := commit.New(st.Resolve).Check(out, o.Overwrite || d.Overwrite)
+		return err
+	}
 	if !strings.HasPrefix(out, "hdfs://") {
 		return nil
 	}
@@ -306,7 +314,7 @@ func ClusterPathWarnings(d *dag.Spec, output string) []string {
 	var out []string
 	for _, v := range d.Vertices {
 		for _, in := range v.Inputs {
-			if !strings.HasPrefix(in, "hdfs://") {
+			if !strings.HasPrefix(in, "hdfs://") && !s3fs.IsS3(in) {
 				out = append(out, fmt.Sprintf("vertex %s input %q is not an hdfs:// URL: the AM lists it on a cluster node", v.Name, in))
 			}
 		}
@@ -314,7 +322,7 @@ func ClusterPathWarnings(d *dag.Spec, output string) []string {
 	if output == "" {
 		output = d.Output
 	}
-	if output != "" && !strings.HasPrefix(output, "hdfs://") {
+	if output != "" && !strings.HasPrefix(output, "hdfs://") && !s3fs.IsS3(output) {
 		out = append(out, fmt.Sprintf("output %q is not an hdfs:// URL: workers write it on the cluster nodes they run on", output))
 	}
 	return out

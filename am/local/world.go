@@ -44,6 +44,8 @@ type Options struct {
 	// AMAddress and Secret are what workers connect with.
 	AMAddress string
 	Secret    string
+	// Env is added to every worker's environment.
+	Env map[string]string
 	// Root holds every worker's working and log directories.
 	Root string
 	// LogRollKB and LogRollCount roll each worker's worker.log, as on
@@ -190,6 +192,9 @@ func (w *World) start(now time.Time, id string) {
 		"--log-roll-kb", strconv.FormatInt(w.o.LogRollKB, 10), "--log-roll-count", strconv.Itoa(w.o.LogRollCount)}
 	cmd := exec.Command(w.o.Executable, args...)
 	cmd.Env = append(os.Environ(), "EBB_SECRET="+w.o.Secret)
+	for k, v := range w.o.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	for k, v := range g.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -353,6 +358,9 @@ func (w *World) AMWorkerCommand(a core.StartAMWorker) (*exec.Cmd, error) {
 		"--log-roll-kb", strconv.FormatInt(w.o.LogRollKB, 10), "--log-roll-count", strconv.Itoa(w.o.LogRollCount)}
 	cmd := exec.Command(w.o.Executable, args...)
 	cmd.Env = append(os.Environ(), "EBB_SECRET="+w.o.Secret)
+	for k, v := range w.o.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	for k, v := range a.Group.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

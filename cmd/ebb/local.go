@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,7 +96,7 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	if output == "" && parsed.Output == "" {
 		output = defaultLocalOutput(parsed.Name)
 	}
-	if output != "" {
+	if output != "" && !strings.Contains(output, "://") {
 		output, _ = filepath.Abs(output)
 	}
 	// A bad configuration is reported as such, before the output is
@@ -103,7 +104,7 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	if _, err := amconf.CoreOptions(c, "local_"); err != nil {
 		return err
 	}
-	if err := amhost.CheckLocalOutput(parsed, base, output, o.overwrite); err != nil {
+	if err := amhost.CheckLocalOutput(c, parsed, base, output, o.overwrite); err != nil {
 		return fmt.Errorf("%s: %w", o.specPath, err)
 	}
 	root, err := amhost.LocalRoot(c)

@@ -41,6 +41,9 @@ func newKillCmd() *cobra.Command {
 			if err := yc.RemoveStaging(rep); err != nil {
 				errOut.printf("ebb kill: %v\n", err)
 			}
+			for _, line := range yc.Settled {
+				out.printf("%s\n", line)
+			}
 			out.printf("application %s %s (%s)\n", id, rep.State, rep.Final)
 			return out.done(nil)
 		},
