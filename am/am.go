@@ -160,7 +160,7 @@ func New(o Options) (*AM, error) {
 	}
 	auth := secretAuth{secret: []byte(o.Secret)}
 	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
-	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat})
+	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat, lostAfter: o.Core.WorkerTimeout})
 	ebbpb.RegisterClientServer(a.srv, &clientService{am: a})
 	if o.StatusListen != "" {
 		sl, err := net.Listen("tcp", o.StatusListen)

@@ -119,7 +119,12 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 				return endedBy(err)
 			}
 		}
-		if err := commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex()); err != nil {
+		// A worker that wakes from a stop past the AM's timeout holds an
+		// attempt the AM has given to another: it must not commit.
+		if err := w.mayAct(); err != nil {
+			return endedBy(err)
+		}
+		if err := commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex(), w.mayAct); err != nil {
 			return failed("committing outputs to %s: %v", dir, err)
 		}
 	}

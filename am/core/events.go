@@ -113,8 +113,14 @@ func (c *Core) Apply(now time.Time, ev Event) Reply {
 	case WorkerRegistered:
 		r.Err = c.WorkerRegistered(now, e.Info)
 	case WorkerBeat:
+		if c.fencedBeat(e.Worker) {
+			break
+		}
 		c.WorkerHeartbeat(now, e.Worker, e.Running...)
 	case AttemptUpdated:
+		if c.fencedReport(e.Worker, e.Update.AttemptID, e.Update.Result.report()) {
+			break
+		}
 		if e.Worker != "" {
 			c.WorkerHeartbeat(now, e.Worker)
 		}

@@ -791,8 +791,14 @@ type Registered struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	WorkerId            string                 `protobuf:"bytes,1,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
 	HeartbeatIntervalMs int64                  `protobuf:"varint,2,opt,name=heartbeat_interval_ms,json=heartbeatIntervalMs,proto3" json:"heartbeat_interval_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// lost_after_ms is how long the AM waits for a message from this worker
+	// before it declares the worker lost and runs its attempts elsewhere
+	// (mr3.heartbeat.container.timeout.ms). A worker that could not send
+	// for as long (stopped, starved) must take itself as lost: it commits
+	// nothing more and exits (fencing). 0: the AM does not say.
+	LostAfterMs   int64 `protobuf:"varint,3,opt,name=lost_after_ms,json=lostAfterMs,proto3" json:"lost_after_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Registered) Reset() {
@@ -835,6 +841,13 @@ func (x *Registered) GetWorkerId() string {
 func (x *Registered) GetHeartbeatIntervalMs() int64 {
 	if x != nil {
 		return x.HeartbeatIntervalMs
+	}
+	return 0
+}
+
+func (x *Registered) GetLostAfterMs() int64 {
+	if x != nil {
+		return x.LostAfterMs
 	}
 	return 0
 }
@@ -2955,11 +2968,12 @@ const file_ebb_proto_rawDesc = "" +
 	"\x03msg\".\n" +
 	"\rCommitGranted\x12\x1d\n" +
 	"\n" +
-	"attempt_id\x18\x01 \x01(\tR\tattemptId\"]\n" +
+	"attempt_id\x18\x01 \x01(\tR\tattemptId\"\x81\x01\n" +
 	"\n" +
 	"Registered\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xb4\x05\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\x12\"\n" +
+	"\rlost_after_ms\x18\x03 \x01(\x03R\vlostAfterMs\"\xb4\x05\n" +
 	"\n" +
 	"RunAttempt\x12\x1d\n" +
 	"\n" +
