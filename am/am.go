@@ -57,6 +57,10 @@ type Options struct {
 	// EventLog, when set, records the core's events and actions
 	// (ebb.am.event.log.enabled, package eventlog); Run closes it.
 	EventLog EventLog
+	// ConfirmWithin bounds the wait to confirm, before a promotion, that
+	// this AM attempt is still the current one (supersede.go): the RM's
+	// yarn.am.liveness-monitor.expiry-interval-ms; 0 is its default.
+	ConfirmWithin time.Duration
 	// HoldAt is ebb.fault.am.hold.at for this AM attempt (faulthold.go):
 	// "" on every attempt but a crash test's first.
 	HoldAt string
@@ -71,7 +75,10 @@ type EventLog interface {
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
 // services for workers and clients, and the status page.
 type AM struct {
-	opts       Options
+	opts Options
+	// superseded, under mu, says why this AM attempt found itself
+	// replaced by the next (supersede.go); "" while it is not.
+	superseded string
 	loop       *Loop
 	core       *core.Core
 	fs         fsys.Lister
@@ -288,7 +295,10 @@ func (a *AM) dagEnded(s core.DAGStatus, detail *core.DAGView) {
 	a.settling.Add(1)
 	go func() {
 		defer a.settling.Done()
-		s := a.settleOutput(s, plan)
+		s, settled := a.settleUnlessSuperseded(s, plan)
+		if !settled {
+			return // the next AM attempt settles it; nothing is recorded
+		}
 		a.mu.Lock()
 		delete(a.outputPlans, s.ID)
 		delete(a.outputUsers, outputKey(plan.output))

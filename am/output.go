@@ -139,6 +139,10 @@ func (a *AM) settleOutput(s core.DAGStatus, plan outputPlan) core.DAGStatus {
 // and their outputs stay as they were. The workers are gone by now (the
 // loop closed the world), so no attempt commits behind it.
 func (a *AM) abandonOutputs() {
+	if r := a.supersededBy(); r != "" {
+		a.log.Warnf("this AM attempt is superseded (%s): the staged outputs of its unfinished DAGs stay for the next attempt", r)
+		return
+	}
 	a.mu.Lock()
 	plans := a.outputPlans
 	a.outputPlans, a.outputUsers = map[string]outputPlan{}, map[string]string{}

@@ -234,6 +234,10 @@ func (s *yarnStart) buildAM(context.Context) error {
 	if err != nil {
 		return err
 	}
+	liveness, err := s.c.AMLiveness()
+	if err != nil {
+		return err
+	}
 	s.a, err = am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: s.secret, Log: s.log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: s.c.Duration("ebb.am.worker.heartbeat.interval.ms"),
@@ -241,6 +245,7 @@ func (s *yarnStart) buildAM(context.Context) error {
 		Committer: commit.New(s.fs.Resolve).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
 		History:   hdfsHistory(s.c, s.fs, s.user, app.String(), s.log), HistoryEvery: time.Minute, DAGHistory: dagHist,
 		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
+		ConfirmWithin: liveness,
 	})
 	if err != nil && events != nil {
 		_ = events.Close() // nothing worth keeping was recorded

@@ -120,6 +120,8 @@ type World struct {
 	// (SetWorkerTokens); launches read them from any goroutine.
 	tokensMu sync.Mutex
 	tokens   []byte
+	// conf is what ConfirmCurrent waits on (confirm.go), under mu.
+	conf confirmState
 }
 
 // SetWorkerTokens makes tokens (a Credentials blob) the delegation tokens
@@ -277,6 +279,7 @@ func (w *World) heartbeat(ctx context.Context) {
 			}
 			w.o.Log.Warnf("yarn: heartbeat: %v", err)
 			if errors.Is(err, yarnrpc.ErrAttemptNotFound) {
+				w.noteBeat(time.Time{}, false, "the ResourceManager no longer knows this attempt")
 				w.shutdown("the ResourceManager no longer knows this attempt")
 				return
 			}
@@ -314,6 +317,9 @@ func (w *World) beat(ctx context.Context) error {
 	start := time.Now()
 	resp, err := w.o.RM.Allocate(ctx, req)
 	rtt := time.Since(start)
+	if !errors.Is(err, yarnrpc.ErrAttemptNotFound) { // that one: heartbeat notes it
+		w.noteBeat(start, err == nil, "")
+	}
 	if err != nil {
 		w.mu.Lock()
 		w.resyncs = 2 // the changes may not have arrived: send all again
