@@ -75,10 +75,7 @@ type EventLog interface {
 // AM is a running ApplicationMaster: the loop around the Core, the gRPC
 // services for workers and clients, and the status page.
 type AM struct {
-	opts Options
-	// superseded, under mu, says why this AM attempt found itself
-	// replaced by the next (supersede.go); "" while it is not.
-	superseded string
+	opts       Options
 	loop       *Loop
 	core       *core.Core
 	fs         fsys.Lister

@@ -56,25 +56,22 @@ func (a *AM) mayCommit(dag string) error {
 // supersede stops this AM attempt for good as replaced: from now on it
 // settles no output (superseded says so).
 func (a *AM) supersede(reason string) {
-	a.mu.Lock()
-	if a.superseded == "" {
-		a.superseded = reason
-	}
-	a.mu.Unlock()
+	a.loop.superseded.CompareAndSwap(nil, &reason)
 	a.log.Errorf("superseded: %s", reason)
 	a.Stop("superseded: " + reason)
 }
 
 // supersededBy says why this attempt may no longer settle outputs: it
 // found itself superseded, or its world did ("" = neither).
-func (a *AM) supersededBy() string {
-	a.mu.Lock()
-	r := a.superseded
-	a.mu.Unlock()
-	if r != "" {
-		return r
+func (a *AM) supersededBy() string { return a.loop.supersededBy() }
+
+// supersededBy is the loop's view: the AM found its attempt superseded,
+// or the world did ("" = neither).
+func (l *Loop) supersededBy() string {
+	if r := l.superseded.Load(); r != nil {
+		return *r
 	}
-	if c, ok := a.loop.world.(AttemptConfirmer); ok {
+	if c, ok := l.world.(AttemptConfirmer); ok {
 		return c.Superseded()
 	}
 	return ""

@@ -68,3 +68,30 @@ func TestConfirmCurrent(t *testing.T) {
 		}
 	})
 }
+
+// An attempt whose AMRMToken the RM refuses (the RM unregistered it when
+// it expired it) is superseded too; closing a superseded world stops and
+// releases no container: the next attempt takes them over.
+func TestSupersededWorldLeavesItsContainers(t *testing.T) {
+	h := newHarness(t)
+	h.w.WantWorkers(time.Unix(1000, 0), small, 2, nil, nil)
+	h.rm.script = []fakeAnswer{
+		{resp: AllocateResponse{ResponseID: 1, NMTokens: []NMToken{tok("n1:1")}, Allocated: []Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n1:1")}}},
+		{err: &yarnrpc.RemoteError{Class: "org.apache.hadoop.security.token.SecretManager$InvalidToken",
+			Message: "appattempt_1_0001_000001 not found in AMRMTokenSecretManager."}},
+	}
+	h.beat(t)
+	if err := h.w.beat(context.Background()); err == nil {
+		t.Fatal("the refused allocate returned nil")
+	}
+	if why := h.w.Superseded(); !strings.Contains(why, "refuses this attempt's token") {
+		t.Fatalf("Superseded = %q, want the refused token", why)
+	}
+	requests := len(h.rm.requests)
+	if err := h.w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.nm.stopped) != 0 || len(h.rm.requests) != requests {
+		t.Errorf("closing a superseded world stopped %v and sent %d allocates, want none", h.nm.stopped, len(h.rm.requests)-requests)
+	}
+}

@@ -317,7 +317,13 @@ func (w *World) beat(ctx context.Context) error {
 	start := time.Now()
 	resp, err := w.o.RM.Allocate(ctx, req)
 	rtt := time.Since(start)
-	if !errors.Is(err, yarnrpc.ErrAttemptNotFound) { // that one: heartbeat notes it
+	switch {
+	case errors.Is(err, yarnrpc.ErrAttemptNotFound): // heartbeat notes it
+	case errors.Is(err, yarnrpc.ErrInvalidToken):
+		// The RM refuses this attempt's AMRMToken: it has unregistered the
+		// attempt (expired it and started the next).
+		w.noteBeat(start, false, fmt.Sprintf("the ResourceManager refuses this attempt's token (%v)", err))
+	default:
 		w.noteBeat(start, err == nil, "")
 	}
 	if err != nil {
@@ -531,6 +537,12 @@ func (w *World) Close() error {
 		<-w.hbDone
 	}
 	w.launches.Wait()
+	if why := w.Superseded(); why != "" {
+		// The next attempt takes these containers over (kept across
+		// attempts): stopping them would kill its workers.
+		w.o.Log.Warnf("yarn: closed without stopping or releasing any container: this attempt is superseded (%s)", why)
+		return w.o.NM.Close()
+	}
 	w.mu.Lock()
 	cs := w.book.ReleaseAll()
 	w.mu.Unlock()
