@@ -278,7 +278,11 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 		return err
 	}
 	timeouts := yarnrpc.WithTimeouts(connect, call)
-	nodes, labels, err := clusterNodes(ctx, c, s.creds, s.user, timeouts, s.log)
+	rc, err := c.RMConnect()
+	if err != nil {
+		return err
+	}
+	nodes, labels, err := clusterNodes(ctx, c, s.creds, s.user, rc, timeouts, s.log)
 	if err != nil {
 		return err
 	}
@@ -296,7 +300,8 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 	amrm, _ := s.creds.TokenOfKind(yarnrpc.KindAMRMToken)
 	a := s.a
 	s.w = yarn.New(yarn.Options{
-		RM: yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, timeouts)), NM: yarn.NewNMPort(timeouts),
+		RM:        yarn.NewHARMPort(amrmClients(c.RMSchedulerAddresses(), amrm, rc, timeouts), yarnclient.RMRetry(rc)).Logging(s.log.Warnf),
+		NM:        yarn.NewNMPort(timeouts),
 		Heartbeat: c.Duration("mr3.am.rm.heartbeat.interval.ms"), InitialAllocation: c.Duration("ebb.am.rm.heartbeat.initial.interval.ms"),
 		Host: s.host, Port: int32(port), TrackingURL: tracking,
 		FinalTrackingURL: yarn.FinalTrackingURL(RMWebapp(c), app),
@@ -330,8 +335,10 @@ func (s *yarnStart) inAM() yarn.InAM {
 // clusterNodes lists the cluster's NodeManagers and node labels once, at
 // start. Labels that cannot be listed are not known: nothing is then
 // refused for its label (the RM still refuses an unknown one).
-func clusterNodes(ctx context.Context, c *conf.Config, creds *yarnrpc.Credentials, user string, timeouts yarnrpc.Option, log *logrus.Logger) ([]yarn.NodeReport, yarn.Labels, error) {
-	rmc := yarn.NewHAClient(c.RMAddresses(), user, timeouts)
+func clusterNodes(ctx context.Context, c *conf.Config, creds *yarnrpc.Credentials, user string, rc conf.RMConnect, timeouts yarnrpc.Option, log *logrus.Logger) ([]yarn.NodeReport, yarn.Labels, error) {
+	addrs := c.RMAddresses()
+	rmc := yarn.NewHAClient(addrs, user, append(yarnclient.RMConnectOptions(rc, len(addrs)), timeouts)...)
+	rmc.SetRetry(yarnclient.RMRetry(rc))
 	if rmTok, ok := creds.TokenOfKind(yarnrpc.KindRMDelegationToken); ok {
 		// A secure cluster: no Kerberos here, the client's RM token instead.
 		rmc = yarn.NewTokenClient(c.RMAddress(), rmTok, timeouts)
@@ -435,7 +442,8 @@ func lastAttempt(attempt int32, maxEnv string, c *conf.Config) bool {
 
 // amrmClients is one ApplicationMasterProtocol client per RM (several
 // under RM HA); the AMRMToken is valid at each.
-func amrmClients(addrs []string, amrm yarnrpc.Token, opts ...yarnrpc.Option) []*yarnrpc.AMRMClient {
+func amrmClients(addrs []string, amrm yarnrpc.Token, rc conf.RMConnect, opts ...yarnrpc.Option) []*yarnrpc.AMRMClient {
+	opts = append(yarnclient.RMConnectOptions(rc, len(addrs)), opts...)
 	out := make([]*yarnrpc.AMRMClient, 0, len(addrs))
 	for _, a := range addrs {
 		out = append(out, yarnrpc.NewAMRMClient(a, amrm, opts...))

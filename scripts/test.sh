@@ -155,6 +155,14 @@ start_background gpu EBB_TEST_GPU_HADOOP_CONF_DIR \
 --set yarn.scheduler.capacity.root.default.accessible-node-labels=labelled --set yarn.scheduler.capacity.root.default.accessible-node-labels.labelled.capacity=100" \
   scripts/minicluster/start.sh
 
+# Faults (issue 33): two ResourceManagers (HA, manual failover through the
+# launcher's control channel), RM recovery from a file-system state store,
+# work-preserving, and daemons a test can stop and start
+# (internal/testcluster/faultsargs, testcluster.Control). The tests that
+# restart its daemons hold it exclusively.
+start_background faults EBB_TEST_FAULTS_HADOOP_CONF_DIR \
+  env EBB_MINICLUSTER_ARGS="$(go run ./internal/testcluster/faultsargs)" scripts/minicluster/start.sh
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.

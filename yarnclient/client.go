@@ -120,8 +120,16 @@ func New(o Options) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
+		rc, err := o.Conf.RMConnect()
+		if err != nil {
+			return nil, err
+		}
+		addrs := o.Conf.RMAddresses()
 		opts := append([]yarnrpc.Option{yarnrpc.WithTimeouts(connect, call)}, c.sec.RMOptions(c.login)...)
-		c.rm = yarn.NewHAClient(o.Conf.RMAddresses(), c.user, opts...)
+		opts = append(opts, RMConnectOptions(rc, len(addrs))...)
+		rm := yarn.NewHAClient(addrs, c.user, opts...)
+		rm.SetRetry(RMRetry(rc))
+		c.rm = rm
 	}
 	if c.dialFS == nil {
 		c.dialFS = func() (Store, error) {
@@ -131,6 +139,23 @@ func New(o Options) (*Client, error) {
 		}
 	}
 	return c, nil
+}
+
+// RMRetry is the Retry the RM retry keys (conf.RMConnect) describe, for
+// every client of the ResourceManager: the gateway's and the AM's.
+func RMRetry(rc conf.RMConnect) yarn.Retry {
+	return yarn.Retry{MaxWait: rc.MaxWait, Interval: rc.Interval, FailoverAttempts: rc.FailoverAttempts,
+		FailoverBase: rc.FailoverBase, FailoverMax: rc.FailoverMax}
+}
+
+// RMConnectOptions are the yarnrpc options of a client of one of n RMs:
+// under RM HA a connection to one RM is tried 1 + yarn.client.failover-retries
+// times before the call fails over (Hadoop sets its IPC connect retries so).
+func RMConnectOptions(rc conf.RMConnect, n int) []yarnrpc.Option {
+	if n <= 1 {
+		return nil
+	}
+	return []yarnrpc.Option{yarnrpc.WithRetry(1+rc.FailoverRetries, 0, 0)}
 }
 
 // loginTimeout bounds the Kerberos login and the HDFS handshake.

@@ -27,6 +27,9 @@ func NewAMRMClient(addr string, tok Token, opts ...Option) *AMRMClient {
 // Close ends the connection.
 func (a *AMRMClient) Close() error { return a.rpc.Close() }
 
+// Addr is the scheduler address the client calls.
+func (a *AMRMClient) Addr() string { return a.rpc.Addr() }
+
 // SetToken swaps in a new AMRMToken for future connections.
 func (a *AMRMClient) SetToken(t Token) { a.rpc.SetToken(t) }
 

@@ -258,6 +258,24 @@ func (b *Book) Resync() {
 	sort.Slice(b.release, func(i, j int) bool { return b.release[i].ID < b.release[j].ID })
 }
 
+// Resynced is Resync after re-registering with an RM that restarted or
+// took over, given the live containers it lists for the application
+// (keep-containers: those of every attempt). A container the book neither
+// holds nor is releasing was handed out in an answer that never arrived
+// (or was already given up): nothing runs in it for this AM, so it is
+// released with the rest. It returns those surplus containers.
+func (b *Book) Resynced(live []Container) (surplus []ContainerID) {
+	b.Resync()
+	for _, c := range live {
+		if _, held := b.held[c.ID]; held || b.releasing[c.ID] {
+			continue
+		}
+		b.giveBack(c.ID)
+		surplus = append(surplus, c.ID)
+	}
+	return surplus
+}
+
 // Placed is an accepted container and the group it will serve.
 type Placed struct {
 	Container Container

@@ -30,6 +30,10 @@ func NewHAClient(addrs []string, user string, opts ...yarnrpc.Option) *Client {
 	return &Client{rms: newFailover(addrs, func(a string) appClient { return yarnrpc.NewApplicationClient(a, user, opts...) })}
 }
 
+// SetRetry sets how calls outlast an RM restart or failover (Hadoop's
+// defaults, HadoopRetry, until set); call it before the first call.
+func (c *Client) SetRetry(r Retry) { c.rms.ring.retry = r }
+
 // Close ends the connections.
 func (c *Client) Close() error { return c.rms.close() }
 

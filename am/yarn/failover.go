@@ -3,9 +3,7 @@ package yarn
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
-	"time"
 
 	"github.com/ebb-am/ebb/proto/hadooppb"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -25,26 +23,20 @@ type appClient interface {
 
 var _ appClient = (*yarnrpc.ApplicationClient)(nil)
 
-// failover calls the active one of several ResourceManagers (RM HA). A
-// call that cannot reach its RM, or that a standby RM refuses, goes to
-// the next one, round the list twice at most; any other answer, error or
-// not, is the answer. With one RM there is nothing to fail over to.
+// failover calls the active one of several ResourceManagers (RM HA), or
+// the one RM, under a Retry (retry.go): a call that cannot reach its RM,
+// or that a standby refuses, is tried again there or at the next one;
+// any other answer, error or not, is the answer.
 type failover struct {
-	addrs []string
-	dial  func(addr string) appClient
-	// pause is the wait between rounds, while a new active RM is being
-	// elected.
-	pause time.Duration
+	ring *rmRing
+	dial func(addr string) appClient
 
 	mu      sync.Mutex
-	cur     int
 	clients map[int]appClient
 }
 
-const failoverRounds = 2
-
 func newFailover(addrs []string, dial func(string) appClient) *failover {
-	return &failover{addrs: addrs, dial: dial, pause: 500 * time.Millisecond, clients: map[int]appClient{}}
+	return &failover{ring: newRMRing(addrs, HadoopRetry()), dial: dial, clients: map[int]appClient{}}
 }
 
 func (f *failover) client(i int) appClient {
@@ -52,51 +44,19 @@ func (f *failover) client(i int) appClient {
 	defer f.mu.Unlock()
 	c, ok := f.clients[i]
 	if !ok {
-		c = f.dial(f.addrs[i])
+		c = f.dial(f.ring.addrs[i])
 		f.clients[i] = c
 	}
 	return c
 }
 
 func (f *failover) do(ctx context.Context, call func(appClient) error) error {
-	if len(f.addrs) == 1 {
-		return call(f.client(0))
-	}
-	var errs []error
-	for try := 0; try < failoverRounds*len(f.addrs); try++ {
-		f.mu.Lock()
-		i := f.cur
-		f.mu.Unlock()
-		err := call(f.client(i))
-		if err == nil || !failsOver(err) || ctx.Err() != nil {
-			return err
-		}
-		errs = append(errs, fmt.Errorf("%s: %w", f.addrs[i], err))
-		f.mu.Lock()
-		if f.cur == i {
-			f.cur = (i + 1) % len(f.addrs)
-		}
-		f.mu.Unlock()
-		if (try+1)%len(f.addrs) == 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(f.pause):
-			}
-		}
-	}
-	return fmt.Errorf("no active ResourceManager among %v: %w", f.addrs, errors.Join(errs...))
+	return f.ring.do(ctx, func(i int) error { return call(f.client(i)) })
 }
 
 // failsOver: the RM could not be reached (no remote answer at all), or
 // it is a standby.
-func failsOver(err error) bool {
-	var re *yarnrpc.RemoteError
-	if errors.As(err, &re) {
-		return re.Class == "org.apache.hadoop.ipc.StandbyException"
-	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-}
+func failsOver(err error) bool { return retriesAtRM(err) }
 
 func (f *failover) close() error {
 	f.mu.Lock()

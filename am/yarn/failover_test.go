@@ -30,8 +30,21 @@ func (s *scriptedRM) Close() error { return nil }
 
 func haClient(rms map[string]*scriptedRM, addrs ...string) *Client {
 	f := newFailover(addrs, func(a string) appClient { return rms[a] })
-	f.pause = time.Millisecond
+	instant(f.ring)
 	return &Client{rms: f}
+}
+
+// instant makes r's waits take no time; it returns the waits asked for.
+func instant(r *rmRing) *[]time.Duration {
+	var waits []time.Duration
+	r.after = func(d time.Duration) <-chan time.Time {
+		waits = append(waits, d)
+		c := make(chan time.Time, 1)
+		c <- time.Time{}
+		return c
+	}
+	r.jitter = func() float64 { return 0.5 } // the factor 1
+	return &waits
 }
 
 var standby = &yarnrpc.RemoteError{Class: "org.apache.hadoop.ipc.StandbyException", Message: "Operation category READ is not supported in state standby"}
@@ -69,11 +82,20 @@ func TestFailoverStopsAtARealAnswer(t *testing.T) {
 	}
 }
 
-// TestFailoverGivesUpAfterTwoRounds names every RM it tried.
-func TestFailoverGivesUpAfterTwoRounds(t *testing.T) {
+// TestFailoverGivesUpAtTheBound: yarn.client.failover-max-attempts=3 is
+// four calls, alternating; the error names every RM and the bound.
+func TestFailoverGivesUpAtTheBound(t *testing.T) {
 	rms := map[string]*scriptedRM{"rm1:8032": {err: standby}, "rm2:8032": {err: standby}}
-	_, err := haClient(rms, "rm1:8032", "rm2:8032").Report(context.Background(), AppID{ClusterTS: 1, ID: 1})
-	if err == nil || !strings.Contains(err.Error(), "no active ResourceManager") || rms["rm1:8032"].calls != 2 || rms["rm2:8032"].calls != 2 {
-		t.Fatalf("err %v after rm1 %d, rm2 %d calls; want 2 rounds and a clear error", err, rms["rm1:8032"].calls, rms["rm2:8032"].calls)
+	c := haClient(rms, "rm1:8032", "rm2:8032")
+	c.SetRetry(Retry{MaxWait: time.Minute, Interval: time.Second, FailoverAttempts: 3, FailoverBase: time.Second, FailoverMax: time.Minute})
+	_, err := c.Report(context.Background(), AppID{ClusterTS: 1, ID: 1})
+	var ue *RMUnreachableError
+	if !errors.As(err, &ue) || rms["rm1:8032"].calls != 2 || rms["rm2:8032"].calls != 2 {
+		t.Fatalf("err %v after rm1 %d, rm2 %d calls; want 4 calls and an RMUnreachableError", err, rms["rm1:8032"].calls, rms["rm2:8032"].calls)
+	}
+	for _, want := range []string{"no active ResourceManager among [rm1:8032 rm2:8032]", "yarn.client.failover-max-attempts=3", "StandbyException"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 }

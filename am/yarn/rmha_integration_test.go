@@ -64,7 +64,7 @@ func TestRealRMFailoverOfTheAMPort(t *testing.T) {
 	down, live := yarnrpc.NewAMRMClient(dead, token), yarnrpc.NewAMRMClient(testcluster.SchedulerAddress(t), token)
 	defer down.Close()
 	defer live.Close()
-	port := NewHARMPort([]*yarnrpc.AMRMClient{down, live})
+	port := NewHARMPort([]*yarnrpc.AMRMClient{down, live}, Retry{MaxWait: time.Minute, Interval: time.Second, FailoverAttempts: 2, FailoverBase: 100 * time.Millisecond, FailoverMax: time.Second})
 	reg, err := port.Register(ctx, "localhost", 0, "")
 	if err != nil {
 		t.Fatalf("register through a down RM and the live one: %v", err)

@@ -2,7 +2,6 @@ package yarn
 
 import (
 	"context"
-	"sync"
 
 	"google.golang.org/protobuf/proto"
 
@@ -13,67 +12,49 @@ import (
 // RMPort is the RM port over yarnrpc's ApplicationMasterProtocol client.
 type RMPort struct {
 	C *yarnrpc.AMRMClient
-	// ha, under RM HA (NewHARMPort), holds a client per RM and which one
-	// is taken for active: C is then unused.
-	ha *amrmRing
+	// ring, when set (NewHARMPort), holds a client per RM and runs every
+	// call under its Retry: C is then unused.
+	ring    *rmRing
+	clients []*yarnrpc.AMRMClient
 }
 
 // NewHARMPort is the RM port over one client per ResourceManager (RM HA,
-// in rm-id order). A call that cannot reach its RM, or that a standby
-// refuses, moves the port to the next RM: registration tries each in
-// turn, a heartbeat goes there next time (the world resends its whole
-// table after a failed allocate, and re-registers when the new active RM
+// in rm-id order), or over the one RM, with retry as Hadoop's AMRMClient
+// does (Retry): registering, heartbeating and unregistering outlast an RM
+// restart and fail over to the RM that became active (the world resends
+// its whole table after a failed allocate, and re-registers when the RM
 // does not know it).
-func NewHARMPort(clients []*yarnrpc.AMRMClient) RMPort {
-	if len(clients) == 1 {
-		return RMPort{C: clients[0]}
+func NewHARMPort(clients []*yarnrpc.AMRMClient, r Retry) RMPort {
+	addrs := make([]string, len(clients))
+	for i, c := range clients {
+		addrs[i] = c.Addr()
 	}
-	return RMPort{ha: &amrmRing{clients: clients}}
+	return RMPort{ring: newRMRing(addrs, r), clients: clients}
 }
 
-type amrmRing struct {
-	mu      sync.Mutex
-	clients []*yarnrpc.AMRMClient
-	cur     int
+// Logging makes the port tell logf of its retries (see rmRing.logf).
+func (p RMPort) Logging(logf func(format string, args ...any)) RMPort {
+	if p.ring != nil {
+		p.ring.logf = logf
+	}
+	return p
 }
 
-func (p RMPort) client() *yarnrpc.AMRMClient {
-	if p.ha == nil {
-		return p.C
+// do runs call at the RM the ring says, or at C.
+func (p RMPort) do(ctx context.Context, call func(c *yarnrpc.AMRMClient) error) error {
+	if p.ring == nil {
+		return call(p.C)
 	}
-	p.ha.mu.Lock()
-	defer p.ha.mu.Unlock()
-	return p.ha.clients[p.ha.cur]
-}
-
-// failed moves to the next RM after an error that says this one is not
-// the active RM.
-func (p RMPort) failed(c *yarnrpc.AMRMClient, err error) {
-	if p.ha == nil || err == nil || !failsOver(err) {
-		return
-	}
-	p.ha.mu.Lock()
-	defer p.ha.mu.Unlock()
-	if p.ha.clients[p.ha.cur] == c {
-		p.ha.cur = (p.ha.cur + 1) % len(p.ha.clients)
-	}
+	return p.ring.do(ctx, func(i int) error { return call(p.clients[i]) })
 }
 
 // Register implements RM.
 func (p RMPort) Register(ctx context.Context, host string, port int32, trackingURL string) (Registration, error) {
-	tries := 1
-	if p.ha != nil {
-		tries = failoverRounds * len(p.ha.clients)
-	}
 	var r *hadooppb.RegisterApplicationMasterResponseProto
-	var err error
-	for i := 0; i < tries; i++ {
-		c := p.client()
-		if r, err = c.RegisterApplicationMaster(ctx, host, port, trackingURL); err == nil || !failsOver(err) || ctx.Err() != nil {
-			break
-		}
-		p.failed(c, err)
-	}
+	err := p.do(ctx, func(c *yarnrpc.AMRMClient) (err error) {
+		r, err = c.RegisterApplicationMaster(ctx, host, port, trackingURL)
+		return err
+	})
 	if err != nil {
 		return Registration{}, err
 	}
@@ -97,10 +78,11 @@ func (p RMPort) Allocate(ctx context.Context, req AllocateRequest) (AllocateResp
 	if len(req.BlacklistAdd)+len(req.BlacklistRemove) > 0 {
 		pr.BlacklistRequest = &hadooppb.ResourceBlacklistRequestProto{BlacklistAdditions: req.BlacklistAdd, BlacklistRemovals: req.BlacklistRemove}
 	}
-	c := p.client()
-	r, err := c.Allocate(ctx, pr)
+	// A retry resends the same request with the same response_id: an RM
+	// that ran it answers from its cache.
+	var r *hadooppb.AllocateResponseProto
+	err := p.do(ctx, func(c *yarnrpc.AMRMClient) (err error) { r, err = c.Allocate(ctx, pr); return err })
 	if err != nil {
-		p.failed(c, err)
 		return AllocateResponse{}, err
 	}
 	out := AllocateResponse{ResponseID: r.GetResponseId(), NMTokens: nmTokensFrom(r.GetNmTokens())}
@@ -130,7 +112,10 @@ func (p RMPort) Allocate(ctx context.Context, req AllocateRequest) (AllocateResp
 	}
 	if t := r.GetAmRmToken(); t != nil {
 		tok := yarnrpc.TokenFromProto(t)
-		out.AMRMToken = &tok // yarnrpc already uses it for new connections
+		out.AMRMToken = &tok // the client that got it already uses it
+		for _, c := range p.clients {
+			c.SetToken(tok) // and so must those of the other RMs, for a failover
+		}
 	}
 	return out, nil
 }
@@ -149,9 +134,11 @@ func (p RMPort) Finish(ctx context.Context, status FinalStatus, diagnostics, tra
 		Undefined: hadooppb.FinalApplicationStatusProto_APP_UNDEFINED, Succeeded: hadooppb.FinalApplicationStatusProto_APP_SUCCEEDED,
 		Failed: hadooppb.FinalApplicationStatusProto_APP_FAILED, Killed: hadooppb.FinalApplicationStatusProto_APP_KILLED,
 	}[status]
-	c := p.client()
-	done, err := c.FinishApplicationMaster(ctx, &hadooppb.FinishApplicationMasterRequestProto{
-		Diagnostics: proto.String(diagnostics), TrackingUrl: proto.String(trackingURL), FinalApplicationStatus: st.Enum()})
-	p.failed(c, err)
+	var done bool
+	err := p.do(ctx, func(c *yarnrpc.AMRMClient) (err error) {
+		done, err = c.FinishApplicationMaster(ctx, &hadooppb.FinishApplicationMasterRequestProto{
+			Diagnostics: proto.String(diagnostics), TrackingUrl: proto.String(trackingURL), FinalApplicationStatus: st.Enum()})
+		return err
+	})
 	return done, err
 }

@@ -153,6 +153,8 @@ type Stats struct {
 	Launched        int // started on an NM
 	LaunchFailed    int
 	CompletedLost   int // held containers that completed
+	Resyncs         int // re-registrations with an RM that restarted or took over
+	ResyncSurplus   int // containers released at a resync: the RM had them live, the AM never took them
 	FirstAllocation time.Time
 }
 
@@ -283,6 +285,13 @@ func (w *World) heartbeat(ctx context.Context) {
 				w.shutdown("the ResourceManager no longer knows this attempt")
 				return
 			}
+			var ue *RMUnreachableError
+			if errors.As(err, &ue) {
+				// The bound of the RM retry keys ran out: as Hadoop's AMs,
+				// give up (the error names the RMs and the bound).
+				w.shutdown(err.Error())
+				return
+			}
 		}
 		w.mu.Lock()
 		outstanding := w.book.Outstanding()
@@ -402,14 +411,35 @@ func lostReason(c Completed) string {
 	return fmt.Sprintf("container %s completed, exit status %d (%s): %s", c.ID, c.ExitStatus, ExitStatusText(c.ExitStatus), strings.TrimSpace(c.Diagnostics))
 }
 
+// reregister registers this attempt again with an RM that restarted (or
+// took over) and does not know it, as Hadoop's AMRMClient does on
+// ApplicationMasterNotRegisteredException or AM_RESYNC: response ids
+// start again at 0, and the next allocate carries the whole ask table,
+// every release not yet confirmed and the blacklist. Containers the RM
+// lists as live that the AM never took (their allocate answer was lost)
+// are released with them.
 func (w *World) reregister(ctx context.Context, why string) error {
 	w.o.Log.Warnf("yarn: re-registering: %s", why)
-	if _, err := w.Register(ctx); err != nil {
-		return err
+	reg, err := w.o.RM.Register(ctx, w.o.Host, w.o.Port, w.o.TrackingURL)
+	if err != nil {
+		return fmt.Errorf("yarn: re-registering the AM: %w", err)
 	}
 	w.mu.Lock()
-	w.book.Resync()
+	w.reg.Max, w.reg.Queue = reg.Max, reg.Queue
+	w.respID = 0
+	w.resyncs = 0
+	surplus := w.book.Resynced(reg.Previous)
+	w.stats.Resyncs++
+	w.stats.Released += len(surplus)
+	w.stats.ResyncSurplus += len(surplus)
+	releases := len(w.book.release)
+	held := len(w.book.held)
 	w.mu.Unlock()
+	for _, t := range reg.NMTokens {
+		w.o.NM.SetToken(t.Node, t.Token)
+	}
+	w.o.Log.Infof("yarn: re-registered: %d containers held, %d live at the RM, %d surplus released (%v); the whole ask table and %d releases go with the next allocate",
+		held, len(reg.Previous), len(surplus), surplus, releases)
 	return nil
 }
 
@@ -592,7 +622,7 @@ func (w *World) Finish(ctx context.Context, status FinalStatus, diagnostics stri
 			return fmt.Errorf("yarn: finishing the application: %w", err)
 		}
 		if errors.Is(err, yarnrpc.ErrNotRegistered) {
-			if _, rerr := w.Register(ctx); rerr != nil {
+			if rerr := w.reregister(ctx, "the ResourceManager does not know this AM at unregister (restarted?)"); rerr != nil {
 				return rerr
 			}
 			continue

@@ -28,6 +28,7 @@ type fakeRM struct {
 	finishes  []FinalStatus
 	finalURLs []string // the tracking URL of each Finish
 	notYet    int      // Finish says "not yet" this many times (0: once)
+	previous  []Container
 }
 
 type fakeAnswer struct {
@@ -37,7 +38,7 @@ type fakeAnswer struct {
 
 func (f *fakeRM) Register(context.Context, string, int32, string) (Registration, error) {
 	f.registers++
-	return Registration{Max: Resource{MemoryMB: 2048, VCores: 4}}, nil
+	return Registration{Max: Resource{MemoryMB: 2048, VCores: 4}, Previous: f.previous}, nil
 }
 
 func (f *fakeRM) Allocate(_ context.Context, req AllocateRequest) (AllocateResponse, error) {

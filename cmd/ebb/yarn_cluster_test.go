@@ -46,7 +46,9 @@ func newYarnTest(t *testing.T) *yarnTest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rm := yarn.NewClient(testcluster.RMAddress(t), user)
+	// Every RM under RM HA (the faults cluster), failing over as ebb does.
+	rm := yarn.NewHAClient(testcluster.RMAddresses(t), user)
+	rm.SetRetry(testRetry)
 	y := &yarnTest{t: t, confDir: confDir, rm: rm, fs: fs, user: user,
 		dir: fmt.Sprintf("/user/%s/ebb-test/%s-%d", user, t.Name(), time.Now().UnixNano())}
 	t.Cleanup(func() {
@@ -56,6 +58,12 @@ func newYarnTest(t *testing.T) *yarnTest {
 	})
 	return y
 }
+
+// testRetry is how the tests' own RM client outlasts an RM restart or
+// failover: quicker than Hadoop's defaults, and bounded well inside each
+// test's deadline.
+var testRetry = yarn.Retry{MaxWait: 2 * time.Minute, Interval: 500 * time.Millisecond, FailoverAttempts: -1,
+	FailoverBase: 200 * time.Millisecond, FailoverMax: time.Second}
 
 // client is a yarnclient.Client of the cluster, configured as ebb's
 // commands are on a gateway: from HADOOP_CONF_DIR alone.

@@ -27,15 +27,29 @@ import (
 const lockWait = 20 * time.Minute
 
 // Shared holds the cluster against Exclusive tests until t ends.
-func Shared(t testing.TB) { lock(t, syscall.LOCK_SH, "shared") }
+func Shared(t testing.TB) { lock(t, EnvValue(t, "RUNDIR"), syscall.LOCK_SH, "shared") }
 
 // Exclusive holds the cluster against every Shared and Exclusive test of
 // other test binaries until t ends.
-func Exclusive(t testing.TB) { lock(t, syscall.LOCK_EX, "exclusive") }
+func Exclusive(t testing.TB) { lock(t, EnvValue(t, "RUNDIR"), syscall.LOCK_EX, "exclusive") }
 
-func lock(t testing.TB, how int, name string) {
+// ExclusiveAt is Exclusive for the minicluster whose conf dir is confDir
+// (a special cluster, such as FaultsConfDir's): a test that stops its
+// daemons holds it this way.
+func ExclusiveAt(t testing.TB, confDir string) {
 	t.Helper()
-	path := filepath.Join(EnvValue(t, "RUNDIR"), "tests.lock")
+	lock(t, filepath.Dir(confDir), syscall.LOCK_EX, "exclusive")
+}
+
+// SharedAt is Shared for the minicluster whose conf dir is confDir.
+func SharedAt(t testing.TB, confDir string) {
+	t.Helper()
+	lock(t, filepath.Dir(confDir), syscall.LOCK_SH, "shared")
+}
+
+func lock(t testing.TB, runDir string, how int, name string) {
+	t.Helper()
+	path := filepath.Join(runDir, "tests.lock")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		t.Fatalf("testcluster: the cluster's test lock: %v", err)

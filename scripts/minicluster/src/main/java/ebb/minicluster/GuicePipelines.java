@@ -30,13 +30,24 @@ final class GuicePipelines {
   private GuicePipelines() {}
 
   static void pin(MiniYARNCluster yarn, int nodeManagers) throws ReflectiveOperationException {
-    ResourceManager rm = yarn.getResourceManager();
+    for (int i = 0; i < yarn.getNumOfResourceManager(); i++) {
+      pinResourceManager(yarn.getResourceManager(i));
+    }
+    for (int i = 0; i < nodeManagers; i++) {
+      pinNodeManager(yarn.getNodeManager(i));
+    }
+  }
+
+  /** For an RM started after the others (Control's restarts), and at start. */
+  static void pinResourceManager(ResourceManager rm) throws ReflectiveOperationException {
     Method getWebapp = ResourceManager.class.getDeclaredMethod("getWebapp");
     getWebapp.setAccessible(true);
     pin((WebApp) getWebapp.invoke(rm));
-    for (int i = 0; i < nodeManagers; i++) {
-      pin(nmWebApp(yarn.getNodeManager(i)));
-    }
+  }
+
+  /** For a NodeManager started after the others (Control's restarts), and at start. */
+  static void pinNodeManager(NodeManager nm) throws ReflectiveOperationException {
+    pin(nmWebApp(nm));
   }
 
   private static WebApp nmWebApp(NodeManager nm) throws ReflectiveOperationException {

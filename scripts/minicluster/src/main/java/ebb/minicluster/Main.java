@@ -3,7 +3,8 @@
  * (NameNode + DataNodes) and MiniYARNCluster (ResourceManager + NodeManagers)
  * on ephemeral ports, for ebb's integration tests.
  *
- * Usage: Main RUNDIR [--no-stdin] [--secure] [--nodemanagers=N] [--datanodes=N] [--set key=value]...
+ * Usage: Main RUNDIR [--no-stdin] [--secure] [--nodemanagers=N] [--datanodes=N]
+ *             [--resourcemanagers=N] [--restartable] [--set key=value]...
  *
  * With --secure it first starts a Kerberos KDC (Secure.java) and runs both
  * clusters with Kerberos authentication.
@@ -13,6 +14,9 @@
  *   conf/core-site.xml, conf/yarn-site.xml, conf/hdfs-site.xml  the live configuration
  *   cluster.env                                                  KEY=value lines for tests
  *   ready                                                        written last, removed first on shutdown
+ * Tests stop and start its daemons through Control (CONTROL in cluster.env);
+ * --restartable (implied by --resourcemanagers=2 or more, which is RM HA)
+ * makes the ResourceManagers restartable.
  * It stays up until stdin reaches end of file (unless --no-stdin) or the JVM
  * gets SIGTERM/SIGINT, then stops both clusters.
  */
@@ -53,6 +57,7 @@ public final class Main {
   private MiniDFSCluster dfs;
   private MiniYARNCluster yarn;
   private Secure secure;
+  private Control control;
   private final CountDownLatch stopRequested = new CountDownLatch(1);
 
   private Main(Options opts) {
@@ -135,15 +140,20 @@ public final class Main {
     }
 
     YarnConfiguration yconf = new YarnConfiguration(conf);
-    yarn = new MiniYARNCluster("ebb", 1, opts.nodeManagers, 1, 1);
+    if (opts.restartable) {
+      Control.prepare(yconf, opts.resourceManagers);
+    }
+    yarn = new MiniYARNCluster("ebb", opts.resourceManagers, opts.nodeManagers, 1, 1);
     yarn.init(yconf);
     yarn.start();
     GuicePipelines.pin(yarn, opts.nodeManagers);
     Configuration live = yarn.getConfig();
-    ProxyAddress.fix(yarn.getResourceManager(), live);
+    ProxyAddress.fix(yarn.getResourceManager());
     waitForNodes(live, opts.nodeManagers);
     // Tests read the RM's REST API (applications, containers): prove it answers.
-    checkHttp("http://" + live.get(YarnConfiguration.RM_WEBAPP_ADDRESS) + "/ws/v1/cluster/info");
+    checkHttp("http://" + yarn.getResourceManager().getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS)
+        + "/ws/v1/cluster/info");
+    control = Control.start(yarn, dfs, opts.nodeManagers, opts.restartable);
     log("YARN up with %d RUNNING NodeManagers after %d ms", opts.nodeManagers, ms(t0));
 
     ConfWriter.write(secure == null ? live : secure.clientView(live), confDir);
@@ -210,6 +220,9 @@ public final class Main {
     env.put("NM_COUNT", Integer.toString(opts.nodeManagers));
     env.put("SECURE", Boolean.toString(secure != null));
     env.put("LOG_AGGREGATION", live.get(YarnConfiguration.LOG_AGGREGATION_ENABLED));
+    env.put("CONTROL", control.address());
+    env.put("RESTARTABLE", Boolean.toString(opts.restartable));
+    Control.env(live, opts.resourceManagers, env);
     // This JVM's java and class path: a test runs Hadoop's own command-line
     // classes (LogsCLI for `yarn logs`) with them and HADOOP_CONF_DIR first.
     env.put("JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -252,6 +265,9 @@ public final class Main {
       System.err.println("minicluster: removing ready marker: " + e);
     }
     long t0 = System.nanoTime();
+    if (control != null) {
+      control.stop();
+    }
     if (yarn != null) {
       stopNodeManagersInParallel();
       try {
@@ -353,13 +369,15 @@ public final class Main {
   static final class Options {
     static final String USAGE =
         "usage: ebb.minicluster.Main RUNDIR [--no-stdin] [--secure] [--ticket-lifetime-ms=N]"
-        + " [--nodemanagers=N] [--datanodes=N] [--set key=value]...";
+        + " [--nodemanagers=N] [--datanodes=N] [--resourcemanagers=N] [--restartable] [--set key=value]...";
     Path runDir;
     boolean watchStdin = true;
     boolean secure;
     long ticketLifetimeMs;
     int nodeManagers = 3;
     int dataNodes = 1;
+    int resourceManagers = 1;
+    boolean restartable;
     final Map<String, String> overrides = new LinkedHashMap<>();
 
     static Options parse(String[] args) {
@@ -376,6 +394,10 @@ public final class Main {
           o.nodeManagers = positive(a);
         } else if (a.startsWith("--datanodes=")) {
           o.dataNodes = positive(a);
+        } else if (a.startsWith("--resourcemanagers=")) {
+          o.resourceManagers = positive(a);
+        } else if (a.equals("--restartable")) {
+          o.restartable = true;
         } else if (a.equals("--set") && i + 1 < args.length) {
           String kv = args[++i];
           int eq = kv.indexOf('=');
@@ -392,6 +414,8 @@ public final class Main {
       if (o.runDir == null) {
         throw new IllegalArgumentException("RUNDIR missing");
       }
+      // Under HA the NodeManagers must follow the active RM over RPC.
+      o.restartable |= o.resourceManagers > 1;
       return o;
     }
 

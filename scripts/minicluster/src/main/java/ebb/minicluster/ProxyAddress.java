@@ -4,9 +4,9 @@ import java.lang.reflect.Field;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
  * Points the RM's application proxy at its real web address.
@@ -20,7 +20,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 final class ProxyAddress {
   private ProxyAddress() {}
 
-  static void fix(ResourceManager rm, Configuration live) throws ReflectiveOperationException {
+  static void fix(ResourceManager rm) throws ReflectiveOperationException {
+    // The RM's own configuration: under HA the RM copies its own id's
+    // addresses into the plain keys.
+    Configuration live = rm.getConfig();
     String webapp = live.get(YarnConfiguration.RM_WEBAPP_ADDRESS);
     if (webapp == null || webapp.endsWith(":0")) {
       throw new IllegalStateException("RM web app address not bound yet: " + webapp);
