@@ -234,7 +234,7 @@ func (s *yarnStart) buildAM(context.Context) error {
 	if err != nil {
 		return err
 	}
-	liveness, err := s.c.AMLiveness()
+	confirmWithin, err := confirmBound(s.c)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (s *yarnStart) buildAM(context.Context) error {
 		Committer: commit.New(s.fs.Resolve).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
 		History:   hdfsHistory(s.c, s.fs, s.user, app.String(), s.log), HistoryEvery: time.Minute, DAGHistory: dagHist,
 		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
-		ConfirmWithin: liveness,
+		ConfirmWithin: confirmWithin,
 	})
 	if err != nil && events != nil {
 		_ = events.Close() // nothing worth keeping was recorded
@@ -476,4 +476,22 @@ func firstAttemptOnly(holdAt string, attempt int) string {
 		return ""
 	}
 	return holdAt
+}
+
+// confirmBound bounds the AM's wait, before a promotion, for the RM to
+// confirm the attempt is current (am.Options.ConfirmWithin): the RM's
+// liveness bound (yarn.am.liveness-monitor.expiry-interval-ms), or the
+// RM client's own (yarn.resourcemanager.connect.max-wait.ms) when longer,
+// since an RM that restarts recovers the attempt and does not expire it
+// for its time away.
+func confirmBound(c *conf.Config) (time.Duration, error) {
+	liveness, err := c.AMLiveness()
+	if err != nil {
+		return 0, err
+	}
+	rc, err := c.RMConnect()
+	if err != nil {
+		return 0, err
+	}
+	return max(liveness, rc.MaxWait), nil
 }

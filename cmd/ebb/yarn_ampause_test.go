@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/conf"
-	"github.com/ebb-am/ebb/internal/testcluster"
 )
 
 // pausedAMDAG: a sink of two tasks that say they started (a file of the
@@ -27,10 +26,6 @@ vertices:
     memoryMB: 256
 `
 
-// envFaultsConfDir names the fault-injection cluster's conf dir: its RM
-// expires an AM after a short yarn.am.liveness-monitor.expiry-interval-ms.
-const envFaultsConfDir = "EBB_TEST_FAULTS_HADOOP_CONF_DIR"
-
 // TestYarnAMPaused is issue 33's AM cut off: attempt 1 of the AM is
 // stopped (SIGSTOP) while its DAG's two tasks run; they finish and report
 // to it while it sleeps. The RM expires it
@@ -40,10 +35,7 @@ const envFaultsConfDir = "EBB_TEST_FAULTS_HADOOP_CONF_DIR"
 // commit: the RM no longer knows it, so it promotes nothing and removes
 // nothing. Attempt 2 recovers the DAG and commits the output whole.
 func TestYarnAMPaused(t *testing.T) {
-	dir := testcluster.SpecialConfDir(t, envFaultsConfDir, "start the faults cluster as scripts/test.sh does")
-	t.Setenv(testcluster.EnvConfDir, dir) // the helpers below read this cluster
-	testcluster.Exclusive(t)
-	y := newYarnTest(t)
+	y, _ := newFaultsTest(t)
 	c, _, err := conf.Load(conf.LoadOptions{Getenv: func(k string) string {
 		if k == "HADOOP_CONF_DIR" {
 			return y.confDir
@@ -58,7 +50,7 @@ func TestYarnAMPaused(t *testing.T) {
 		t.Fatal(err)
 	}
 	if expiry > 30*time.Second {
-		t.Fatalf("the cluster's %s is %s: this test needs 30 s or less (the faults cluster's setting)", conf.AMLivenessKey, expiry)
+		t.Fatalf("the faults cluster's %s is %s: this test needs 30 s or less (internal/testcluster/faultsargs sets it)", conf.AMLivenessKey, expiry)
 	}
 	started := t.TempDir()
 	out := y.dir + "/out"
