@@ -87,7 +87,7 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 		switch x := m.Msg.(type) {
 		case *ebbpb.WorkerMessage_Heartbeat:
 			running := x.Heartbeat.GetRunningAttempts()
-			s.loop.Send(core.WorkerBeat{Worker: id, Running: running})
+			s.loop.Send(core.WorkerBeat{Worker: id, Running: running, Unhealthy: x.Heartbeat.GetUnhealthy()})
 		case *ebbpb.WorkerMessage_Attempt:
 			s.loop.Send(core.AttemptUpdated{Worker: id, Update: attemptUpdate(x.Attempt)})
 		default:

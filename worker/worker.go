@@ -65,8 +65,10 @@ type worker struct {
 	// lease is the worker's view of whether the AM still counts on it
 	// (fence.go); fenced is set once it broke, endSession ends the
 	// current session.
-	lease      lease
-	fenced     error
+	lease  lease
+	fenced error
+	// unhealthy says why the work dir's disk takes no more work (disk.go).
+	unhealthy  string
 	endSession context.CancelFunc
 	wg         sync.WaitGroup
 }
@@ -414,8 +416,9 @@ func (w *worker) heartbeat(ctx context.Context, interval time.Duration) {
 			w.fenceOff(err)
 			return
 		}
+		health := w.diskHealth()
 		w.mu.Lock()
-		hb := &ebbpb.Heartbeat{}
+		hb := &ebbpb.Heartbeat{Unhealthy: health}
 		list := make([]*attempt, 0, len(w.running))
 		for id, a := range w.running {
 			hb.RunningAttempts = append(hb.RunningAttempts, id)

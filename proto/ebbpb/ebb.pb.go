@@ -394,8 +394,13 @@ type Heartbeat struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	RunningAttempts []string               `protobuf:"bytes,1,rep,name=running_attempts,json=runningAttempts,proto3" json:"running_attempts,omitempty"`
 	UsedMemoryMb    int64                  `protobuf:"varint,2,opt,name=used_memory_mb,json=usedMemoryMb,proto3" json:"used_memory_mb,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// unhealthy says why this worker's local directories take no more work
+	// (their file system is full); empty while they are healthy. The AM
+	// treats the worker's node as the cluster's UNHEALTHY nodes: nothing
+	// more is placed there.
+	Unhealthy     string `protobuf:"bytes,3,opt,name=unhealthy,proto3" json:"unhealthy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Heartbeat) Reset() {
@@ -440,6 +445,13 @@ func (x *Heartbeat) GetUsedMemoryMb() int64 {
 		return x.UsedMemoryMb
 	}
 	return 0
+}
+
+func (x *Heartbeat) GetUnhealthy() string {
+	if x != nil {
+		return x.Unhealthy
+	}
+	return ""
 }
 
 type AttemptUpdate struct {
@@ -2939,10 +2951,11 @@ const file_ebb_proto_rawDesc = "" +
 	"\x06vertex\x18\x03 \x01(\tR\x06vertex\x12\x1d\n" +
 	"\n" +
 	"task_index\x18\x04 \x01(\x05R\ttaskIndex\x12&\n" +
-	"\x0fstarted_unix_ms\x18\x05 \x01(\x03R\rstartedUnixMs\"\\\n" +
+	"\x0fstarted_unix_ms\x18\x05 \x01(\x03R\rstartedUnixMs\"z\n" +
 	"\tHeartbeat\x12)\n" +
 	"\x10running_attempts\x18\x01 \x03(\tR\x0frunningAttempts\x12$\n" +
-	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\"\xb0\x02\n" +
+	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\x12\x1c\n" +
+	"\tunhealthy\x18\x03 \x01(\tR\tunhealthy\"\xb0\x02\n" +
 	"\rAttemptUpdate\x12\x1d\n" +
 	"\n" +
 	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12*\n" +
