@@ -289,6 +289,10 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 	s.ui.setNodes(nodes)
 	s.nodes = len(nodes)
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
+	retrySpec, err := hdfsRetrySpec(c)
+	if err != nil {
+		return err
+	}
 	amAddr := net.JoinHostPort(s.host, strconv.Itoa(port))
 	s.amAddr, s.tracking = amAddr, tracking
 	// Workers (this attempt's and those of an earlier one that YARN kept)
@@ -307,7 +311,8 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 		FinalTrackingURL: yarn.FinalTrackingURL(RMWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: s.secret, Env: map[string]string{"HADOOP_USER_NAME": s.user}, AMFile: fs.URL(amFile),
-			Tokens: s.workerT, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count")},
+			Tokens: s.workerT, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count"),
+			HDFSRetrySpec: retrySpec},
 		InAM:  s.inAM(),
 		Nodes: nodes, Labels: labels, IncludePort: strings.TrimSpace(includePort) == "true", Log: s.log, Events: a.Loop(),
 		OnShutdown: func(reason string) { a.Stop(reason) },
@@ -494,4 +499,18 @@ func confirmBound(c *conf.Config) (time.Duration, error) {
 		return 0, err
 	}
 	return max(liveness, rc.MaxWait), nil
+}
+
+// hdfsRetrySpec is dfs.client.retry.policy.spec as the AM's configuration
+// says ("" when unset: the workers use Hadoop's default), checked here so
+// that a bad one fails the AM with the key named, not every worker.
+func hdfsRetrySpec(c *conf.Config) (string, error) {
+	v, ok := c.Raw(hdfsfs.RetrySpecKey)
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", nil
+	}
+	if _, err := hdfsfs.ParseRetry(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(v), nil
 }

@@ -38,6 +38,10 @@ type WorkerLaunch struct {
 	// ebb.log.roll.count. 0 KB: never rolled.
 	LogRollKB    int64
 	LogRollCount int
+	// HDFSRetrySpec is dfs.client.retry.policy.spec for the workers'
+	// commits (`ebb worker --hdfs-retry-spec`); "" leaves the worker's
+	// default, Hadoop's.
+	HDFSRetrySpec string
 	// Tokens is a Credentials blob (Writable format) for every worker's
 	// container: on a secure cluster the HDFS delegation tokens the AM got
 	// from the client, which the worker finds at
