@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/am/yarn"
-	"github.com/ebb-am/ebb/internal/rolllog"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/internal/rolllog"
 	"github.com/ebb-am/ebb/worker"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
