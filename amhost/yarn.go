@@ -346,7 +346,8 @@ func clusterNodes(ctx context.Context, c *conf.Config, creds *yarnrpc.Credential
 	rmc.SetRetry(yarnclient.RMRetry(rc))
 	if rmTok, ok := creds.TokenOfKind(yarnrpc.KindRMDelegationToken); ok {
 		// A secure cluster: no Kerberos here, the client's RM token instead.
-		rmc = yarn.NewTokenClient(c.RMAddress(), rmTok, timeouts)
+		rmc = yarn.NewTokenClient(addrs, rmTok, append(yarnclient.RMConnectOptions(rc, len(addrs)), timeouts)...)
+		rmc.SetRetry(yarnclient.RMRetry(rc))
 	}
 	defer func() { _ = rmc.Close() }() // only these two lists go over it
 	nodes, err := rmc.Nodes(ctx)

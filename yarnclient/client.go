@@ -76,6 +76,10 @@ type Options struct {
 	// DialFS opens the staging file system; nil means HDFS at
 	// Conf.DefaultFS() as User.
 	DialFS func() (Store, error)
+	// RMRetryLog, when set, is told of the retries of calls to the
+	// ResourceManager while it restarts or fails over (the first, every
+	// tenth, the answer that ends them), so a user sees why a command waits.
+	RMRetryLog func(format string, args ...any)
 	// Kerberos says where the Kerberos credentials are (ticket cache, or
 	// principal and keytab) when the cluster's
 	// hadoop.security.authentication is kerberos; ignored otherwise.
@@ -129,6 +133,7 @@ func New(o Options) (*Client, error) {
 		opts = append(opts, RMConnectOptions(rc, len(addrs))...)
 		rm := yarn.NewHAClient(addrs, c.user, opts...)
 		rm.SetRetry(RMRetry(rc))
+		rm.SetRetryLog(o.RMRetryLog)
 		c.rm = rm
 	}
 	if c.dialFS == nil {

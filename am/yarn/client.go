@@ -34,13 +34,17 @@ func NewHAClient(addrs []string, user string, opts ...yarnrpc.Option) *Client {
 // defaults, HadoopRetry, until set); call it before the first call.
 func (c *Client) SetRetry(r Retry) { c.rms.ring.retry = r }
 
+// SetRetryLog makes the client tell logf of its retries (nil: silent).
+func (c *Client) SetRetryLog(logf func(format string, args ...any)) { c.rms.ring.logf = logf }
+
 // Close ends the connections.
 func (c *Client) Close() error { return c.rms.close() }
 
-// NewTokenClient returns a client that authenticates with an RM
-// delegation token (the AM on a secure cluster).
-func NewTokenClient(addr string, tok yarnrpc.Token, opts ...yarnrpc.Option) *Client {
-	return &Client{rms: newFailover([]string{addr}, func(a string) appClient { return yarnrpc.NewApplicationClientWithToken(a, tok, opts...) })}
+// NewTokenClient returns a client of the RMs at addrs (one, or one per
+// rm-id under RM HA) that authenticates with an RM delegation token (the
+// AM on a secure cluster).
+func NewTokenClient(addrs []string, tok yarnrpc.Token, opts ...yarnrpc.Option) *Client {
+	return &Client{rms: newFailover(addrs, func(a string) appClient { return yarnrpc.NewApplicationClientWithToken(a, tok, opts...) })}
 }
 
 // NewApp reserves an application id; Resource is the largest container.

@@ -54,10 +54,6 @@ func (f *failover) do(ctx context.Context, call func(appClient) error) error {
 	return f.ring.do(ctx, func(i int) error { return call(f.client(i)) })
 }
 
-// failsOver: the RM could not be reached (no remote answer at all), or
-// it is a standby.
-func failsOver(err error) bool { return retriesAtRM(err) }
-
 func (f *failover) close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

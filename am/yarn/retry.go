@@ -96,8 +96,13 @@ func (r Retry) failoverDelay(n int, jitter float64) time.Duration {
 // bound names the keys that ended the wait, with their values.
 func (r Retry) bound(ha bool) string {
 	if ha {
-		return fmt.Sprintf("yarn.client.failover-max-attempts=%d failovers (yarn.client.failover-sleep-base-ms=%d, yarn.client.failover-sleep-max-ms=%d; from yarn.resourcemanager.connect.max-wait.ms=%d when unset)",
-			r.maxFailovers(), r.FailoverBase.Milliseconds(), r.FailoverMax.Milliseconds(), r.MaxWait.Milliseconds())
+		n := fmt.Sprintf("yarn.client.failover-max-attempts=%d", r.FailoverAttempts)
+		if r.FailoverAttempts < 0 {
+			n = fmt.Sprintf("%d failovers (yarn.client.failover-max-attempts unset: yarn.resourcemanager.connect.max-wait.ms=%d / yarn.client.failover-sleep-base-ms)",
+				r.maxFailovers(), r.MaxWait.Milliseconds())
+		}
+		return fmt.Sprintf("%s, yarn.client.failover-sleep-base-ms=%d, yarn.client.failover-sleep-max-ms=%d",
+			n, r.FailoverBase.Milliseconds(), r.FailoverMax.Milliseconds())
 	}
 	return fmt.Sprintf("yarn.resourcemanager.connect.max-wait.ms=%d, one try every yarn.resourcemanager.connect.retry-interval.ms=%d",
 		r.MaxWait.Milliseconds(), r.Interval.Milliseconds())

@@ -11,7 +11,7 @@ import (
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
-var refused = errors.New("dial tcp rm:8030: connect: connection refused")
+var errRefused = errors.New("dial tcp rm:8030: connect: connection refused")
 
 // calls runs ring.do with call answering from answers in turn (nil:
 // success) and returns the RM index of each call and the result.
@@ -31,7 +31,7 @@ func runRing(g *rmRing, answers ...error) ([]int, error) {
 func TestRetryOneRMEveryInterval(t *testing.T) {
 	g := newRMRing([]string{"rm:8030"}, Retry{MaxWait: time.Minute, Interval: 2 * time.Second})
 	waits := instant(g)
-	at, err := runRing(g, refused, refused, &yarnrpc.RemoteError{Class: "org.apache.hadoop.ipc.RetriableException"}, nil)
+	at, err := runRing(g, errRefused, errRefused, &yarnrpc.RemoteError{Class: "org.apache.hadoop.ipc.RetriableException"}, nil)
 	if err != nil || len(at) != 4 {
 		t.Fatalf("%d calls, %v; want 4 and success", len(at), err)
 	}
@@ -45,9 +45,9 @@ func TestRetryOneRMEveryInterval(t *testing.T) {
 func TestRetryOneRMBound(t *testing.T) {
 	g := newRMRing([]string{"rm:8030"}, Retry{MaxWait: 3 * time.Second, Interval: time.Second})
 	instant(g)
-	at, err := runRing(g, refused, refused, refused, refused, refused)
+	at, err := runRing(g, errRefused, errRefused, errRefused, errRefused, errRefused)
 	var ue *RMUnreachableError
-	if !errors.As(err, &ue) || len(at) != 4 || !errors.Is(err, refused) {
+	if !errors.As(err, &ue) || len(at) != 4 || !errors.Is(err, errRefused) {
 		t.Fatalf("%d calls, %v; want 4 and an RMUnreachableError wrapping the last error", len(at), err)
 	}
 	for _, want := range []string{"ResourceManager at rm:8030 unreachable after 4 tries", "yarn.resourcemanager.connect.max-wait.ms=3000", "retry-interval.ms=1000"} {
@@ -57,7 +57,7 @@ func TestRetryOneRMBound(t *testing.T) {
 	}
 	g = newRMRing([]string{"rm:8030"}, Retry{MaxWait: 500 * time.Millisecond, Interval: time.Second})
 	instant(g)
-	if at, err := runRing(g, refused); len(at) != 1 || err == nil {
+	if at, err := runRing(g, errRefused); len(at) != 1 || err == nil {
 		t.Errorf("max-wait below the interval: %d calls, %v; want one try", len(at), err)
 	}
 }
@@ -84,7 +84,7 @@ func TestRetryFailoverBackoff(t *testing.T) {
 	g := newRMRing([]string{"rm1:8032", "rm2:8032"}, Retry{MaxWait: time.Hour, Interval: time.Second,
 		FailoverAttempts: -1, FailoverBase: time.Second, FailoverMax: 4 * time.Second})
 	waits := instant(g)
-	at, err := runRing(g, refused, standby, refused, standby, nil)
+	at, err := runRing(g, errRefused, standby, errRefused, standby, nil)
 	if err != nil || !reflect.DeepEqual(at, []int{0, 1, 0, 1, 0}) {
 		t.Fatalf("calls at %v, %v; want 0 1 0 1 0 and success", at, err)
 	}
@@ -110,7 +110,7 @@ func TestRetryWaitEndsWithTheContext(t *testing.T) {
 	// The caller gives up while the ring waits for the next try.
 	g.after = func(time.Duration) <-chan time.Time { cancel(); return make(chan time.Time) }
 	calls := 0
-	err := g.do(ctx, func(int) error { calls++; return refused })
+	err := g.do(ctx, func(int) error { calls++; return errRefused })
 	if !errors.Is(err, context.Canceled) || calls != 1 {
 		t.Errorf("%d calls, %v; want one and context.Canceled", calls, err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +38,9 @@ func newYarnClientAs(c *conf.Config, krb kerberos.Options) (*yarnclient.Client, 
 	if err != nil {
 		return nil, err
 	}
-	return yarnclient.New(yarnclient.Options{Conf: c, Binary: exe, HashCache: binaryHashCache(), Kerberos: krb})
+	return yarnclient.New(yarnclient.Options{Conf: c, Binary: exe, HashCache: binaryHashCache(), Kerberos: krb,
+		// A command waiting out an RM restart or failover says so.
+		RMRetryLog: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "ebb: "+format+"\n", args...) }})
 }
 
 // binaryHashCache is where submits keep this binary's SHA-256

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -19,16 +21,18 @@ import (
 // recovery from a FileSystemRMStateStore, work-preserving), whose RMs the
 // tests stop and start through the launcher's control channel.
 
-// rmFaultDAG: 4 map tasks long enough to be running across the fault,
-// then a sink that concatenates what they wrote, in a container group of
-// its own (name, worker MB).
+// rmFaultDAG: 4 map tasks that run across the fault: each waits until a
+// marker file exists (the test creates it once the AM has resynced; the
+// workers run on this machine), at most the given tenths of a second;
+// then a sink that concatenates what they wrote. The DAG has a container
+// group of its own (name, worker MB).
 const rmFaultDAG = `
 name: %s
 containerGroup: {name: %s, workerMemoryMB: %d}
 output: %s
 vertices:
   - name: map
-    command: 'sleep %d && mkdir -p $EBB_OUTPUT_DIR/sink && echo m$EBB_TASK_INDEX > $EBB_OUTPUT_DIR/sink/0'
+    command: 'for i in $(seq 1 %d); do [ -e %s ] && break; sleep 0.1; done; mkdir -p $EBB_OUTPUT_DIR/sink && echo m$EBB_TASK_INDEX > $EBB_OUTPUT_DIR/sink/0'
     parallelism: 4
     memoryMB: 128
   - name: sink
@@ -90,6 +94,14 @@ func proxyAPI(ctl *testcluster.Control, id string, app yarn.AppID) string {
 }
 
 var reregisteredRe = regexp.MustCompile(`time="([0-9:.]+)" level=info msg="yarn: re-registered: (\d+) containers held, (\d+) live at the RM, (\d+) surplus released`)
+
+// touch creates the marker file the DAG's map tasks wait for.
+func touch(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // resync is what the AM's log tells of its first re-registration.
 type resync struct {
@@ -172,7 +184,8 @@ func TestYarnRMRestartWorkPreserving(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := y.writeDAG(fmt.Sprintf(rmFaultDAG, "rm-restart", "g", 512, y.fs.URL(y.dir+"/out"), 15))
+	marker := filepath.Join(t.TempDir(), "resynced")
+	spec := y.writeDAG(fmt.Sprintf(rmFaultDAG, "rm-restart", "g", 512, y.fs.URL(y.dir+"/out"), 1200, marker))
 	id, followed := y.submitFollowed(ctx, "rm-restart", append([]string{spec}, amSets...)...)
 	y.waitFor("the 4 map attempts running", 120*time.Second, func() bool {
 		d, _, err := y.dagNow(ctx, id)
@@ -206,6 +219,10 @@ func TestYarnRMRestartWorkPreserving(t *testing.T) {
 	y.waitFor("the tracking URL through "+rm+"'s proxy", 30*time.Second, func() bool {
 		return y.tryJSON(proxyAPI(ctl, rm, id)+"dags", &ds) && len(ds) == 1
 	})
+	if ds[0].State != "RUNNING" || ds[0].Running != 4 {
+		t.Errorf("after the resync the DAG is %s with %d running tasks, want RUNNING with its 4", ds[0].State, ds[0].Running)
+	}
+	touch(t, marker) // the map tasks may end now
 
 	st := <-status
 	t.Logf("ebb dag status asked while %s was away (%v):\n%s", rm, st.err, st.out)
@@ -234,11 +251,11 @@ func TestYarnRMRestartWorkPreserving(t *testing.T) {
 
 // TestYarnRMFailoverSession is item 2: a session AM runs a DAG when the
 // active RM is stopped; for a while no RM is active, and meanwhile a new
-// `ebb submit`, an `ebb dag submit` to the session and an `ebb dag
-// status` are asked; then the standby is made active (a manual failover).
-// The AM's and the gateway's clients fail over to it: both DAGs succeed
-// with no attempt re-run, the three commands succeed, and `ebb kill` and
-// `ebb clean` work after.
+// `ebb submit`, an `ebb dag submit` to the session, an `ebb dag status`,
+// an `ebb kill` of another session and an `ebb clean` are asked; then the
+// standby is made active (a manual failover). The AM's and the gateway's
+// clients fail over to it: both DAGs succeed with no attempt re-run, the
+// five commands succeed, and `ebb kill` and `ebb clean` work after.
 func TestYarnRMFailoverSession(t *testing.T) {
 	y, ctl := newFaultsTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -258,13 +275,20 @@ func TestYarnRMFailoverSession(t *testing.T) {
 	}
 	id := y.appID(out)
 	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
+	// A second session, to be killed while no RM is active.
+	out, err = y.ebb(ctx, append([]string{"submit", "--detach", "--name", "rm-failover-victim"}, sets...)...)
+	if err != nil {
+		t.Fatalf("starting the session to kill: %v\n%s", err, out)
+	}
+	victim := y.appID(out)
 	// The second DAG's group has bigger workers: it needs new containers,
 	// which only an AM that resynced with the new active RM gets.
-	dagSubmit := func(name, group string, mb, secs int) (string, error) {
-		spec := y.writeDAG(fmt.Sprintf(rmFaultDAG, name, group, mb, y.fs.URL(y.dir+"/"+name), secs))
+	marker := filepath.Join(t.TempDir(), "resynced")
+	dagSubmit := func(name, group string, mb, tenths int) (string, error) {
+		spec := y.writeDAG(fmt.Sprintf(rmFaultDAG, name, group, mb, y.fs.URL(y.dir+"/"+name), tenths, marker))
 		return y.ebb(ctx, "dag", "submit", "--app", id.String(), spec)
 	}
-	if out, err := dagSubmit("first", "g", 512, 12); err != nil {
+	if out, err := dagSubmit("first", "g", 512, 1200); err != nil {
 		t.Fatalf("dag submit: %v\n%s", err, out)
 	}
 	y.waitFor("the 4 map attempts running", 120*time.Second, func() bool {
@@ -277,18 +301,29 @@ func TestYarnRMFailoverSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Gateway commands while no RM is active.
-	during := map[string]chan submitted{"ebb submit": make(chan submitted, 1), "ebb dag submit": make(chan submitted, 1), "ebb dag status": make(chan submitted, 1)}
+	during := map[string]chan submitted{}
+	for _, c := range []string{"ebb submit", "ebb dag submit", "ebb dag status", "ebb kill", "ebb clean"} {
+		during[c] = make(chan submitted, 1)
+	}
 	go func() {
 		out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", "rm-failover-second"}, sets...)...)
 		during["ebb submit"] <- submitted{out, err}
 	}()
 	go func() {
-		out, err := dagSubmit("second", "big", 1024, 1)
+		out, err := dagSubmit("second", "big", 1024, 1200)
 		during["ebb dag submit"] <- submitted{out, err}
 	}()
 	go func() {
 		out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
 		during["ebb dag status"] <- submitted{out, err}
+	}()
+	go func() {
+		out, err := y.ebb(ctx, "kill", victim.String())
+		during["ebb kill"] <- submitted{out, err}
+	}()
+	go func() {
+		out, err := y.ebb(ctx, "clean")
+		during["ebb clean"] <- submitted{out, err}
 	}()
 	time.Sleep(rmDown) // the fault's length, an input of the test
 	activating := time.Now()
@@ -300,6 +335,7 @@ func TestYarnRMFailoverSession(t *testing.T) {
 	r := y.waitReregistered(id, 60*time.Second)
 	t.Logf("failover time: the AM re-registered at %s %s after it was asked to become active, %s after %s was stopped (%s held, %s live at the RM, %s surplus released)",
 		to, r.at.Sub(activating).Round(time.Millisecond), r.at.Sub(stopped).Round(time.Millisecond), from, r.held, r.live, r.surplus)
+	touch(t, marker) // the map tasks may end now
 	var second yarn.AppID
 	for name, ch := range during {
 		r := <-ch
@@ -353,6 +389,9 @@ func TestYarnRMFailoverSession(t *testing.T) {
 	}
 	if r := y.report(id); r.Attempt != 1 {
 		t.Errorf("session AM attempt %d, want 1: the failover cost the AM its attempt", r.Attempt)
+	}
+	if r := y.report(victim); r.State != yarn.StateKilled {
+		t.Errorf("the session killed during the failover is %s, want KILLED", r.State)
 	}
 
 	// After the failover: ebb kill (the session submitted during it and

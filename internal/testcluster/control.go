@@ -237,7 +237,7 @@ func (c *Control) call(ctx context.Context, method, verb string, q url.Values) (
 	if err != nil {
 		return fail(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read in full below
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return fail(err)

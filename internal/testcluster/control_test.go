@@ -46,7 +46,10 @@ func TestControlErrorNamesVerbAddressAndBound(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("ActivateRM: %v, want a *ControlError", err)
 	}
-	for _, want := range []string{"/rm/active", strings.TrimPrefix(srv.URL, "http://"), "rm1 is stopped", "bound 1"} {
+	if ce.Bound <= 0 || ce.Bound > 10*time.Second || !strings.Contains(err.Error(), "(bound "+ce.Bound.String()+")") {
+		t.Errorf("bound %s in %q, want what was left of the caller's 10 s, named", ce.Bound, err)
+	}
+	for _, want := range []string{"/rm/active", strings.TrimPrefix(srv.URL, "http://"), "rm1 is stopped"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}

@@ -6,6 +6,7 @@ import java.lang.reflect.Field;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +56,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
  *   POST /nm/start?nm=I       start it again with the same ports and directories
  *                             and wait until the RM has it RUNNING
  *
+ * NodeManager recovery (yarn.nodemanager.recovery.enabled) cannot be on
+ * when MiniYARNCluster starts its NMs: they bind ephemeral ports, which an
+ * NM with recovery refuses, and would share one recovery directory. The
+ * launcher takes the key out (takeNMRecovery), starts the NMs without it,
+ * and then restarts each at once on its bound port with recovery on and a
+ * recovery directory of its own (RUNDIR/nm-recovery/nmI), as every later
+ * /nm/start does.
+ *
  * Restarting RMs needs NodeManagers that heartbeat over RPC (MiniYARNCluster's
  * default NodeManagers call the first RM in-process and never see a new one):
  * the launcher's --restartable option sets that up, and the RM verbs refuse
@@ -67,6 +76,8 @@ final class Control {
   private final MiniDFSCluster dfs;
   private final int nodeManagers;
   private final boolean restartable;
+  private final Path runDir;
+  private final boolean nmRecovery;
   private final HttpServer server;
   private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "control-verb");
@@ -74,12 +85,14 @@ final class Control {
     return t;
   });
 
-  private Control(MiniYARNCluster yarn, MiniDFSCluster dfs, int nodeManagers, boolean restartable)
-      throws IOException {
+  private Control(MiniYARNCluster yarn, MiniDFSCluster dfs, int nodeManagers, boolean restartable,
+      Path runDir, boolean nmRecovery) throws IOException {
     this.yarn = yarn;
     this.dfs = dfs;
     this.nodeManagers = nodeManagers;
     this.restartable = restartable;
+    this.runDir = runDir;
+    this.nmRecovery = nmRecovery;
     this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
     server.createContext("/", this::handle);
     server.setExecutor(Executors.newFixedThreadPool(2, r -> {
@@ -89,12 +102,30 @@ final class Control {
     }));
   }
 
-  static Control start(MiniYARNCluster yarn, MiniDFSCluster dfs, int nodeManagers, boolean restartable)
-      throws IOException {
-    Control c = new Control(yarn, dfs, nodeManagers, restartable);
+  static Control start(MiniYARNCluster yarn, MiniDFSCluster dfs, int nodeManagers, boolean restartable,
+      Path runDir, boolean nmRecovery) throws Exception {
+    Control c = new Control(yarn, dfs, nodeManagers, restartable, runDir, nmRecovery);
+    if (nmRecovery) {
+      long deadline = System.currentTimeMillis() + DEFAULT_TIMEOUT_MS;
+      for (int i = 0; i < nodeManagers; i++) {
+        c.stopNM(i);
+        Main.log("NodeManager %d: %s", i, c.startNM(i, deadline));
+      }
+      // Clients reading the conf dir see what the NMs run with.
+      yarn.getConfig().setBoolean(YarnConfiguration.NM_RECOVERY_ENABLED, true);
+    }
     c.server.start();
     Main.log("control channel on %s", c.address());
     return c;
+  }
+
+  /** Takes yarn.nodemanager.recovery.enabled out of conf; true if it was on (see the class comment). */
+  static boolean takeNMRecovery(Configuration conf) {
+    boolean on = conf.getBoolean(YarnConfiguration.NM_RECOVERY_ENABLED, false);
+    if (on) {
+      conf.setBoolean(YarnConfiguration.NM_RECOVERY_ENABLED, false);
+    }
+    return on;
   }
 
   String address() {
@@ -386,6 +417,10 @@ final class Control {
     NodeId oldId = old.getNMContext().getNodeId();
     conf.set(YarnConfiguration.NM_ADDRESS, oldId.toString());
     conf.set(YarnConfiguration.NM_WEBAPP_ADDRESS, oldId.getHost() + ":" + old.getNMContext().getHttpPort());
+    if (nmRecovery) {
+      conf.setBoolean(YarnConfiguration.NM_RECOVERY_ENABLED, true);
+      conf.set(YarnConfiguration.NM_RECOVERY_DIR, runDir.resolve("nm-recovery").resolve("nm" + i).toString());
+    }
     NodeManager nm = new NodeManager();
     nm.init(conf);
     nm.start();

@@ -143,6 +143,7 @@ public final class Main {
     if (opts.restartable) {
       Control.prepare(yconf, opts.resourceManagers);
     }
+    boolean nmRecovery = Control.takeNMRecovery(yconf);
     yarn = new MiniYARNCluster("ebb", opts.resourceManagers, opts.nodeManagers, 1, 1);
     yarn.init(yconf);
     yarn.start();
@@ -153,7 +154,7 @@ public final class Main {
     // Tests read the RM's REST API (applications, containers): prove it answers.
     checkHttp("http://" + yarn.getResourceManager().getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS)
         + "/ws/v1/cluster/info");
-    control = Control.start(yarn, dfs, opts.nodeManagers, opts.restartable);
+    control = Control.start(yarn, dfs, opts.nodeManagers, opts.restartable, runDir, nmRecovery);
     log("YARN up with %d RUNNING NodeManagers after %d ms", opts.nodeManagers, ms(t0));
 
     ConfWriter.write(secure == null ? live : secure.clientView(live), confDir);
