@@ -2,8 +2,11 @@ package worker
 
 import (
 	"errors"
+	"os"
 	"testing"
 	"time"
+
+	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
 // The lease mirrors the AM's worker timeout (here 30 s): heartbeats 1 s
@@ -51,5 +54,33 @@ func TestLeaseBreaksOnAGapOfTheAMTimeout(t *testing.T) {
 	}
 	if err := s.check(t0.Add(2 * time.Minute)); err != nil {
 		t.Fatalf("waiting for a new AM attempt: %v, want no fence", err)
+	}
+}
+
+// A worker that could not heartbeat for the AM's bound fences itself: the
+// AM here asks for a heartbeat every 2 s but would lose the worker after
+// 300 ms of silence, so a sink attempt that ends 600 ms in finds the lease
+// broken (as after a stop of 600 ms): it commits nothing, nothing more is
+// sent, and Run ends with a FencedError.
+func TestFencedWorkerCommitsNothingAndExits(t *testing.T) {
+	am := startFakeAMBeating(t, "s", 2*time.Second)
+	am.lostAfter = 300 * time.Millisecond
+	wr := startWorker(t, am, "w1", nil)
+	commitDir := t.TempDir()
+	a := shellAttempt("a1", "d1", `sleep 0.6; echo late > "$EBB_OUTPUT_DIR/f"`)
+	a.CommitDir = commitDir
+	wr.conn.run(a)
+	err := wr.wait(t)
+	var fe *FencedError
+	if !errors.As(err, &fe) || fe.LostAfter != 300*time.Millisecond || fe.Silent < 300*time.Millisecond {
+		t.Fatalf("Run = %v, want a FencedError after 300 ms", err)
+	}
+	if es, _ := os.ReadDir(commitDir); len(es) != 0 {
+		t.Errorf("the fenced worker committed %d entries to %s", len(es), commitDir)
+	}
+	for m := range wr.conn.fromW {
+		if u := m.GetAttempt(); u != nil && u.GetState() == ebbpb.AttemptState_ATTEMPT_SUCCEEDED {
+			t.Errorf("the fenced worker reported %s SUCCEEDED", u.GetAttemptId())
+		}
 	}
 }
