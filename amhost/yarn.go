@@ -238,6 +238,10 @@ func (s *yarnStart) buildAM(context.Context) error {
 	if err != nil {
 		return err
 	}
+	commitRetry, err := hdfsCommitRetry(s.c, s.log)
+	if err != nil {
+		return err
+	}
 	s.a, err = am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: s.secret, Log: s.log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: s.c.Duration("ebb.am.worker.heartbeat.interval.ms"),
@@ -245,7 +249,7 @@ func (s *yarnStart) buildAM(context.Context) error {
 		Committer: commit.New(s.fs.Resolve).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
 		History:   hdfsHistory(s.c, s.fs, s.user, app.String(), s.log), HistoryEvery: time.Minute, DAGHistory: dagHist,
 		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
-		ConfirmWithin: confirmWithin,
+		ConfirmWithin: confirmWithin, CommitRetry: commitRetry,
 	})
 	if err != nil && events != nil {
 		_ = events.Close() // nothing worth keeping was recorded
@@ -514,4 +518,26 @@ func hdfsRetrySpec(c *conf.Config) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(v), nil
+}
+
+// hdfsCommitRetry is am.Options.CommitRetry on HDFS: a promotion or an
+// abort waits out a NameNode that does not answer within
+// dfs.client.retry.policy.spec (Hadoop's default when unset).
+func hdfsCommitRetry(c *conf.Config, log *logrus.Logger) (func(string, func() error) error, error) {
+	spec, err := hdfsRetrySpec(c)
+	if err != nil {
+		return nil, err
+	}
+	if spec == "" {
+		spec = hdfsfs.DefaultRetrySpec
+	}
+	r, err := hdfsfs.ParseRetry(spec)
+	if err != nil {
+		return nil, err
+	}
+	return func(what string, f func() error) error {
+		return r.Do(context.Background(), what, f, func(err error, next time.Duration) {
+			log.Warnf("%s: HDFS does not answer (%v); trying again in %s (%s)", what, err, next, hdfsfs.RetrySpecKey)
+		})
+	}, nil
 }
