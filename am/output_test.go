@@ -359,7 +359,12 @@ func TestPromotionGoesThroughCommitRetry(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the AM ended with %v", err)
+		}
+	}()
 	id, err := a.Submit(ctx, SubmitRequest{SpecName: "x.yaml", Spec: []byte(oneSink), Output: "/data/out"})
 	if err != nil {
 		t.Fatal(err)
