@@ -62,6 +62,15 @@ type Options struct {
 	// EventLog, when set, records the core's events and actions
 	// (ebb.am.event.log.enabled, package eventlog); Run closes it.
 	EventLog EventLog
+	// CommitRetry, when set, makes each promotion and abort of a DAG's
+	// output (both may be called again after any failure: package commit)
+	// wait out a file system that does not answer, within its bound
+	// (hdfsfs.Retry, dfs.client.retry.policy.spec); nil tries once.
+	CommitRetry func(what string, f func() error) error
+	// ConfirmWithin bounds the wait to confirm, before a promotion, that
+	// this AM attempt is still the current one (supersede.go): the RM's
+	// yarn.am.liveness-monitor.expiry-interval-ms; 0 is its default.
+	ConfirmWithin time.Duration
 	// HoldAt is ebb.fault.am.hold.at for this AM attempt (faulthold.go):
 	// "" on every attempt but a crash test's first.
 	HoldAt string
@@ -165,7 +174,7 @@ func New(o Options) (*AM, error) {
 	}
 	auth := secretAuth{secret: []byte(o.Secret)}
 	a.srv = grpc.NewServer(grpc.UnaryInterceptor(auth.unary), grpc.StreamInterceptor(auth.stream))
-	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat})
+	ebbpb.RegisterWorkerServer(a.srv, &workerService{loop: a.loop, heartbeat: o.WorkerHeartbeat, lostAfter: o.Core.WorkerTimeout})
 	ebbpb.RegisterClientServer(a.srv, &clientService{am: a})
 	if o.StatusListen != "" {
 		sl, err := net.Listen("tcp", o.StatusListen)
@@ -293,7 +302,10 @@ func (a *AM) dagEnded(s core.DAGStatus, detail *core.DAGView) {
 	a.settling.Add(1)
 	go func() {
 		defer a.settling.Done()
-		s := a.settleOutput(s, plan)
+		s, settled := a.settleUnlessSuperseded(s, plan)
+		if !settled {
+			return // the next AM attempt settles it; nothing is recorded
+		}
 		a.mu.Lock()
 		delete(a.outputPlans, s.ID)
 		delete(a.outputUsers, outputKey(plan.output))

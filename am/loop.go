@@ -2,6 +2,7 @@ package am
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -40,6 +41,9 @@ type Loop struct {
 	amProcs map[string]*amProc
 	// fault is the crash tests' hold point (faulthold.go); nil = none.
 	fault *faultHold
+	// superseded says why the AM found its attempt replaced by the next
+	// (supersede.go); nil while it has not.
+	superseded atomic.Pointer[string]
 
 	// mu guards conns and watchers (touched by gRPC goroutines). It is
 	// taken alone, and nothing that can block is called under it (the AM's

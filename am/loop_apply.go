@@ -117,8 +117,15 @@ func (l *Loop) shutdown() {
 	l.conns = map[string]*workerConn{}
 	l.mu.Unlock()
 	// Each worker is told why its stream ends, after what is already queued
-	// for it; a worker too far behind to take the message is cut off.
+	// for it; a worker too far behind to take the message is cut off. A
+	// superseded attempt's workers are not told to stop: their streams
+	// just end, and they rejoin the next attempt (supersede.go).
+	superseded := l.supersededBy() != ""
 	for _, c := range conns {
+		if superseded {
+			c.close()
+			continue
+		}
 		select {
 		case c.out <- stopMessage(false, "the AM is shutting down"):
 		default:

@@ -108,7 +108,9 @@ func (a *AM) claimOutput(id string, plan outputPlan) {
 // DAG whose promotion failed did not succeed.
 func (a *AM) settleOutput(s core.DAGStatus, plan outputPlan) core.DAGStatus {
 	if s.State == core.DAGSucceeded {
-		err := a.committer.Promote(plan.output, plan.stagingID, plan.overwrite)
+		err := a.commitRetry("promoting the output "+plan.output, func() error {
+			return a.committer.Promote(plan.output, plan.stagingID, plan.overwrite)
+		})
 		var cle *commit.CleanupError
 		if errors.As(err, &cle) {
 			// The new output is whole and in place: the DAG succeeded.
@@ -127,11 +129,21 @@ func (a *AM) settleOutput(s core.DAGStatus, plan outputPlan) core.DAGStatus {
 		}
 		a.log.Errorf("DAG %s (%s): %s", s.ID, s.Name, s.Diagnostics)
 	}
-	if err := a.committer.Abort(plan.output, plan.stagingID, !plan.existed); err != nil {
+	if err := a.commitRetry("removing the staged output of "+plan.output, func() error {
+		return a.committer.Abort(plan.output, plan.stagingID, !plan.existed)
+	}); err != nil {
 		a.log.Warnf("DAG %s (%s): removing its staged output: %v", s.ID, s.Name, err)
 		s.Diagnostics += fmt.Sprintf(" (and removing its staged files under %s failed: %v)", commit.Staging(plan.output, plan.stagingID), err)
 	}
 	return s
+}
+
+// commitRetry runs f, a promotion or an abort, through Options.CommitRetry.
+func (a *AM) commitRetry(what string, f func() error) error {
+	if a.opts.CommitRetry == nil {
+		return f()
+	}
+	return a.opts.CommitRetry(what, f)
 }
 
 // abandonOutputs removes the staged files of the DAGs still running when
@@ -139,6 +151,10 @@ func (a *AM) settleOutput(s core.DAGStatus, plan outputPlan) core.DAGStatus {
 // and their outputs stay as they were. The workers are gone by now (the
 // loop closed the world), so no attempt commits behind it.
 func (a *AM) abandonOutputs() {
+	if r := a.supersededBy(); r != "" {
+		a.log.Warnf("this AM attempt is superseded (%s): the staged outputs of its unfinished DAGs stay for the next attempt", r)
+		return
+	}
 	a.mu.Lock()
 	plans := a.outputPlans
 	a.outputPlans, a.outputUsers = map[string]outputPlan{}, map[string]string{}

@@ -317,3 +317,66 @@ func TestStoppingAMRemovesStagedOutputs(t *testing.T) {
 		t.Errorf("after the AM stopped %s holds %v, want %v", out, got, old)
 	}
 }
+
+// flakyCommitter fails its first promotion as a NameNode away would.
+type flakyCommitter struct {
+	fakeCommitter
+	fails int
+}
+
+func (f *flakyCommitter) Promote(output, id string, overwrite bool) error {
+	f.record("promote " + output)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fails > 0 {
+		f.fails--
+		return errors.New("no available namenodes: connection refused")
+	}
+	return nil
+}
+
+// A promotion goes through Options.CommitRetry (on YARN, HDFS's retry
+// policy): one that failed as the NameNode restarted is called again and
+// the DAG succeeds.
+func TestPromotionGoesThroughCommitRetry(t *testing.T) {
+	fc := &flakyCommitter{fails: 1}
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	var whats []string
+	retry := func(what string, f func() error) error {
+		whats = append(whats, what)
+		if err := f(); err != nil {
+			return f() // the policy's one retry, here at once
+		}
+		return nil
+	}
+	a, err := New(Options{Listen: "127.0.0.1:0", Secret: "s", Log: log, Committer: fc, Core: amconf.Defaults(), CommitRetry: retry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetWorld(nopWorld{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the AM ended with %v", err)
+		}
+	}()
+	id, err := a.Submit(ctx, SubmitRequest{SpecName: "x.yaml", Spec: []byte(oneSink), Output: "/data/out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.dagEnded(core.DAGStatus{ID: id, State: core.DAGSucceeded, Output: "/data/out"}, nil)
+	if s, err := a.WaitDAG(ctx, id); err != nil || s.State != core.DAGSucceeded {
+		t.Fatalf("WaitDAG = %v %q %v, want SUCCEEDED", s.State, s.Diagnostics, err)
+	}
+	if got := fc.recorded(); !reflect.DeepEqual(got, []string{"promote /data/out", "promote /data/out"}) {
+		t.Errorf("committer calls %v, want the promotion twice", got)
+	}
+	if len(whats) != 1 || !strings.Contains(whats[0], "promoting the output /data/out") {
+		t.Errorf("CommitRetry heard %v", whats)
+	}
+}

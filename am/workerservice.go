@@ -18,6 +18,9 @@ type workerService struct {
 	ebbpb.UnimplementedWorkerServer
 	loop      *Loop
 	heartbeat time.Duration
+	// lostAfter is the Core's worker timeout, told to each worker so that
+	// one cut off for as long fences itself (it commits nothing more).
+	lostAfter time.Duration
 }
 
 func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
@@ -51,7 +54,7 @@ func (s *workerService) Connect(stream ebbpb.Worker_ConnectServer) error {
 		return status.Error(codes.FailedPrecondition, err.Error())
 	}
 	if err := stream.Send(&ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Registered{Registered: &ebbpb.Registered{
-		WorkerId: reg.WorkerId, HeartbeatIntervalMs: s.heartbeat.Milliseconds()}}}); err != nil {
+		WorkerId: reg.WorkerId, HeartbeatIntervalMs: s.heartbeat.Milliseconds(), LostAfterMs: s.lostAfter.Milliseconds()}}}); err != nil {
 		return err
 	}
 	recvErr := make(chan error, 1)
@@ -84,7 +87,7 @@ func (s *workerService) receive(stream ebbpb.Worker_ConnectServer, id string) er
 		switch x := m.Msg.(type) {
 		case *ebbpb.WorkerMessage_Heartbeat:
 			running := x.Heartbeat.GetRunningAttempts()
-			s.loop.Send(core.WorkerBeat{Worker: id, Running: running})
+			s.loop.Send(core.WorkerBeat{Worker: id, Running: running, Unhealthy: x.Heartbeat.GetUnhealthy()})
 		case *ebbpb.WorkerMessage_Attempt:
 			s.loop.Send(core.AttemptUpdated{Worker: id, Update: attemptUpdate(x.Attempt)})
 		default:

@@ -235,6 +235,14 @@ func (s *yarnStart) buildAM(context.Context) error {
 		return err
 	}
 	s3 := S3Store(s.c, s.creds)
+	confirmWithin, err := confirmBound(s.c)
+	if err != nil {
+		return err
+	}
+	commitRetry, err := hdfsCommitRetry(s.c, s.log)
+	if err != nil {
+		return err
+	}
 	s.a, err = am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: s.secret, Log: s.log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: s.c.Duration("ebb.am.worker.heartbeat.interval.ms"),
@@ -242,6 +250,7 @@ func (s *yarnStart) buildAM(context.Context) error {
 		Committer: commit.New(withS3Resolver(s.fs.Resolve, s3)).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
 		History:   hdfsHistory(s.c, s.fs, s.user, app.String(), s.log), HistoryEvery: time.Minute, DAGHistory: dagHist,
 		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
+		ConfirmWithin: confirmWithin, CommitRetry: commitRetry,
 	})
 	if err != nil && events != nil {
 		_ = events.Close() // nothing worth keeping was recorded
@@ -285,6 +294,10 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 	s.ui.setNodes(nodes)
 	s.nodes = len(nodes)
 	includePort, _ := c.Raw("yarn.scheduler.include-port-in-node-name")
+	retrySpec, err := hdfsRetrySpec(c)
+	if err != nil {
+		return err
+	}
 	amAddr := net.JoinHostPort(s.host, strconv.Itoa(port))
 	s.amAddr, s.tracking = amAddr, tracking
 	// Workers (this attempt's and those of an earlier one that YARN kept)
@@ -303,7 +316,8 @@ func (s *yarnStart) buildWorld(ctx context.Context) error {
 		FinalTrackingURL: yarn.FinalTrackingURL(RMWebapp(c), app),
 		Worker: yarn.WorkerLaunch{Binary: binary,
 			AMAddress: amAddr, Secret: s.secret, Env: map[string]string{"HADOOP_USER_NAME": s.user}, AMFile: fs.URL(amFile),
-			Tokens: s.workerT, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count")},
+			Tokens: s.workerT, LogRollKB: c.Int64("ebb.log.roll.size.kb"), LogRollCount: c.Int("ebb.log.roll.count"),
+			HDFSRetrySpec: retrySpec},
 		InAM:  s.inAM(),
 		Nodes: nodes, Labels: labels, IncludePort: strings.TrimSpace(includePort) == "true", Log: s.log, Events: a.Loop(),
 		OnShutdown: func(reason string) { a.Stop(reason) },
@@ -473,4 +487,58 @@ func firstAttemptOnly(holdAt string, attempt int) string {
 		return ""
 	}
 	return holdAt
+}
+
+// confirmBound bounds the AM's wait, before a promotion, for the RM to
+// confirm the attempt is current (am.Options.ConfirmWithin): the RM's
+// liveness bound (yarn.am.liveness-monitor.expiry-interval-ms), or the
+// RM client's own (yarn.resourcemanager.connect.max-wait.ms) when longer,
+// since an RM that restarts recovers the attempt and does not expire it
+// for its time away.
+func confirmBound(c *conf.Config) (time.Duration, error) {
+	liveness, err := c.AMLiveness()
+	if err != nil {
+		return 0, err
+	}
+	rc, err := c.RMConnect()
+	if err != nil {
+		return 0, err
+	}
+	return max(liveness, rc.MaxWait), nil
+}
+
+// hdfsRetrySpec is dfs.client.retry.policy.spec as the AM's configuration
+// says ("" when unset: the workers use Hadoop's default), checked here so
+// that a bad one fails the AM with the key named, not every worker.
+func hdfsRetrySpec(c *conf.Config) (string, error) {
+	v, ok := c.Raw(hdfsfs.RetrySpecKey)
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", nil
+	}
+	if _, err := hdfsfs.ParseRetry(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(v), nil
+}
+
+// hdfsCommitRetry is am.Options.CommitRetry on HDFS: a promotion or an
+// abort waits out a NameNode that does not answer within
+// dfs.client.retry.policy.spec (Hadoop's default when unset).
+func hdfsCommitRetry(c *conf.Config, log *logrus.Logger) (func(string, func() error) error, error) {
+	spec, err := hdfsRetrySpec(c)
+	if err != nil {
+		return nil, err
+	}
+	if spec == "" {
+		spec = hdfsfs.DefaultRetrySpec
+	}
+	r, err := hdfsfs.ParseRetry(spec)
+	if err != nil {
+		return nil, err
+	}
+	return func(what string, f func() error) error {
+		return r.Do(context.Background(), what, f, func(err error, next time.Duration) {
+			log.Warnf("%s: HDFS does not answer (%v); trying again in %s (%s)", what, err, next, hdfsfs.RetrySpecKey)
+		})
+	}, nil
 }

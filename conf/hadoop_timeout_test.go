@@ -40,3 +40,30 @@ func TestRPCTimeouts(t *testing.T) {
 		})
 	}
 }
+
+func TestAMLiveness(t *testing.T) {
+	for _, tc := range []struct {
+		set  map[string]string
+		want time.Duration
+		err  string
+	}{
+		{want: 10 * time.Minute},
+		{set: map[string]string{AMLivenessKey: "8000"}, want: 8 * time.Second},
+		{set: map[string]string{AMLivenessKey: "soon"}, err: `yarn.am.liveness-monitor.expiry-interval-ms = "soon": want milliseconds`},
+	} {
+		c, _, err := Load(LoadOptions{Getenv: envOf(nil), Sets: tc.set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.AMLiveness()
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: err = %v, want %q", tc.set, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%v: AMLiveness = %s, %v; want %s", tc.set, got, err, tc.want)
+		}
+	}
+}

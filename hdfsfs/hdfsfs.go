@@ -51,6 +51,7 @@ func namenodeOf(defaultFS string) (string, error) {
 }
 
 func open(host string, o hdfs.ClientOptions) (*FS, error) {
+	o.NamenodeDialFunc = namenodeDialer(o.NamenodeDialFunc, NamenodeConnectTimeout, NamenodeCallTimeout)
 	c, err := hdfs.NewClient(o)
 	if err != nil {
 		return nil, fmt.Errorf("hdfsfs: connecting to %s: %w", host, err)

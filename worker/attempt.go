@@ -231,6 +231,11 @@ func (w *worker) startAttempt(req *ebbpb.RunAttempt) {
 		w.mu.Unlock()
 		refuse(ebbpb.AttemptState_ATTEMPT_KILLED, "worker is stopping and takes no new attempts")
 		return
+	case w.unhealthy != "":
+		why := w.unhealthy
+		w.mu.Unlock()
+		refuse(ebbpb.AttemptState_ATTEMPT_KILLED, "worker is unhealthy and takes no new attempts: "+why)
+		return
 	case w.running[id] != nil:
 		w.mu.Unlock()
 		w.log.WithField("attempt", id).Warn("attempt is already running; duplicate RunAttempt ignored")
@@ -278,6 +283,10 @@ func (w *worker) runAttempt(a *attempt, reinitEnv map[string]string) {
 	u := w.execute(a, reinitEnv)
 	u.AttemptId = a.req.GetAttemptId()
 	succeeded := u.State == ebbpb.AttemptState_ATTEMPT_SUCCEEDED
+	if u.State == ebbpb.AttemptState_ATTEMPT_FAILED {
+		// Before its files are removed: a full disk is seen full.
+		u.Diagnostics = w.checkDiskAfterFailure() + u.Diagnostics
+	}
 	if succeeded {
 		// The inputs are not needed any more; the outputs are served.
 		_ = os.RemoveAll(a.inputDir())

@@ -19,8 +19,11 @@ import (
 //
 // An attempt killed while it copies (its DAG ended: the AM is removing the
 // DAG's staging directory) stops before renaming anything and removes what
-// it copied, so it leaves nothing behind the AM's clean-up.
-func commitOutputs(ctx context.Context, fss *filesystems, outputDir, commitDir, attemptID string, taskIndex int32) error {
+// it copied, so it leaves nothing behind the AM's clean-up. So does one
+// whose worker finds itself fenced off when it is about to rename
+// (mayAct fails: it was stopped past the AM's timeout while it copied;
+// fence.go); nil mayAct always may.
+func commitOutputs(ctx context.Context, fss *filesystems, outputDir, commitDir, attemptID string, taskIndex int32, mayAct func() error) error {
 	fsys, root, err := fss.resolve(commitDir)
 	if err != nil {
 		return err
@@ -71,6 +74,15 @@ func commitOutputs(ctx context.Context, fss *filesystems, outputDir, commitDir, 
 			return fmt.Errorf("creating %s: %w", path.Dir(staged), err)
 		}
 		if err := copyFileTo(fsys, filepath.Join(outputDir, filepath.FromSlash(rel)), staged); err != nil {
+			return err
+		}
+	}
+	if mayAct != nil {
+		if err := mayAct(); err != nil {
+			if rerr := fsys.RemoveAll(tmp); rerr != nil {
+				return fmt.Errorf("%w (and cleaning %s: %v)", err, tmp, rerr)
+			}
+			_ = fsys.RemoveEmptyDir(tmpRoot)
 			return err
 		}
 	}

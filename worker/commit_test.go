@@ -28,7 +28,7 @@ func TestCommitNamesFilesByTaskIndex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dst, "part-00042"), []byte("stale"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitOutputs(context.Background(), &filesystems{}, out, dst, "att_1", 42); err != nil {
+	if err := commitOutputs(context.Background(), &filesystems{}, out, dst, "att_1", 42, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -72,7 +72,7 @@ func TestKilledCommitLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	killed := errors.New("killed: DAG dag_0001 ended")
 	cancel(killed)
-	if err := commitOutputs(ctx, &filesystems{}, out, dst, "att_1", 0); !errors.Is(err, killed) {
+	if err := commitOutputs(ctx, &filesystems{}, out, dst, "att_1", 0, nil); !errors.Is(err, killed) {
 		t.Fatalf("commit of a killed attempt = %v, want its cause", err)
 	}
 	if es, err := os.ReadDir(dst); err != nil || len(es) != 0 {
@@ -81,7 +81,7 @@ func TestKilledCommitLeavesNothing(t *testing.T) {
 }
 
 func TestCommitRejectsUnknownScheme(t *testing.T) {
-	if err := commitOutputs(context.Background(), &filesystems{}, t.TempDir(), "gs://bucket/x", "a", 0); err == nil {
+	if err := commitOutputs(context.Background(), &filesystems{}, t.TempDir(), "gs://bucket/x", "a", 0, nil); err == nil {
 		t.Error("commit to gs:// succeeded; want an error naming the scheme")
 	}
 }

@@ -24,6 +24,9 @@ type fakeAM struct {
 	conns  chan *amConn
 	// heartbeat is the interval the AM asks its workers for.
 	heartbeat time.Duration
+	// lostAfter is the silence after which it would lose a worker (0:
+	// not said).
+	lostAfter time.Duration
 }
 
 // amConn is the AM's end of one worker's stream.
@@ -68,7 +71,7 @@ func (am *fakeAM) Connect(stream ebbpb.Worker_ConnectServer) error {
 		return status.Error(codes.InvalidArgument, "Register first")
 	}
 	if err := stream.Send(&ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Registered{Registered: &ebbpb.Registered{
-		WorkerId: reg.GetWorkerId(), HeartbeatIntervalMs: am.heartbeat.Milliseconds(),
+		WorkerId: reg.GetWorkerId(), HeartbeatIntervalMs: am.heartbeat.Milliseconds(), LostAfterMs: am.lostAfter.Milliseconds(),
 	}}}); err != nil {
 		return err
 	}

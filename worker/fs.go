@@ -122,7 +122,7 @@ func dialHDFS(namenode string) (*hdfs.Client, error) {
 			return fs.Client(), nil
 		}
 	}
-	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{namenode}, User: hadoopUser()})
+	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{namenode}, User: hadoopUser(), NamenodeDialFunc: hdfsfs.NamenodeDialer()})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to namenode %s: %w", namenode, err)
 	}

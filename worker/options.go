@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/ebb-am/ebb/hdfsfs"
 )
 
 // Options configure one worker process.
@@ -46,6 +48,12 @@ type Options struct {
 	// (default 2 minutes), instead of exiting.
 	AMFile       string
 	RejoinWithin time.Duration
+
+	// HDFSRetrySpec is dfs.client.retry.policy.spec: how long a sink
+	// attempt's commit to HDFS waits out a NameNode that does not answer
+	// (hdfsfs.Retry); "" is Hadoop's default.
+	HDFSRetrySpec string
+	hdfsRetry     hdfsfs.Retry
 
 	// Log is used as given when set (the caller decides where it writes);
 	// when nil, Run logs to stderr and <LogDir>/worker.log.
@@ -91,5 +99,13 @@ func (o Options) withDefaults() (Options, error) {
 	if o.RegisterTimeout <= 0 {
 		o.RegisterTimeout = 30 * time.Second
 	}
+	if o.HDFSRetrySpec == "" {
+		o.HDFSRetrySpec = hdfsfs.DefaultRetrySpec
+	}
+	r, err := hdfsfs.ParseRetry(o.HDFSRetrySpec)
+	if err != nil {
+		return o, &ConfigError{Field: "HDFSRetrySpec", Reason: err.Error()}
+	}
+	o.hdfsRetry = r
 	return o, nil
 }

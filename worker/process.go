@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 	"github.com/ebb-am/ebb/task"
 )
@@ -119,7 +121,21 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 				return endedBy(err)
 			}
 		}
-		if err := commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex()); err != nil {
+		// A worker that wakes from a stop past the AM's timeout holds an
+		// attempt the AM has given to another: it must not commit.
+		if err := w.mayAct(); err != nil {
+			return endedBy(err)
+		}
+		// A NameNode that does not answer (restarting) is waited out
+		// within dfs.client.retry.policy.spec; the commit starts over each
+		// time, and a retried rename replaces what an earlier try placed.
+		commit := func() error {
+			return commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex(), w.mayAct)
+		}
+		retried := func(err error, next time.Duration) {
+			a.log.WithError(err).Warnf("committing to %s: HDFS does not answer; trying again in %s (%s)", dir, next, hdfsfs.RetrySpecKey)
+		}
+		if err := w.o.hdfsRetry.Do(a.ctx, "committing outputs to "+dir, commit, retried); err != nil {
 			return failed("committing outputs to %s: %v", dir, err)
 		}
 	}

@@ -92,9 +92,9 @@ func (w *worker) mayReconnect(err error, reconnecting bool) bool {
 		return false
 	}
 	w.mu.Lock()
-	stopping := w.stopping
+	stopping, fenced := w.stopping, w.fenced != nil
 	w.mu.Unlock()
-	if stopping {
+	if stopping || fenced {
 		return false
 	}
 	var re *RegisterError

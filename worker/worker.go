@@ -62,7 +62,15 @@ type worker struct {
 	// their DAG ends: a new AM attempt hears them again (the old one may
 	// have died before it recorded them).
 	finals map[string]final
-	wg     sync.WaitGroup
+	// lease is the worker's view of whether the AM still counts on it
+	// (fence.go); fenced is set once it broke, endSession ends the
+	// current session.
+	lease  lease
+	fenced error
+	// unhealthy says why the work dir's disk takes no more work (disk.go).
+	unhealthy  string
+	endSession context.CancelFunc
+	wg         sync.WaitGroup
 }
 
 // Run registers with the AM at o.AMAddress and serves it until the AM
@@ -129,6 +137,13 @@ func Run(ctx context.Context, o Options) error {
 		if sess != nil {
 			sess.close() // its heartbeat stops; attempts and outputs stay
 		}
+		// The AM is gone: a new attempt starts a new lease, unless this
+		// worker wakes from a stop to find the stream broken.
+		if ferr := w.lease.suspend(time.Now()); ferr != nil {
+			w.fenceOff(ferr)
+			err = ferr
+			break
+		}
 		w.log.WithError(err).Warn("the AM is gone; looking for a new AM attempt to rejoin")
 		next, ferr := w.awaitAM(ctx, addr)
 		if ferr != nil {
@@ -136,6 +151,9 @@ func Run(ctx context.Context, o Options) error {
 			break
 		}
 		addr, reconnect = next, true
+	}
+	if ferr := w.fencedErr(); ferr != nil {
+		err = ferr
 	}
 	w.killAll(errWorkerExiting)
 	w.wg.Wait()
@@ -170,15 +188,17 @@ func (w *worker) session(ctx context.Context, addr string, reconnect bool) (*ses
 		s.close()
 		return nil, &RegisterError{Err: err}
 	}
-	interval, err := w.register(s.stream, cancel, reconnect)
+	interval, lostAfter, err := w.register(s.stream, cancel, reconnect)
 	if err != nil {
 		s.close()
 		return nil, err
 	}
 	s.out = newSender(s.stream)
 	go s.out.loop()
+	w.lease.start(time.Now(), lostAfter)
 	w.mu.Lock()
 	w.out = s.out
+	w.endSession = cancel
 	w.mu.Unlock()
 	if reconnect {
 		w.resendFinals()
@@ -222,9 +242,10 @@ func newFetchClient() *http.Client {
 }
 
 // register sends Register and waits for Registered, which must be the AM's
-// first message. It returns the heartbeat interval the AM asked for. A
-// worker rejoining a new AM attempt says what it runs and serves.
-func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.CancelFunc, reconnect bool) (time.Duration, error) {
+// first message. It returns the heartbeat interval the AM asked for and
+// the silence after which it loses the worker. A worker rejoining a new
+// AM attempt says what it runs and serves.
+func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.CancelFunc, reconnect bool) (interval, lostAfter time.Duration, err error) {
 	o := w.o
 	w.mu.Lock()
 	reg := &ebbpb.Register{
@@ -244,30 +265,31 @@ func (w *worker) register(stream ebbpb.Worker_ConnectClient, cancel context.Canc
 	if reconnect {
 		reg.Outputs = w.outputs.attempts()
 	}
-	err := stream.Send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Register{Register: reg}})
+	err = stream.Send(&ebbpb.WorkerMessage{Msg: &ebbpb.WorkerMessage_Register{Register: reg}})
 	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, &RegisterError{Err: err}
+		return 0, 0, &RegisterError{Err: err}
 	}
 	// Send reports a refused stream as io.EOF; Recv below gives the status.
 	timer := time.AfterFunc(o.RegisterTimeout, cancel)
 	m, err := stream.Recv()
 	if !timer.Stop() {
-		return 0, &RegisterError{Err: fmt.Errorf("no answer from the AM within %s", o.RegisterTimeout)}
+		return 0, 0, &RegisterError{Err: fmt.Errorf("no answer from the AM within %s", o.RegisterTimeout)}
 	}
 	if err != nil {
-		return 0, &RegisterError{Err: err}
+		return 0, 0, &RegisterError{Err: err}
 	}
 	ack := m.GetRegistered()
 	if ack == nil {
-		return 0, &RegisterError{Err: fmt.Errorf("AM answered %T before Registered", m.GetMsg())}
+		return 0, 0, &RegisterError{Err: fmt.Errorf("AM answered %T before Registered", m.GetMsg())}
 	}
-	interval := time.Duration(ack.GetHeartbeatIntervalMs()) * time.Millisecond
+	interval = time.Duration(ack.GetHeartbeatIntervalMs()) * time.Millisecond
+	lostAfter = time.Duration(ack.GetLostAfterMs()) * time.Millisecond
 	if interval <= 0 {
 		interval = defaultHeartbeat
 	}
 	w.log.WithFields(logrus.Fields{"worker": ack.GetWorkerId(), "heartbeat": interval, "rejoined": reconnect,
-		"attempts": len(reg.Attempts), "outputs": len(reg.Outputs)}).Info("registered")
-	return interval, nil
+		"attempts": len(reg.Attempts), "outputs": len(reg.Outputs), "lost_after": lostAfter}).Info("registered")
+	return interval, lostAfter, nil
 }
 
 // receive carries out the AM's messages until the stream ends.
@@ -388,8 +410,15 @@ func (w *worker) heartbeat(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
+		// A tick late by the AM's whole timeout: this worker was stopped
+		// and the AM has lost it (fence.go); nothing more goes out.
+		if err := w.lease.renew(time.Now()); err != nil {
+			w.fenceOff(err)
+			return
+		}
+		health := w.diskHealth()
 		w.mu.Lock()
-		hb := &ebbpb.Heartbeat{}
+		hb := &ebbpb.Heartbeat{Unhealthy: health}
 		list := make([]*attempt, 0, len(w.running))
 		for id, a := range w.running {
 			hb.RunningAttempts = append(hb.RunningAttempts, id)

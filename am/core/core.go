@@ -33,6 +33,10 @@ type Core struct {
 	gorder  []*group
 	workers map[string]*workerRun
 	nodes   map[string]*nodeRun
+	// lost are the workers this AM attempt has lost, with why (fence.go);
+	// fenced counts what they sent after and was refused.
+	lost   map[string]string
+	fenced int
 	// waitingDrains are draining nodes whose scale-in still waits for
 	// DAGs; their workers take those DAGs' attempts (drain.go).
 	waitingDrains map[*nodeRun]struct{}

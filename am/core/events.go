@@ -26,6 +26,9 @@ type WorkerRegistered struct{ Info WorkerInfo }
 type WorkerBeat struct {
 	Worker  string
 	Running []string
+	// Unhealthy, when set, says why the worker's local directories take
+	// no more work (a full disk): its node is then as UNHEALTHY.
+	Unhealthy string
 }
 
 // AttemptUpdated: an attempt's progress or end. Worker, when set, is the
@@ -113,8 +116,17 @@ func (c *Core) Apply(now time.Time, ev Event) Reply {
 	case WorkerRegistered:
 		r.Err = c.WorkerRegistered(now, e.Info)
 	case WorkerBeat:
+		if c.fencedBeat(e.Worker) {
+			break
+		}
 		c.WorkerHeartbeat(now, e.Worker, e.Running...)
+		if e.Unhealthy != "" {
+			c.workerUnhealthy(e.Worker, e.Unhealthy)
+		}
 	case AttemptUpdated:
+		if c.fencedReport(e.Worker, e.Update.AttemptID, e.Update.Result.report()) {
+			break
+		}
 		if e.Worker != "" {
 			c.WorkerHeartbeat(now, e.Worker)
 		}

@@ -191,3 +191,21 @@ func (c *Core) nodeCondOf(id string) (NodeState, time.Time) {
 	}
 	return NodeRunning, time.Time{}
 }
+
+// workerUnhealthy: a worker reports its local directories full. Its node
+// is taken as the cluster's UNHEALTHY nodes are: nothing more is placed
+// there, and its workers stop once no running DAG needs what they hold
+// (the outputs they serve are read first, or recomputed if they go). It
+// stays so until the cluster reports the node RUNNING.
+func (c *Core) workerUnhealthy(id, why string) {
+	w, ok := c.workers[id]
+	if !ok {
+		return
+	}
+	node := w.node.id
+	if nc := c.nodeConds[node]; nc != nil && nc.reported == NodeUnhealthy {
+		return
+	}
+	c.warnf("worker %s reports itself unhealthy (%s): node %s takes no more work", id, why, node)
+	c.NodeStateChanged(c.now, NodeChanged{Node: ClusterNode{ID: node}, State: NodeUnhealthy})
+}

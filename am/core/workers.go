@@ -15,6 +15,9 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	if _, dup := c.workers[info.ID]; dup {
 		return fmt.Errorf("worker %s is already registered", info.ID)
 	}
+	if err := c.fencedRegistration(info.ID); err != nil {
+		return err
+	}
 	g, ok := c.groups[info.Group]
 	if !ok {
 		return fmt.Errorf("worker %s names unknown group %q", info.ID, info.Group)
@@ -98,6 +101,7 @@ func (c *Core) WorkerLost(now time.Time, id, reason string) {
 		c.warnf("worker %s lost (%s): %d attempts to re-run, outputs of %d DAGs to recompute", id, reason, len(w.running), len(w.outputs))
 	}
 	c.journal.workerLost(c.now, id, reason)
+	c.noteLost(id, reason)
 	for _, a := range slices.Clone(w.running) { // dropAttempt takes a off the list
 		if !c.dropAttempt(a) {
 			c.maybeQueue(a.task)

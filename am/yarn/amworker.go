@@ -62,6 +62,9 @@ func (w *World) AMWorkerCommand(a core.StartAMWorker) (*exec.Cmd, error) {
 		args = append(args, "--log-roll-kb", strconv.FormatInt(w.o.Worker.LogRollKB, 10),
 			"--log-roll-count", strconv.Itoa(w.o.Worker.LogRollCount))
 	}
+	if w.o.Worker.HDFSRetrySpec != "" {
+		args = append(args, "--hdfs-retry-spec", w.o.Worker.HDFSRetrySpec)
+	}
 	cmd := exec.Command(in.Executable, args...)
 	// The AM's environment (the container's), then the workers' and the
 	// group's; the token file replaces the AM's own (last value wins).

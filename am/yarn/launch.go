@@ -82,6 +82,9 @@ func (w *World) workerLaunch(p Placed) (Launch, error) {
 		args = append(args, "--log-roll-kb", strconv.FormatInt(w.o.Worker.LogRollKB, 10),
 			"--log-roll-count", strconv.Itoa(w.o.Worker.LogRollCount))
 	}
+	if w.o.Worker.HDFSRetrySpec != "" {
+		args = append(args, "--hdfs-retry-spec", shellQuote(w.o.Worker.HDFSRetrySpec))
+	}
 	args = append(args, "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
 	env := map[string]string{}
 	for k, v := range w.o.Worker.Env {

@@ -38,6 +38,10 @@ type WorkerLaunch struct {
 	// ebb.log.roll.count. 0 KB: never rolled.
 	LogRollKB    int64
 	LogRollCount int
+	// HDFSRetrySpec is dfs.client.retry.policy.spec for the workers'
+	// commits (`ebb worker --hdfs-retry-spec`); "" leaves the worker's
+	// default, Hadoop's.
+	HDFSRetrySpec string
 	// Tokens is a Credentials blob (Writable format) for every worker's
 	// container: on a secure cluster the HDFS delegation tokens the AM got
 	// from the client, which the worker finds at
@@ -120,6 +124,8 @@ type World struct {
 	// (SetWorkerTokens); launches read them from any goroutine.
 	tokensMu sync.Mutex
 	tokens   []byte
+	// conf is what ConfirmCurrent waits on (confirm.go), under mu.
+	conf confirmState
 }
 
 // SetWorkerTokens makes tokens (a Credentials blob) the delegation tokens
@@ -279,6 +285,7 @@ func (w *World) heartbeat(ctx context.Context) {
 			}
 			w.o.Log.Warnf("yarn: heartbeat: %v", err)
 			if errors.Is(err, yarnrpc.ErrAttemptNotFound) {
+				w.noteBeat(time.Time{}, false, "the ResourceManager no longer knows this attempt")
 				w.shutdown("the ResourceManager no longer knows this attempt")
 				return
 			}
@@ -323,6 +330,15 @@ func (w *World) beat(ctx context.Context) error {
 	start := time.Now()
 	resp, err := w.o.RM.Allocate(ctx, req)
 	rtt := time.Since(start)
+	switch {
+	case errors.Is(err, yarnrpc.ErrAttemptNotFound): // heartbeat notes it
+	case errors.Is(err, yarnrpc.ErrInvalidToken):
+		// The RM refuses this attempt's AMRMToken: it has unregistered the
+		// attempt (expired it and started the next).
+		w.noteBeat(start, false, fmt.Sprintf("the ResourceManager refuses this attempt's token (%v)", err))
+	default:
+		w.noteBeat(start, err == nil, "")
+	}
 	if err != nil {
 		w.mu.Lock()
 		w.resyncs = 2 // the changes may not have arrived: send all again
@@ -555,6 +571,12 @@ func (w *World) Close() error {
 		<-w.hbDone
 	}
 	w.launches.Wait()
+	if why := w.Superseded(); why != "" {
+		// The next attempt takes these containers over (kept across
+		// attempts): stopping them would kill its workers.
+		w.o.Log.Warnf("yarn: closed without stopping or releasing any container: this attempt is superseded (%s)", why)
+		return w.o.NM.Close()
+	}
 	w.mu.Lock()
 	cs := w.book.ReleaseAll()
 	w.mu.Unlock()

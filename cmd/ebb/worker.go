@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/internal/rolllog"
 	"github.com/ebb-am/ebb/worker"
 	"github.com/ebb-am/ebb/yarnrpc"
@@ -62,6 +63,7 @@ func newWorkerCmd() *cobra.Command {
 	f.Int64Var(&rollKB, "log-roll-kb", 0, "roll worker.log when it would grow beyond this many KB (0 = never)")
 	f.IntVar(&roll.Keep, "log-roll-count", 1, "rolled pieces of worker.log kept")
 	f.StringVar(&o.AdvertiseHost, "advertise-host", "", "host other workers use to fetch outputs (default 127.0.0.1)")
+	f.StringVar(&o.HDFSRetrySpec, "hdfs-retry-spec", "", "dfs.client.retry.policy.spec: (milliseconds, count) pairs a commit to HDFS waits out a NameNode that does not answer (default Hadoop's "+hdfsfs.DefaultRetrySpec+")")
 	return cmd
 }
 

@@ -394,8 +394,13 @@ type Heartbeat struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	RunningAttempts []string               `protobuf:"bytes,1,rep,name=running_attempts,json=runningAttempts,proto3" json:"running_attempts,omitempty"`
 	UsedMemoryMb    int64                  `protobuf:"varint,2,opt,name=used_memory_mb,json=usedMemoryMb,proto3" json:"used_memory_mb,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// unhealthy says why this worker's local directories take no more work
+	// (their file system is full); empty while they are healthy. The AM
+	// treats the worker's node as the cluster's UNHEALTHY nodes: nothing
+	// more is placed there.
+	Unhealthy     string `protobuf:"bytes,3,opt,name=unhealthy,proto3" json:"unhealthy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Heartbeat) Reset() {
@@ -440,6 +445,13 @@ func (x *Heartbeat) GetUsedMemoryMb() int64 {
 		return x.UsedMemoryMb
 	}
 	return 0
+}
+
+func (x *Heartbeat) GetUnhealthy() string {
+	if x != nil {
+		return x.Unhealthy
+	}
+	return ""
 }
 
 type AttemptUpdate struct {
@@ -791,8 +803,14 @@ type Registered struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	WorkerId            string                 `protobuf:"bytes,1,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
 	HeartbeatIntervalMs int64                  `protobuf:"varint,2,opt,name=heartbeat_interval_ms,json=heartbeatIntervalMs,proto3" json:"heartbeat_interval_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// lost_after_ms is how long the AM waits for a message from this worker
+	// before it declares the worker lost and runs its attempts elsewhere
+	// (mr3.heartbeat.container.timeout.ms). A worker that could not send
+	// for as long (stopped, starved) must take itself as lost: it commits
+	// nothing more and exits (fencing). 0: the AM does not say.
+	LostAfterMs   int64 `protobuf:"varint,3,opt,name=lost_after_ms,json=lostAfterMs,proto3" json:"lost_after_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Registered) Reset() {
@@ -835,6 +853,13 @@ func (x *Registered) GetWorkerId() string {
 func (x *Registered) GetHeartbeatIntervalMs() int64 {
 	if x != nil {
 		return x.HeartbeatIntervalMs
+	}
+	return 0
+}
+
+func (x *Registered) GetLostAfterMs() int64 {
+	if x != nil {
+		return x.LostAfterMs
 	}
 	return 0
 }
@@ -2926,10 +2951,11 @@ const file_ebb_proto_rawDesc = "" +
 	"\x06vertex\x18\x03 \x01(\tR\x06vertex\x12\x1d\n" +
 	"\n" +
 	"task_index\x18\x04 \x01(\x05R\ttaskIndex\x12&\n" +
-	"\x0fstarted_unix_ms\x18\x05 \x01(\x03R\rstartedUnixMs\"\\\n" +
+	"\x0fstarted_unix_ms\x18\x05 \x01(\x03R\rstartedUnixMs\"z\n" +
 	"\tHeartbeat\x12)\n" +
 	"\x10running_attempts\x18\x01 \x03(\tR\x0frunningAttempts\x12$\n" +
-	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\"\xb0\x02\n" +
+	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\x12\x1c\n" +
+	"\tunhealthy\x18\x03 \x01(\tR\tunhealthy\"\xb0\x02\n" +
 	"\rAttemptUpdate\x12\x1d\n" +
 	"\n" +
 	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12*\n" +
@@ -2955,11 +2981,12 @@ const file_ebb_proto_rawDesc = "" +
 	"\x03msg\".\n" +
 	"\rCommitGranted\x12\x1d\n" +
 	"\n" +
-	"attempt_id\x18\x01 \x01(\tR\tattemptId\"]\n" +
+	"attempt_id\x18\x01 \x01(\tR\tattemptId\"\x81\x01\n" +
 	"\n" +
 	"Registered\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\"\xb4\x05\n" +
+	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\x12\"\n" +
+	"\rlost_after_ms\x18\x03 \x01(\x03R\vlostAfterMs\"\xb4\x05\n" +
 	"\n" +
 	"RunAttempt\x12\x1d\n" +
 	"\n" +

@@ -31,6 +31,12 @@ func main() {
 		"yarn.client.failover-sleep-max-ms=1000",
 		rm + "connect.retry-interval.ms=500",
 		rm + "connect.max-wait.ms=120000",
+		// The RM expires an AM it has not heard from for this long and
+		// starts the next attempt (Hadoop's default 600000): short, so
+		// that cmd/ebb's TestYarnAMPaused can stop an AM past it. The
+		// AMs of the RM tests heartbeat every 250 ms and reach a
+		// restarted RM within a second of its recovery.
+		"yarn.am.liveness-monitor.expiry-interval-ms=15000",
 	}
 	// Two RMs (rm0 active, rm1 standby) imply --restartable.
 	fmt.Println("--resourcemanagers=2 --set " + strings.Join(sets, " --set "))
