@@ -109,6 +109,9 @@ type VertexSpec struct {
 	// Speculative turns backup attempts for this vertex's stragglers on or
 	// off; nil: the AM's ebb.speculation.enabled.
 	Speculative *bool `yaml:"speculative,omitempty" json:"speculative,omitempty"`
+	// Stream makes the vertex a Hadoop Streaming program whose stdin and
+	// stdout the worker handles (stream.go).
+	Stream *StreamSpec `yaml:"stream,omitempty" json:"stream,omitempty"`
 }
 
 // Input modes of a vertex (VertexSpec.InputMode).
@@ -129,6 +132,9 @@ type EdgeSpec struct {
 	From string   `yaml:"from" json:"from"`
 	To   string   `yaml:"to" json:"to"`
 	Type EdgeType `yaml:"type" json:"type"`
+	// Shuffle makes a scatter-gather edge between stream vertices keyed:
+	// the worker partitions, sorts and merges the records (stream.go).
+	Shuffle *ShuffleSpec `yaml:"shuffle,omitempty" json:"shuffle,omitempty"`
 }
 
 // EdgeType says how producer outputs are routed to consumer tasks.

@@ -86,7 +86,7 @@ func (s *Spec) validate() error {
 		}
 		return fieldErr(field, "cycle: %s", strings.Join(cycle, " -> "))
 	}
-	return nil
+	return s.validateStream()
 }
 
 func (g *GroupSpec) validate() error {

@@ -58,8 +58,28 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	// Its own process group, so a kill reaches the task's children too and
 	// memory is counted for all of them; and no orphans if the worker dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	sio, err := streamIOOf(req)
+	if err != nil {
+		return failed("%v", err)
+	}
+	var sr *streamRun
+	if sio != nil {
+		cmd.Env = append(cmd.Env, streamEnv(req, sio)...)
+		if err := w.placeFiles(a, sio.Stream.Files); err != nil {
+			return failed("%v", err)
+		}
+		if sr, err = w.setupStreamIO(a, cmd, sio); err != nil {
+			return failed("%v", err)
+		}
+	}
 	if err := cmd.Start(); err != nil {
+		if sr != nil {
+			sr.abort()
+		}
 		return failed("starting %q: %v", name, err)
+	}
+	if sr != nil {
+		sr.start()
 	}
 	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit, a.log)
 	pid := cmd.Process.Pid
@@ -86,6 +106,14 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	// Whatever the task left running in the background goes with it.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	streamErr := streams.stop()
+	var ioErr error
+	if sr != nil {
+		ioErr = sr.finish(waitErr)
+		if waitErr != nil && sio.Stream.IgnoreExitCode {
+			a.log.WithError(waitErr).Info("the program's exit is not a failure (ignoreExitCode)")
+			waitErr = nil
+		}
+	}
 
 	if cause := context.Cause(a.ctx); cause != nil {
 		return endedBy(cause)
@@ -93,6 +121,9 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	if streamErr != nil {
 		// Whatever the task did, it saw only part of its split.
 		return failed("reading input split: %v", streamErr)
+	}
+	if ioErr != nil && waitErr == nil {
+		return failed("%v", ioErr)
 	}
 	if waitErr != nil {
 		code := -1
