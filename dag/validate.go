@@ -166,6 +166,12 @@ func (v *VertexSpec) validate(f string, g GroupSpec) error {
 			}
 		}
 	}
+	if v.SplitSize < 0 {
+		return fieldErr(f+".splitSize", "%d: want a number of bytes, or 0 for near-equal ranges", v.SplitSize)
+	}
+	if v.SplitSize > 0 && v.RecordLength > 0 {
+		return fieldErr(f+".splitSize", "give either splitSize or recordLength, not both")
+	}
 	if v.InputMode != "" && v.InputMode != InputStream && v.InputMode != InputFile {
 		return fieldErr(f+".inputMode", "%q: want %s (the default: a named pipe fed while the task reads) or %s (a copy made before it starts)",
 			v.InputMode, InputStream, InputFile)

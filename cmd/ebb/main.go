@@ -21,7 +21,9 @@ func (e *exitError) Unwrap() error { return e.err }
 func main() {
 	root := newRoot()
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "ebb:", err)
+		if !errors.Is(err, errQuiet) {
+			fmt.Fprintln(os.Stderr, "ebb:", err)
+		}
 		var ee *exitError
 		if errors.As(err, &ee) {
 			os.Exit(ee.code)
@@ -48,6 +50,7 @@ Run a DAG on the embedded local cluster (no Hadoop needed):
 	yarnAMs := yarnAMs{}
 	root.AddCommand(
 		newLocalCmd(),
+		newStreamingCmd(),
 		newWorkerCmd(),
 		newTaskCmd(),
 		newDAGCmd(yarnAMs),
