@@ -153,7 +153,7 @@ var keys = []key{
 var ignoredKeys = map[string]bool{
 	"mapreduce.task.timeout": true, "mapred.task.timeout": true,
 	"mapreduce.job.reduce.slowstart.completedmaps": true,
-	"mapreduce.map.java.opts": true, "mapreduce.reduce.java.opts": true, "mapred.child.java.opts": true,
+	"mapreduce.map.java.opts":                      true, "mapreduce.reduce.java.opts": true, "mapred.child.java.opts": true,
 	"mapreduce.task.io.sort.mb": true, "io.sort.mb": true, "mapreduce.task.io.sort.factor": true, "io.sort.factor": true,
 	"mapreduce.map.speculative": true, "mapreduce.reduce.speculative": true,
 	"mapreduce.input.fileinputformat.split.maxsize": true, "mapred.max.split.size": true,

@@ -199,4 +199,3 @@ func readHadoopXML(path string) (map[string]string, error) {
 	}
 	return out, nil
 }
-
