@@ -17,6 +17,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/streaming"
 )
 
@@ -96,7 +97,11 @@ func runStreaming(ctx context.Context, args []string, out, errOut io.Writer) err
 		return err
 	}
 	if s.Framework == "yarn" {
-		return &streaming.Error{Code: streaming.ExitFailed, Msg: "mapreduce.framework.name \"yarn\": not supported by ebb streaming yet; run with -D mapreduce.framework.name=local, or build a DAG for `ebb submit` from `ebb streaming --dry-run`"}
+		c, err := (&confFlags{}).load(newLogger("warn", "", ""))
+		if err != nil {
+			return err
+		}
+		return runStreamingYARN(ctx, c, job, s, flags, out, errOut)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -121,7 +126,7 @@ func runStreaming(ctx context.Context, args []string, out, errOut io.Writer) err
 	if err != nil {
 		return err
 	}
-	data, err := yaml.Marshal(spec)
+	data, err := specYAML(spec)
 	if err != nil {
 		return err
 	}
@@ -133,6 +138,9 @@ func runStreaming(ctx context.Context, args []string, out, errOut io.Writer) err
 	}
 	return runStreamingLocal(ctx, data, plan.Output, errOut, flags.verbose)
 }
+
+// specYAML is the DAG as `ebb local run` and `ebb submit` read it.
+func specYAML(spec *dag.Spec) ([]byte, error) { return yaml.Marshal(spec) }
 
 // runStreamingLocal runs the DAG on the local world as Hadoop's local
 // runner would run the job: one attempt per task (it retries nothing).
