@@ -212,13 +212,13 @@ func TestBuildMapsJobToDAG(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-reducer", "aggregate"}, `-reducer "aggregate"`},
 		{[]string{"-reducer", "org.apache.hadoop.mapred.lib.LongSumReducer"}, `-reducer "org.apache.hadoop.mapred.lib.LongSumReducer": want a command`},
 		{[]string{"-inputformat", "SequenceFileInputFormat"}, `-inputformat "SequenceFileInputFormat"`},
 		{[]string{"-outputformat", "org.apache.hadoop.mapred.SequenceFileOutputFormat"}, `-outputformat`},
 		{[]string{"-partitioner", "com.example.P"}, `-partitioner "com.example.P"`},
 		{[]string{"-file", "nothere.py"}, "File: file:" + dir + "/nothere.py does not exist."},
 		{[]string{"-reducer", "./nothere.sh"}, `./nothere.sh is not a file here`},
+		{[]string{"-reducer", "no-such-program-anywhere --x"}, `no-such-program-anywhere is not on PATH`},
 		{[]string{"-reducer", notExec}, notExec + ` is not executable`},
 	} {
 		j, err := parse(t, append([]string{"-input", "in", "-output", "out", "-mapper", "cat"}, c.args...)...)

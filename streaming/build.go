@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -97,7 +98,15 @@ func Build(j *Job, s *Settings, p *Plan, o BuildOptions) (*dag.Spec, error) {
 			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files,
 		},
 	}
+	aggregate := dag.Command{"ebb", "task", "aggregate"}
+	aggregateCombiner := false
 	switch {
+	case strings.EqualFold(j.Reducer, "aggregate"):
+		// ValueAggregatorReducer, and its combiner, which Streaming adds;
+		// Java classes both, so the stream.reduce.* keys do not apply.
+		r.Command = aggregate
+		r.Stream.InputSeparator, r.Stream.OutputSeparator, r.Stream.KeyFields = "", "", 1
+		aggregateCombiner = true
 	case j.Reducer == "" || j.Reducer == identityReducer:
 		// IdentityReducer writes what it gets; the map's key may hold
 		// tab-separated fields, which the reducer's lines must keep in the key.
@@ -119,7 +128,9 @@ func Build(j *Job, s *Settings, p *Plan, o BuildOptions) (*dag.Spec, error) {
 	if s.ComparatorClass != "" {
 		sh.SortOptions = s.ComparatorOptions
 	}
-	if j.Combiner != "" {
+	if aggregateCombiner {
+		sh.Combiner = &dag.CombinerSpec{Command: append(aggregate, "--combine")}
+	} else if j.Combiner != "" {
 		c, err := command(j.Combiner, "-combiner", files, o)
 		if err != nil {
 			return nil, err
@@ -185,11 +196,8 @@ func checkClasses(j *Job, s *Settings) error {
 			continue
 		}
 		if javaClass.MatchString(c.v) {
-			return refuse(c.opt, c.v, "want a command (or NONE, aggregate or IdentityReducer for -reducer): Java classes are not run by ebb streaming")
+			return refuse(c.opt, c.v, "want a command (or NONE, aggregate or IdentityReducer for -reducer): other Java classes are not run by ebb streaming")
 		}
-	}
-	if strings.EqualFold(j.Reducer, "aggregate") || strings.EqualFold(j.Combiner, "aggregate") {
-		return refuse("-reducer", j.Reducer, "want a command: aggregate is not supported by ebb streaming yet")
 	}
 	return nil
 }
@@ -295,6 +303,12 @@ func command(s, opt string, files []string, o BuildOptions) (dag.Command, error)
 		}
 	case strings.Contains(prog, "/"):
 		return nil, refuse(opt, s, fmt.Sprintf("%s is not a file here: ship it with -file or -files, or give a program on PATH", prog))
+	case o.Local:
+		// Locally the tasks' PATH is this one: a program missing from it
+		// would fail every task.
+		if _, err := exec.LookPath(prog); err != nil {
+			return nil, refuse(opt, s, fmt.Sprintf("%s is not on PATH, in this directory or shipped with -file", prog))
+		}
 	}
 	if o.Local {
 		// Arguments naming files in the client's directory (python3

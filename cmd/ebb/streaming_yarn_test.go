@@ -126,4 +126,3 @@ func javaOpens() []string {
 	}
 	return out
 }
-
