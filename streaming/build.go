@@ -212,7 +212,7 @@ func jobName(n string) string {
 	}
 	b := []byte(n)
 	for i, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.' || c == '-') {
+		if !nameByte(c) {
 			b[i] = '_'
 		}
 	}
@@ -220,6 +220,11 @@ func jobName(n string) string {
 		return "job" + string(b)
 	}
 	return string(b)
+}
+
+// nameByte says c may stand in a DAG's name.
+func nameByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.' || c == '-'
 }
 
 // taskEnv is what Streaming exports beside the task's own variables: the

@@ -43,11 +43,11 @@ func aggregateLines(in io.Reader, out io.Writer, combine bool) error {
 		_, id, _ := bytes.Cut(cur, []byte{':'})
 		if combine {
 			for _, v := range agg.combinerOutput() {
-				fmt.Fprintf(bw, "%s\t%s\n", cur, v)
+				_, _ = fmt.Fprintf(bw, "%s\t%s\n", cur, v) // bufio keeps the error for Flush
 			}
 			return nil
 		}
-		fmt.Fprintf(bw, "%s\t%s\n", id, agg.report())
+		_, _ = fmt.Fprintf(bw, "%s\t%s\n", id, agg.report()) // bufio keeps the error for Flush
 		return nil
 	}
 	for {

@@ -58,29 +58,15 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	// Its own process group, so a kill reaches the task's children too and
 	// memory is counted for all of them; and no orphans if the worker dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	sio, err := streamIOOf(req)
+	sr, err := w.setupStream(a, cmd)
 	if err != nil {
 		return failed("%v", err)
 	}
-	var sr *streamRun
-	if sio != nil {
-		cmd.Env = append(cmd.Env, streamEnv(req, sio)...)
-		if err := w.placeFiles(a, sio.Stream.Files); err != nil {
-			return failed("%v", err)
-		}
-		if sr, err = w.setupStreamIO(a, cmd, sio); err != nil {
-			return failed("%v", err)
-		}
-	}
 	if err := cmd.Start(); err != nil {
-		if sr != nil {
-			sr.abort()
-		}
+		sr.abort()
 		return failed("starting %q: %v", name, err)
 	}
-	if sr != nil {
-		sr.start()
-	}
+	sr.start()
 	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit, a.log)
 	pid := cmd.Process.Pid
 	a.mu.Lock()
@@ -106,15 +92,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	// Whatever the task left running in the background goes with it.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	streamErr := streams.stop()
-	var ioErr error
-	if sr != nil {
-		ioErr = sr.finish(waitErr)
-		if waitErr != nil && sio.Stream.IgnoreExitCode {
-			a.log.WithError(waitErr).Info("the program's exit is not a failure (ignoreExitCode)")
-			waitErr = nil
-		}
-	}
-
+	ioErr, waitErr := sr.end(waitErr)
 	if cause := context.Cause(a.ctx); cause != nil {
 		return endedBy(cause)
 	}

@@ -62,6 +62,35 @@ func sep(s string) []byte {
 	return []byte(s)
 }
 
+// setupStream prepares a stream vertex's attempt (nil for other
+// vertices): Streaming's variables in cmd's environment, the vertex's
+// files in its directory, pipes for its stdin and stdout.
+func (w *worker) setupStream(a *attempt, cmd *exec.Cmd) (*streamRun, error) {
+	sio, err := streamIOOf(a.req)
+	if err != nil || sio == nil {
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, streamEnv(a.req, sio)...)
+	if err := w.placeFiles(a, sio.Stream.Files); err != nil {
+		return nil, err
+	}
+	return w.setupStreamIO(a, cmd, sio)
+}
+
+// end is finish for any attempt (r may be nil): the stream's error, and
+// the program's exit as the attempt counts it (none under ignoreExitCode).
+func (r *streamRun) end(waitErr error) (ioErr, exitErr error) {
+	if r == nil {
+		return nil, waitErr
+	}
+	ioErr = r.finish(waitErr)
+	if waitErr != nil && r.sio.Stream.IgnoreExitCode {
+		r.a.log.WithError(waitErr).Info("the program's exit is not a failure (ignoreExitCode)")
+		waitErr = nil
+	}
+	return ioErr, waitErr
+}
+
 // setupStreamIO wires cmd's stdin and stdout; start begins the goroutines
 // once the command runs.
 func (w *worker) setupStreamIO(a *attempt, cmd *exec.Cmd, sio *dag.StreamIO) (*streamRun, error) {
@@ -89,6 +118,9 @@ func (r *streamRun) closeAll() {
 // start closes the child's ends in the worker and starts feeding and
 // reading.
 func (r *streamRun) start() {
+	if r == nil {
+		return
+	}
 	_ = r.stdinR.Close() // the child holds its own copies
 	_ = r.stdoutW.Close()
 	go func() { r.fed <- r.feed() }()
@@ -96,7 +128,11 @@ func (r *streamRun) start() {
 }
 
 // abort releases the pipes when the command did not start.
-func (r *streamRun) abort() { r.closeAll() }
+func (r *streamRun) abort() {
+	if r != nil {
+		r.closeAll()
+	}
+}
 
 // finish waits for the feeder and the reader once the command (and its
 // process group) is gone, and says what went wrong, if anything. A reduce

@@ -39,9 +39,9 @@ a missing input. docs/streaming.md lists the options and -D keys taken.`,
 			var se *streaming.Error
 			if errors.As(err, &se) {
 				// Streaming's own words and code, not ebb's.
-				fmt.Fprintln(cmd.ErrOrStderr(), "ebb streaming:", se.Msg)
+				_, _ = fmt.Fprintln(cmd.ErrOrStderr(), "ebb streaming:", se.Msg)
 				if se.Code != streaming.ExitOK {
-					fmt.Fprintln(cmd.ErrOrStderr(), "Streaming Command Failed!")
+					_, _ = fmt.Fprintln(cmd.ErrOrStderr(), "Streaming Command Failed!")
 				}
 				return &exitError{code: se.Code, err: errQuiet}
 			}

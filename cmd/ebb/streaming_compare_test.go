@@ -41,11 +41,6 @@ type streamCase struct {
 	wantFail bool
 }
 
-const (
-	pyMapper  = "../../examples/streaming/mapper.py"
-	pyReducer = "../../examples/streaming/reducer.py"
-)
-
 var words = "the quick brown fox\njumps over the lazy dog\nThe dog sleeps; the fox runs.\n\nbrown cows and brown foxes\n"
 
 func streamCases(repo string) []streamCase {
