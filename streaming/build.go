@@ -289,13 +289,23 @@ func command(s, opt string, files []string, o BuildOptions) (dag.Command, error)
 	}
 	prog := argv[0]
 	shipped := map[string]bool{}
+	shippedFrom := map[string]string{} // source path -> name in the task's directory
 	for _, f := range files {
-		_, name, _ := strings.Cut(f, "#")
+		src, name, _ := strings.Cut(f, "#")
 		shipped[name] = true
+		shippedFrom[src] = name
+	}
+	abs := prog
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(o.Cwd, prog)
 	}
 	switch {
-	case shipped[filepath.Base(prog)] && (!strings.Contains(prog, "/") || !filepath.IsAbs(prog)):
-		argv[0] = "./" + filepath.Base(prog)
+	case shippedFrom[filepath.Clean(abs)] != "":
+		// Streaming runs a shipped program from the task's directory
+		// (StreamJob.unqualifyIfLocalPath), wherever it was named from.
+		argv[0] = "./" + shippedFrom[filepath.Clean(abs)]
+	case shipped[filepath.Base(prog)] && !strings.Contains(prog, "/"):
+		argv[0] = "./" + prog
 	case filepath.IsAbs(prog):
 		if err := checkRunnable(prog); err != nil {
 			return nil, refuse(opt, s, err.Error())
