@@ -232,3 +232,28 @@ func TestBuildMapsJobToDAG(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedProgramRunsFromTheTaskDirectory: -file /abs/m.py -mapper
+// /abs/m.py runs ./m.py (Streaming's unqualifyIfLocalPath), and a bare
+// shipped name runs from the task's directory too.
+func TestShippedProgramRunsFromTheTaskDirectory(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "m.py")
+	if err := os.WriteFile(prog, []byte("#!/usr/bin/env python3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, mapper := range []string{prog, "m.py", "./m.py"} {
+		j, err := parse(t, "-file", prog, "-input", "in", "-output", "out", "-mapper", mapper+" --flag", "-numReduceTasks", "0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := Resolve(j.Conf)
+		spec, err := Build(j, s, &Plan{Files: []Entry{{Path: "/in", Size: 5}}, SplitSize: 5, Splits: 1}, BuildOptions{Cwd: dir, Local: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := spec.Vertices[0].Command; !slices.Equal(got, []string{"./m.py", "--flag"}) {
+			t.Errorf("-mapper %q runs %q, want ./m.py --flag", mapper, got)
+		}
+	}
+}
