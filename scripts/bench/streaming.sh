@@ -144,14 +144,14 @@ for tool in "${tool_list[@]}"; do
     t0=$(now_ms)
     rc=0
     if [[ "$sys" == hadoop ]]; then
-      timeout "$job_timeout" "$java" $opens -cp "$confdir:$jars" org.apache.hadoop.streaming.HadoopStreaming \
+      timeout "$job_timeout" "$java" $opens -cp "$confdir:$here/target/classes:$jars" org.apache.hadoop.streaming.HadoopStreaming \
         "${mr_d[@]}" "${args[@]}" >"$runlog" 2>&1 || rc=$?
     else
       HADOOP_CONF_DIR="$confdir" EBB_MR3_AM_RESOURCE_MEMORY_MB=512 timeout "$job_timeout" "$work/ebb" streaming \
         "${args[@]}" >"$runlog" 2>&1 || rc=$?
     fi
     wall=$(( ($(now_ms) - t0) / 1000 ))
-    app="$(grep -o 'application_[0-9]*_[0-9]*' "$runlog" | tail -n 1 || true)"
+    app="$(grep -oiE 'submitted application application_[0-9]+_[0-9]+' "$runlog" | head -n 1 | awk '{print $3}' || true)"
     read -r final mbs vcs rm_s <<<"$(app_report "${app:-none}")"
     cont="$(containers "${app:-none}")"
     spills=n/a
