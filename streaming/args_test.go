@@ -178,6 +178,10 @@ func TestSplitSizeFollowsHadoop(t *testing.T) {
 	if size, n = splitSize([]Entry{{Path: "hdfs://nn/a", Size: 40 * mb}}, s); size != 10*mb || n != 4 {
 		t.Errorf("40 MiB on YARN with 4 maps: %d splits of %d", n, size)
 	}
+	// The file's own block size bounds the split (not dfs.blocksize).
+	if size, n = splitSize([]Entry{{Path: "hdfs://nn/a", Size: 40 * mb, BlockSize: 4 * mb}}, s); size != 4*mb || n != 10 {
+		t.Errorf("40 MiB in 4 MiB blocks: %d splits of %d, want 10 of 4 MiB", n, size)
+	}
 }
 
 func TestBuildMapsJobToDAG(t *testing.T) {

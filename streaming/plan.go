@@ -1,7 +1,9 @@
 package streaming
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	iofs "io/fs"
 	"os"
 	"path"
@@ -27,6 +29,8 @@ type Entry struct {
 	Path  string
 	IsDir bool
 	Size  int64
+	// BlockSize is the file's HDFS block size (0: unknown, or local).
+	BlockSize int64
 }
 
 // LocalFS is the local file system.
@@ -99,6 +103,11 @@ func MakePlan(fs FS, inputs []string, output string, s *Settings) (*Plan, error)
 	for _, f := range p.Files {
 		if isCompressed(f.Path) {
 			return nil, refuse("-input", f.Path, "compressed inputs are not supported by ebb streaming: decompress them first")
+		}
+	}
+	for _, f := range p.Files {
+		if f.BlockSize != p.Files[0].BlockSize {
+			return nil, refuse("-input", f.Path, fmt.Sprintf("its HDFS block size %d differs from %s's %d: ebb streaming cuts all inputs into splits of one size", f.BlockSize, p.Files[0].Path, p.Files[0].BlockSize))
 		}
 	}
 	p.SplitSize, p.Splits = splitSize(p.Files, s)
@@ -220,7 +229,9 @@ func splitSize(files []Entry, s *Settings) (int64, int) {
 	goal := total / max(maps, 1)
 	block := s.LocalBlockSize
 	if len(files) > 0 && strings.HasPrefix(files[0].Path, "hdfs://") {
-		block = s.DFSBlockSize
+		// Hadoop takes each file's own block size; ebb one split size for
+		// all (MakePlan refuses inputs whose block sizes differ).
+		block = cmp.Or(files[0].BlockSize, s.DFSBlockSize)
 	}
 	size := max(max(s.MinSplitSize, 1), min(goal, block))
 	n := 0

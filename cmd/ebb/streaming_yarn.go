@@ -37,7 +37,15 @@ func (h hdfsLister) Stat(p string) (streaming.Entry, error) {
 	if err != nil {
 		return streaming.Entry{}, err
 	}
-	return streaming.Entry{Path: h.fs.URL(hp), IsDir: fi.IsDir(), Size: fi.Size()}, nil
+	return streaming.Entry{Path: h.fs.URL(hp), IsDir: fi.IsDir(), Size: fi.Size(), BlockSize: blockSize(fi)}, nil
+}
+
+// blockSize is an HDFS file's block size, from its status.
+func blockSize(fi os.FileInfo) int64 {
+	if st, ok := fi.Sys().(interface{ GetBlocksize() uint64 }); ok && !fi.IsDir() {
+		return int64(st.GetBlocksize())
+	}
+	return 0
 }
 
 func (h hdfsLister) ReadDir(p string) ([]streaming.Entry, error) {
@@ -51,7 +59,7 @@ func (h hdfsLister) ReadDir(p string) ([]streaming.Entry, error) {
 	}
 	out := make([]streaming.Entry, 0, len(fis))
 	for _, fi := range fis {
-		out = append(out, streaming.Entry{Path: h.fs.URL(path.Join(hp, fi.Name())), IsDir: fi.IsDir(), Size: fi.Size()})
+		out = append(out, streaming.Entry{Path: h.fs.URL(path.Join(hp, fi.Name())), IsDir: fi.IsDir(), Size: fi.Size(), BlockSize: blockSize(fi)})
 	}
 	return out, nil
 }
