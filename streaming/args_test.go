@@ -87,6 +87,7 @@ func TestResolveKeys(t *testing.T) {
 		{"mapreduce.output.fileoutputformat.compress", "true", `want false`},
 		{"mapreduce.map.output.key.field.separatr", "x", `-D mapreduce.map.output.key.field.separatr "x": not supported by ebb streaming`},
 		{"stream.map.output", "typedbytes", `want text`},
+		{"mapreduce.partition.keycomparator.options", "-k2x,2", `-D mapreduce.partition.keycomparator.options "-k2x,2": invalid -k spec "2x,2"`},
 	} {
 		_, err := Resolve(map[string]string{c.k: c.v})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -11,5 +11,6 @@
 // the output as Hadoop's job submission does; Build makes the DAG. The
 // command `ebb streaming` (cmd/ebb) runs it locally or on YARN.
 //
-// It imports dag and fsys only; it neither runs nor submits anything.
+// It imports dag, fsys and shuffle only; it neither runs nor submits
+// anything.
 package streaming

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ebb-am/ebb/shuffle"
 )
 
 // Settings are the job's -D keys as ebb streaming uses them, with
@@ -202,6 +204,15 @@ func Resolve(conf map[string]string) (*Settings, error) {
 			if strings.HasPrefix(name, p) {
 				return nil, refuse("-D "+name, v, "not supported by ebb streaming: it may change what the job writes (docs/streaming.md lists the keys taken)")
 			}
+		}
+	}
+	// A malformed -k spec is refused now, naming it, not when a task runs.
+	for _, o := range []struct{ name, v string }{
+		{"mapreduce.partition.keypartitioner.options", s.PartitionerOptions},
+		{"mapreduce.partition.keycomparator.options", s.ComparatorOptions},
+	} {
+		if _, err := shuffle.ParseKeyFields(o.v, nil); err != nil {
+			return nil, refuse("-D "+o.name, o.v, err.Error())
 		}
 	}
 	return s, nil
