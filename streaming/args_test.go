@@ -247,7 +247,7 @@ func TestShippedProgramRunsFromTheTaskDirectory(t *testing.T) {
 	if err := os.WriteFile(prog, []byte("#!/usr/bin/env python3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, mapper := range []string{prog, "m.py", "./m.py"} {
+	for _, mapper := range []string{prog, "m.py", "./m.py", "././m.py"} {
 		j, err := parse(t, "-file", prog, "-input", "in", "-output", "out", "-mapper", mapper+" --flag", "-numReduceTasks", "0")
 		if err != nil {
 			t.Fatal(err)

@@ -304,8 +304,9 @@ func command(s, opt string, files []string, o BuildOptions) (dag.Command, error)
 		// Streaming runs a shipped program from the task's directory
 		// (StreamJob.unqualifyIfLocalPath), wherever it was named from.
 		argv[0] = "./" + shippedFrom[filepath.Clean(abs)]
-	case shipped[filepath.Base(prog)] && !strings.Contains(prog, "/"):
-		argv[0] = "./" + prog
+	case shipped[filepath.Clean(prog)] && !filepath.IsAbs(prog):
+		// mapper.py or ./mapper.py: the shipped file in the task's directory.
+		argv[0] = "./" + filepath.Clean(prog)
 	case filepath.IsAbs(prog):
 		if err := checkRunnable(prog); err != nil {
 			return nil, refuse(opt, s, err.Error())

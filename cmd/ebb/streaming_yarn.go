@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ebb-am/ebb/conf"
+	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/streaming"
 	"github.com/ebb-am/ebb/yarnclient"
@@ -126,17 +127,17 @@ func runStreamingYARN(ctx context.Context, c *conf.Config, job *streaming.Job, s
 	if err != nil {
 		return err
 	}
-	staging := path.Join("/user", user, ".ebb", "streaming", "job-"+randomHex())
-	if !flags.dryRun {
-		defer func() { _ = fs.RemoveAll(staging) }() // leftovers are the user's, under their .ebb
-		if err := uploadFiles(fs, job, staging); err != nil {
-			return err
-		}
-	}
 	cwd, _ := os.Getwd()
 	spec, err := streaming.Build(job, s, plan, streaming.BuildOptions{Cwd: cwd})
 	if err != nil {
 		return err
+	}
+	staging := path.Join("/user", user, ".ebb", "streaming", "job-"+randomHex())
+	if !flags.dryRun {
+		defer func() { _ = fs.RemoveAll(staging) }() // leftovers are the user's, under their .ebb
+		if err := uploadFiles(fs, spec, staging); err != nil {
+			return err
+		}
 	}
 	data, err := specYAML(spec)
 	if err != nil {
@@ -185,30 +186,34 @@ func runStreamingYARN(ctx context.Context, c *conf.Config, job *streaming.Job, s
 	return nil
 }
 
-// uploadFiles puts the job's local -file and -files into staging and
-// names them by their hdfs:// URLs instead (keeping their names).
-func uploadFiles(fs *hdfsfs.FS, job *streaming.Job, staging string) error {
-	for i, f := range job.Files {
-		src, name, hasName := strings.Cut(f, "#")
-		if strings.HasPrefix(src, "hdfs://") {
+// uploadFiles puts the DAG's local stream files (the job's -file and
+// -files, which Build checked) into staging and names them by their
+// hdfs:// URLs instead, under the same names in the tasks' directories.
+func uploadFiles(fs *hdfsfs.FS, spec *dag.Spec, staging string) error {
+	uploaded := map[string]string{}
+	for _, v := range spec.Vertices {
+		if v.Stream == nil {
 			continue
 		}
-		src = strings.TrimPrefix(src, "file:")
-		st, err := os.Stat(src)
-		if err != nil || st.IsDir() {
-			return &streaming.Error{Code: streaming.ExitFailed, Msg: fmt.Sprintf("File: %s does not exist.", streaming.Show(src))}
+		for i, f := range v.Stream.Files {
+			src, name, _ := strings.Cut(f, "#")
+			if strings.Contains(src, "://") {
+				continue
+			}
+			url, ok := uploaded[src]
+			if !ok {
+				dst := path.Join(staging, strconv.Itoa(len(uploaded)), filepath.Base(src))
+				if err := fs.Client().MkdirAll(path.Dir(dst), 0o700); err != nil {
+					return fmt.Errorf("uploading %s: %w", src, err)
+				}
+				if _, err := fs.Upload(src, dst, 0o700); err != nil {
+					return fmt.Errorf("uploading %s: %w", src, err)
+				}
+				url = fs.URL(dst)
+				uploaded[src] = url
+			}
+			v.Stream.Files[i] = url + "#" + name
 		}
-		if !hasName {
-			name = filepath.Base(src)
-		}
-		dst := path.Join(staging, strconv.Itoa(i), filepath.Base(src))
-		if err := fs.Client().MkdirAll(path.Dir(dst), 0o700); err != nil {
-			return fmt.Errorf("uploading %s: %w", src, err)
-		}
-		if _, err := fs.Upload(src, dst, 0o700); err != nil {
-			return fmt.Errorf("uploading %s: %w", src, err)
-		}
-		job.Files[i] = fs.URL(dst) + "#" + name
 	}
 	return nil
 }
