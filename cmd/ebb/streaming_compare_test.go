@@ -41,22 +41,22 @@ type streamCase struct {
 	wantFail bool
 }
 
-var words = "the quick brown fox\njumps over the lazy dog\nThe dog sleeps; the fox runs.\n\nbrown cows and brown foxes\n"
+var streamWords = "the quick brown fox\njumps over the lazy dog\nThe dog sleeps; the fox runs.\n\nbrown cows and brown foxes\n"
 
 func streamCases(repo string) []streamCase {
 	mapper, reducer := filepath.Join(repo, "examples/streaming/mapper.py"), filepath.Join(repo, "examples/streaming/reducer.py")
 	py := func(path string) string { return "python3 " + path }
 	return []streamCase{
-		{name: "wordcount", files: map[string]string{"in.txt": words},
+		{name: "wordcount", files: map[string]string{"in.txt": streamWords},
 			args: []string{"-input", "{d}/in.txt", "-output", "{out}", "-mapper", py(mapper), "-reducer", py(reducer)}},
-		{name: "wordcount-3-reducers", files: map[string]string{"in.txt": strings.Repeat(words, 20)},
+		{name: "wordcount-3-reducers", files: map[string]string{"in.txt": strings.Repeat(streamWords, 20)},
 			args: []string{"-D", "mapreduce.job.reduces=3", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", py(mapper), "-reducer", py(reducer)}},
-		{name: "awk-wordcount-5-reducers", files: map[string]string{"in.txt": strings.Repeat(words, 7)},
+		{name: "awk-wordcount-5-reducers", files: map[string]string{"in.txt": strings.Repeat(streamWords, 7)},
 			args: []string{"-input", "{d}/in.txt", "-output", "{out}", "-numReduceTasks", "5",
 				"-mapper", `awk '{for (i = 1; i <= NF; i++) print $i "\t" 1}'`,
 				"-reducer", `awk -F'\t' '{n[$1] += $2} END {for (w in n) print w "\t" n[w]}'`},
 			ties: true},
-		{name: "combiner", files: map[string]string{"in.txt": strings.Repeat(words, 50)},
+		{name: "combiner", files: map[string]string{"in.txt": strings.Repeat(streamWords, 50)},
 			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", py(mapper), "-combiner", py(reducer), "-reducer", py(reducer)}},
 		{name: "map-only-files-by-size", files: map[string]string{"in/a.txt": "a1\na2\n", "in/b.txt": "b1\nb2\nb3\nb4\n", "in/c.txt": "c1\n", "in/_skip.txt": "hidden\n"},
 			args: []string{"-input", "{d}/in", "-output", "{out}", "-mapper", "cat", "-numReduceTasks", "0"}},
@@ -75,9 +75,9 @@ func streamCases(repo string) []streamCase {
 			args: []string{"-input", "{d}/in.txt", "-output", "{out}", "-mapper", "cat", "-reducer", "cat"}, ties: true},
 		{name: "empty-input", files: map[string]string{"in.txt": ""},
 			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", py(mapper), "-reducer", py(reducer)}},
-		{name: "failing-mapper", files: map[string]string{"in.txt": words, "fail.sh": "#!/bin/sh\ncat > /dev/null\nexit 3\n"},
+		{name: "failing-mapper", files: map[string]string{"in.txt": streamWords, "fail.sh": "#!/bin/sh\ncat > /dev/null\nexit 3\n"},
 			args: []string{"-input", "{d}/in.txt", "-output", "{out}", "-mapper", "{d}/fail.sh", "-reducer", "cat"}, wantFail: true},
-		{name: "non-zero-exit-not-failure", files: map[string]string{"in.txt": words, "half.sh": "#!/bin/sh\ncat\nexit 3\n"},
+		{name: "non-zero-exit-not-failure", files: map[string]string{"in.txt": streamWords, "half.sh": "#!/bin/sh\ncat\nexit 3\n"},
 			args: []string{"-D", "stream.non.zero.exit.is.failure=false", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", "{d}/half.sh", "-numReduceTasks", "0"}},
 		{name: "identity-reducer-ties", files: map[string]string{"in.txt": "k\t1\nj\t2\nk\t3\nj\t4\nk\t5\n"},
 			args: []string{"-input", "{d}/in.txt", "-output", "{out}", "-mapper", "cat"}, ties: true},
@@ -89,7 +89,7 @@ func streamCases(repo string) []streamCase {
 			args: []string{"-input", "{d}/in.txt", "-output", "{out}", "-mapper", "cat", "-reducer", "cat", "-numReduceTasks", "4", "-lazyOutput"}},
 		{name: "reducer-env-and-cmdenv", files: map[string]string{"in.txt": "a\nb\nc\nd\n", "env.sh": "#!/bin/sh\nwhile read -r l; do echo \"$l $mapreduce_task_partition $GREETING $my_param\"; done\n"},
 			args: []string{"-D", "my.param=7", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", "cat", "-reducer", "{d}/env.sh", "-numReduceTasks", "2", "-cmdenv", "GREETING=hi"}},
-		{name: "aggregate", files: map[string]string{"in.txt": strings.Repeat(words, 3)},
+		{name: "aggregate", files: map[string]string{"in.txt": strings.Repeat(streamWords, 3)},
 			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}",
 				"-mapper", `awk '{for (i = 1; i <= NF; i++) {print "LongValueSum:" $i "\t1"; print "UniqValueCount:len" length($i) "\t" $i; print "DoubleValueSum:tenths\t0.1"; print "LongValueMax:longest\t" length($i)}}'`,
 				"-reducer", "aggregate"}},

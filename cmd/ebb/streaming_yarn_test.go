@@ -29,7 +29,7 @@ func TestStreamingOnYARNMatchesHadoopStreaming(t *testing.T) {
 	if err := y.fs.Client().MkdirAll(y.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := y.fs.WriteFile(path.Join(y.dir, "in.txt"), []byte(strings.Repeat(words, 30)), 0o644); err != nil {
+	if _, err := y.fs.WriteFile(path.Join(y.dir, "in.txt"), []byte(strings.Repeat(streamWords, 30)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	args := func(out string) []string {
