@@ -160,7 +160,7 @@ for tool in "${tool_list[@]}"; do
       IFS=, read -r -a dirs <<<"$nm_log_dirs"
       for d in "${dirs[@]}"; do
         [[ -d "$d/$app" ]] || continue
-        n="$( (grep -rhoE '"spills":[0-9]+|spills=[0-9]+' "$d/$app" 2>/dev/null || true) | grep -oE '[0-9]+$' | awk '{s += $1} END {print s + 0}')"
+        n="$( (grep -rhoE 'spills=[0-9]+' "$d/$app" 2>/dev/null || true) | awk -F= '{s += $2} END {print s + 0}')"
         spills=$((spills + n))
       done
     fi
