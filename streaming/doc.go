@@ -7,7 +7,8 @@
 // it or refused by name; Hadoop's input listing and FileInputFormat splits;
 // and Streaming's messages and exit codes for what it refuses.
 //
-// Parse reads the arguments into a Job; Plan lists the inputs and checks
+// Parse reads the arguments into a Job, Resolve its -D keys into Settings;
+// MakePlan lists the inputs and checks
 // the output as Hadoop's job submission does; Build makes the DAG. The
 // command `ebb streaming` (cmd/ebb) runs it locally or on YARN.
 //
