@@ -8,9 +8,9 @@
 // and Streaming's messages and exit codes for what it refuses.
 //
 // Parse reads the arguments into a Job, Resolve its -D keys into Settings;
-// MakePlan lists the inputs and checks
-// the output as Hadoop's job submission does; Build makes the DAG. The
-// command `ebb streaming` (cmd/ebb) runs it locally or on YARN.
+// MakePlan lists the inputs and checks the output as Hadoop's job
+// submission does; Build makes the DAG. The command `ebb streaming`
+// (cmd/ebb) runs it locally or on YARN.
 //
 // It imports dag, fsys and shuffle only; it neither runs nor submits
 // anything.
