@@ -270,6 +270,11 @@ func resolveSpec(r SubmitRequest, defaultFS string) (*dag.Spec, string, error) {
 		for j, in := range spec.Vertices[i].Inputs {
 			spec.Vertices[i].Inputs[j] = resolve(in)
 		}
+		if st := spec.Vertices[i].Stream; st != nil {
+			for j, f := range st.Files {
+				st.Files[j] = resolve(f)
+			}
+		}
 	}
 	out := spec.Output
 	if r.Output != "" {

@@ -1,7 +1,10 @@
 package am
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/dag"
@@ -41,9 +44,39 @@ func ComputeSplits(spec *dag.Spec, list func(pattern string) ([]fsys.FileInfo, e
 			}
 			files = append(files, fs...)
 		}
+		if v.SplitSize > 0 {
+			tasks, err := hadoopCut(files, v.SplitSize, v.Parallelism)
+			if err != nil {
+				return nil, &InputError{Vertex: v.Name, Pattern: strings.Join(v.Inputs, ","), Err: err}
+			}
+			out[v.Name] = tasks
+			continue
+		}
 		out[v.Name] = cut(files, v.Parallelism, v.RecordLength)
 	}
 	return out, nil
+}
+
+// hadoopCut is a vertex's splitSize: every file cut on its own as
+// FileInputFormat cuts it, the splits ordered by length, largest first
+// (a stable sort, as Hadoop's), one per task: Hadoop numbers its map tasks
+// so, and a map-only job's part files follow.
+func hadoopCut(files []fsys.FileInfo, size int64, n int) ([][]core.Split, error) {
+	var splits []core.Split
+	for _, f := range files {
+		for _, s := range fsys.HadoopSplits(f.Size, size) {
+			splits = append(splits, core.Split{Path: f.Path, Offset: s[0], Length: s[1]})
+		}
+	}
+	if len(splits) != n {
+		return nil, fmt.Errorf("the files make %d splits of %d bytes, but parallelism is %d (did the inputs change since the DAG was written?)", len(splits), size, n)
+	}
+	slices.SortStableFunc(splits, func(a, b core.Split) int { return cmp.Compare(b.Length, a.Length) })
+	tasks := make([][]core.Split, n)
+	for i, s := range splits {
+		tasks[i] = []core.Split{s}
+	}
+	return tasks, nil
 }
 
 // cut divides the concatenation of files into n ranges of near-equal size.

@@ -102,14 +102,23 @@ type VertexSpec struct {
 	// of this many bytes (TeraGen's are 100): splits are then cut on record
 	// boundaries and copied exactly, instead of widened to whole lines
 	// (which a record holding a newline byte would break). 0: lines.
-	RecordLength int64             `yaml:"recordLength,omitempty" json:"recordLength,omitempty"`
-	Env          map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	RecordLength int64 `yaml:"recordLength,omitempty" json:"recordLength,omitempty"`
+	// SplitSize cuts the inputs as Hadoop's FileInputFormat does instead
+	// of into parallelism near-equal ranges: each file on its own into
+	// chunks of this many bytes (the last up to 1.1 times that; an empty
+	// file one empty split), ordered largest first, one per task, so
+	// parallelism must be their number. 0: near-equal ranges.
+	SplitSize int64             `yaml:"splitSize,omitempty" json:"splitSize,omitempty"`
+	Env       map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 	// SimDurations are task run times used only by `ebb sim` (one per task,
 	// or one for all tasks).
 	SimDurations []Duration `yaml:"simDurations,omitempty" json:"simDurations,omitempty"`
 	// Speculative turns backup attempts for this vertex's stragglers on or
 	// off; nil: the AM's ebb.speculation.enabled.
 	Speculative *bool `yaml:"speculative,omitempty" json:"speculative,omitempty"`
+	// Stream makes the vertex a Hadoop Streaming program whose stdin and
+	// stdout the worker handles (stream.go).
+	Stream *StreamSpec `yaml:"stream,omitempty" json:"stream,omitempty"`
 }
 
 // Input modes of a vertex (VertexSpec.InputMode).
@@ -130,6 +139,9 @@ type EdgeSpec struct {
 	From string   `yaml:"from" json:"from"`
 	To   string   `yaml:"to" json:"to"`
 	Type EdgeType `yaml:"type" json:"type"`
+	// Shuffle makes a scatter-gather edge between stream vertices keyed:
+	// the worker partitions, sorts and merges the records (stream.go).
+	Shuffle *ShuffleSpec `yaml:"shuffle,omitempty" json:"shuffle,omitempty"`
 }
 
 // EdgeType says how producer outputs are routed to consumer tasks.

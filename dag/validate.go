@@ -86,7 +86,7 @@ func (s *Spec) validate() error {
 		}
 		return fieldErr(field, "cycle: %s", strings.Join(cycle, " -> "))
 	}
-	return nil
+	return s.validateStream()
 }
 
 func (g *GroupSpec) validate() error {
@@ -165,6 +165,12 @@ func (v *VertexSpec) validate(f string, g GroupSpec) error {
 				return fieldErr(f+"."+name+"."+r, "%g: want a fraction of a node from 0 to 1", x)
 			}
 		}
+	}
+	if v.SplitSize < 0 {
+		return fieldErr(f+".splitSize", "%d: want a number of bytes, or 0 for near-equal ranges", v.SplitSize)
+	}
+	if v.SplitSize > 0 && v.RecordLength > 0 {
+		return fieldErr(f+".splitSize", "give either splitSize or recordLength, not both")
 	}
 	if v.InputMode != "" && v.InputMode != InputStream && v.InputMode != InputFile {
 		return fieldErr(f+".inputMode", "%q: want %s (the default: a named pipe fed while the task reads) or %s (a copy made before it starts)",

@@ -147,6 +147,13 @@
 //	tera-reduce  sorts the 100-byte records it receives bytewise, with
 //	           spills under the budget, into its sink output; sinks in task
 //	           order are totally ordered, as Hadoop's TeraValidate checks
+//	aggregate  [--combine]: a stream program (docs/streaming.md), Streaming's
+//	           -reducer aggregate: reads "Type:id<TAB>value" lines sorted by
+//	           key on stdin and writes "id<TAB>report" per key, as Hadoop's
+//	           ValueAggregatorReducer (LongValueSum, LongValueMax,
+//	           LongValueMin, DoubleValueSum, StringValueMax, StringValueMin,
+//	           UniqValueCount); --combine writes "Type:id<TAB>partial" lines
+//	           as its combiner does
 //	burn       --memory-mb N --seconds S [--fail-first-attempt]: touches N MB,
 //	           holds it S seconds, then copies input lines like cat; a sink
 //	           also gets the line "burned N MB for S s" first; with

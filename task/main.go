@@ -31,6 +31,8 @@ var programs = map[string]program{
 	"tera-sample": {"sample the first keys of 100-byte records for tera-map's cut points", teraSample},
 	"tera-map":    {"range-partition 100-byte records by cut points from sampled keys", teraMap},
 	"tera-reduce": {"sort 100-byte records (spilling under the budget) into the sink", teraReduce},
+	// Streaming's -reducer aggregate (aggregate.go): a stream program.
+	"aggregate": {"aggregate Type:id<TAB>value lines on stdin as Hadoop's ValueAggregatorReducer (--combine: its combiner)", aggregate},
 }
 
 // Names lists the built-in tasks, sorted.

@@ -207,7 +207,7 @@ func TestMainRejectsUnknownTasksAndFlags(t *testing.T) {
 	if err := Main([]string{"nope"}); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "wc-map") {
 		t.Errorf("Main(nope) = %v, want ErrUsage listing the tasks", err)
 	}
-	if !slices.Equal(Names(), []string{"burn", "cat", "sort", "tera-map", "tera-reduce", "tera-sample", "wc-map", "wc-reduce"}) {
+	if !slices.Equal(Names(), []string{"aggregate", "burn", "cat", "sort", "tera-map", "tera-reduce", "tera-sample", "wc-map", "wc-reduce"}) {
 		t.Errorf("Names() = %v", Names())
 	}
 }

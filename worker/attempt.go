@@ -14,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/internal/lockorder"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
@@ -354,7 +355,8 @@ func (w *worker) execute(a *attempt, reinitEnv map[string]string) *ebbpb.Attempt
 		if err := w.copySplits(a); err != nil {
 			return failed("reading input split: %v", err)
 		}
-	} else if n := len(req.GetSplits()); n > 0 {
+	} else if n := len(req.GetSplits()); n > 0 && req.GetEnv()[dag.EnvStream] == "" {
+		// (A stream vertex gets its splits on stdin: streamio.go.)
 		var err error
 		if fifos, err = makeSplitPipes(splitsDir(a), n); err != nil {
 			return failed("%v", err)

@@ -60,9 +60,15 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	// Its own process group, so a kill reaches the task's children too and
 	// memory is counted for all of them; and no orphans if the worker dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	sr, err := w.setupStream(a, cmd)
+	if err != nil {
+		return failed("%v", err)
+	}
 	if err := cmd.Start(); err != nil {
+		sr.abort()
 		return failed("starting %q: %v", name, err)
 	}
+	sr.start()
 	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit, a.log)
 	pid := cmd.Process.Pid
 	a.mu.Lock()
@@ -88,13 +94,16 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	// Whatever the task left running in the background goes with it.
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	streamErr := streams.stop()
-
+	ioErr, waitErr := sr.end(waitErr)
 	if cause := context.Cause(a.ctx); cause != nil {
 		return endedBy(cause)
 	}
 	if streamErr != nil {
 		// Whatever the task did, it saw only part of its split.
 		return failed("reading input split: %v", streamErr)
+	}
+	if ioErr != nil && waitErr == nil {
+		return failed("%v", ioErr)
 	}
 	if waitErr != nil {
 		code := -1

@@ -240,6 +240,11 @@ func (c *Core) attemptSpec(a *attemptRun) AttemptSpec {
 	for k, x := range v.spec.Env {
 		env[k] = x
 	}
+	if sio := d.spec.StreamIO(v.spec.Name); sio != nil {
+		// A stream vertex's settings ride in the environment, which
+		// reaches the worker unchanged in every world.
+		env[dag.EnvStream] = sio.Encode()
+	}
 	s := AttemptSpec{
 		ID:          a.id,
 		DAGID:       d.id,

@@ -17,6 +17,7 @@ import (
 	"github.com/ebb-am/ebb/am/amconf"
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/amhost"
+	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 )
 
@@ -86,12 +87,29 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	if err != nil {
 		return err
 	}
-	// A bad spec fails before anything starts.
-	parsed, err := dag.Parse(o.specPath, spec)
+	base, _ := filepath.Abs(filepath.Dir(o.specPath))
+	p := &printer{w: out}
+	st, err := runLocalSpec(ctx, p, c, spec, base, o, verbose, "ebb local run")
 	if err != nil {
 		return err
 	}
-	base, _ := filepath.Abs(filepath.Dir(o.specPath))
+	if st.State != core.DAGSucceeded {
+		return &exitError{code: 2, err: fmt.Errorf("DAG %s (%s) %s: %s", st.ID, st.Name, st.State, st.Diagnostics)}
+	}
+	p.printf("DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
+	return p.done(nil)
+}
+
+// runLocalSpec runs one DAG (its spec's bytes; relative paths in it are
+// relative to base) on a local AM started for it, printing its progress,
+// and returns how it ended.
+func runLocalSpec(ctx context.Context, p *printer, c *conf.Config, spec []byte, base string, o localRunOptions, verbose bool, client string) (core.DAGStatus, error) {
+	var none core.DAGStatus
+	// A bad spec fails before anything starts.
+	parsed, err := dag.Parse(o.specPath, spec)
+	if err != nil {
+		return none, err
+	}
 	output := o.output
 	if output == "" && parsed.Output == "" {
 		output = defaultLocalOutput(parsed.Name)
@@ -102,23 +120,23 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 	// A bad configuration is reported as such, before the output is
 	// looked at: what is wrong first is what the user hears.
 	if _, err := amconf.CoreOptions(c, "local_"); err != nil {
-		return err
+		return none, err
 	}
 	if err := amhost.CheckLocalOutput(c, parsed, base, output, o.overwrite); err != nil {
-		return fmt.Errorf("%s: %w", o.specPath, err)
+		return none, fmt.Errorf("%s: %w", o.specPath, err)
 	}
 	root, err := amhost.LocalRoot(c)
 	if err != nil {
-		return err
+		return none, err
 	}
 	log := newQuietLogger(filepath.Join(root, "logs"), "am.log", logRoll(c), verbose)
 	env, err := localEnv()
 	if err != nil {
-		return err
+		return none, err
 	}
 	a, _, err := amhost.StartLocal(ctx, c, env, log, root)
 	if err != nil {
-		return err
+		return none, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -129,22 +147,13 @@ func runLocal(ctx context.Context, out io.Writer, cf confFlags, o localRunOption
 			log.Warnf("ebb local: %v", err)
 		}
 	}()
-	p := &printer{w: out}
 	p.printf("ebb local AM at %s (status page http://%s/, logs in %s)\n", a.Addr(), a.StatusAddr(), filepath.Join(root, "logs"))
 	id, err := a.Submit(ctx, am.SubmitRequest{Spec: spec, SpecName: o.specPath, BaseDir: base, Output: output,
-		Overwrite: o.overwrite, Client: "ebb local run"})
+		Overwrite: o.overwrite, Client: client})
 	if err != nil {
-		return err
+		return none, err
 	}
-	st, err := follow(ctx, p, a, id)
-	if err != nil {
-		return err
-	}
-	if st.State != core.DAGSucceeded {
-		return &exitError{code: 2, err: fmt.Errorf("DAG %s (%s) %s: %s", st.ID, st.Name, st.State, st.Diagnostics)}
-	}
-	p.printf("DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
-	return p.done(nil)
+	return follow(ctx, p, a, id)
 }
 
 // follow shows a DAG's progress until it ends: a bar on a terminal, a line

@@ -21,9 +21,11 @@ func (e *exitError) Unwrap() error { return e.err }
 func main() {
 	root := newRoot()
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "ebb:", err)
-		if hint := docHint(err); hint != "" {
-			fmt.Fprintln(os.Stderr, "ebb: see", hint)
+		if !errors.Is(err, errQuiet) {
+			fmt.Fprintln(os.Stderr, "ebb:", err)
+			if hint := docHint(err); hint != "" {
+				fmt.Fprintln(os.Stderr, "ebb: see", hint)
+			}
 		}
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -56,6 +58,7 @@ docs/dags.md (also "ebb help dags"), every key docs/reference/config.md (also
 	yarnAMs := yarnAMs{}
 	root.AddCommand(
 		newLocalCmd(),
+		newStreamingCmd(),
 		newWorkerCmd(),
 		newTaskCmd(),
 		newDAGCmd(yarnAMs),
