@@ -36,7 +36,36 @@ type fence struct {
 // docFiles reads README.md and every .md under docs/.
 func docFiles(t *testing.T) []docFile {
 	t.Helper()
-	paths := []string{"README.md"}
+	return readDocs(t, "README.md")
+}
+
+// allReadmes reads what docFiles does and every other README.md of the
+// repository (sim/, scripts/minicluster/, ...): their links and their
+// prose are held to the same rules, their commands are not run.
+func allReadmes(t *testing.T) []docFile {
+	t.Helper()
+	var extra []string
+	err := filepath.WalkDir(repoRoot, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repoRoot, p)
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "README.md" && rel != "README.md" {
+			extra = append(extra, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return readDocs(t, append([]string{"README.md"}, extra...)...)
+}
+
+func readDocs(t *testing.T, paths ...string) []docFile {
+	t.Helper()
 	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -158,7 +187,7 @@ func slug(h string) string {
 // Every relative link of README.md and docs/ names a file that exists and,
 // with a #fragment, a heading there.
 func TestDocsLinksResolve(t *testing.T) {
-	files := docFiles(t)
+	files := allReadmes(t)
 	texts := map[string]string{}
 	for _, f := range files {
 		texts[f.path] = f.text
@@ -446,7 +475,7 @@ const docsCommandDeadline = 5 * time.Minute
 func TestDocsAreNotANotebook(t *testing.T) {
 	const maxREADME = 20000
 	history := regexp.MustCompile(`(?i)\b(issue|issues) #?\d+|\b(first|second|third|fourth|this|last|earlier|next) round\b|\b(this|last|earlier|previous) session\b|\bflak(e|y)\b`)
-	for _, f := range docFiles(t) {
+	for _, f := range allReadmes(t) {
 		if f.path == "README.md" && len(f.text) > maxREADME {
 			t.Errorf("README.md is %d bytes, more than %d: move detail under docs/", len(f.text), maxREADME)
 		}
