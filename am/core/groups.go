@@ -21,7 +21,11 @@ type group struct {
 	seq      int
 	owners   map[*dagRun]struct{}
 	workers  map[*workerRun]struct{}
-	queue    dagQueues
+	// warmSince: when the group's first worker joined (zero: none yet).
+	// A DAG submitted before it waited for the cold start, which no
+	// autoscaling could have spared it (slowdown.go).
+	warmSince time.Time
+	queue     dagQueues
 	queuedMB int64
 
 	// pnodes is the allocator's view of the nodes holding this group's
