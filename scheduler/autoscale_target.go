@@ -26,8 +26,8 @@ import (
 // a stochastic-approximation quantile tracker: while more than missRate of
 // the DAGs miss the target, u falls and the horizon shortens (more workers,
 // sooner, and fewer given back); while fewer miss, it grows and the
-// autoscaler spends less. It settles where missRate of the DAGs miss, which
-// is the promise, whatever the workload's critical paths, arrivals or the
+// autoscaler spends less. It settles where missRate of the DAGs miss, just
+// inside the promise, whatever the workload's critical paths, arrivals or the
 // cloud's boot: a fixed margin would be right for one trace only.
 
 const (
@@ -37,8 +37,15 @@ const (
 	// measured: the drain target of predictive scale-out before the target
 	// replaced it (decided on FB-2009, the trace it was shaped on).
 	priorPath = 120 * time.Second
-	// missRate is the share of DAGs the promise lets miss (the p95).
-	missRate = 0.05
+	// missRate is the share of DAGs the tracker lets miss: one in 25,
+	// inside the promise's one in 20, because the slowdowns it sees are
+	// lower than the promise's (the AM's critical path counts each
+	// vertex's slowest attempt as run, contention included, where the
+	// promise counts the tasks' own times) and the p95 of a day swings
+	// around the tracker's aim. Decided on the Alibaba 2018 DAG day per
+	// second (at 0.05 it missed 1.5 and 2 by 0.17 and 0.05); checked on
+	// FB-2009 day 0 (sim/README.md).
+	missRate = 0.04
 	// trackStep is the tracker's step, in e-folds of the horizon per
 	// missed DAG (÷ e^0.095 a miss, × e^0.005 a hit). Decided on FB-2009
 	// day 0 per second (sim/README's leave-one-out), the fastest that
