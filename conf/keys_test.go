@@ -86,7 +86,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.slowstart.preemption.percentage":                     "10",   // Tez's tez.am.preemption.percentage
 		"ebb.slowstart.preemption.interval.ms":                    "3000", // Tez: 3 heartbeats between preemptions, 1 s each
 		"ebb.auto.scale.predictive.enabled":                       "false",
-		"ebb.auto.scale.predictive.target.secs":                   "120",
+		"ebb.auto.scale.target.p95.slowdown":                      "2",
 		"ebb.speculation.enabled":                                 "false", // as mapreduce.map.speculative, tez.am.speculation.enabled
 		"ebb.speculation.cap.percent":                             "10",    // LATE's SpeculativeCap
 		"ebb.speculation.min.runtime.ms":                          "10000",

@@ -29,8 +29,9 @@ type Autoscaler struct {
 	lowSince time.Time
 
 	win     window
-	peaks   []demandAt // the headroom window's running maximum (autoscale_headroom.go)
-	usage   float64    // percent, as of the last Step
+	peaks   []demandAt    // the headroom window's running maximum (autoscale_headroom.go)
+	track   slowdownTrack // the latency target's feedback (autoscale_target.go)
+	usage   float64       // percent, as of the last Step
 	usageOK bool
 	history []Transition
 }
@@ -116,6 +117,8 @@ func (a *Autoscaler) Step(now time.Time, snap GroupSnapshot) Decision {
 func (a *Autoscaler) stepScaleOut(now time.Time, s GroupSnapshot, d *Decision) {
 	grace := a.cfg.OutGracePeriod + a.cfg.BootTime
 	switch {
+	case a.askAgain(now, s, d):
+		// askAgain has filled in d.
 	case s.PendingWorkers <= 0:
 		d.Reason = "all requested workers launched"
 		a.becomeStable(now, d.Reason)

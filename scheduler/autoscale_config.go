@@ -26,7 +26,7 @@ const (
 	KeyIncrementWorkers = "mr3.auto.scale.out.num.increment.containers"
 	KeyDecrementHosts   = "mr3.auto.scale.in.num.decrement.hosts"
 	KeyPredictive       = "ebb.auto.scale.predictive.enabled"
-	KeyPredictiveTarget = "ebb.auto.scale.predictive.target.secs"
+	KeyTargetSlowdown   = "ebb.auto.scale.target.p95.slowdown"
 	KeyBillingPeriod    = "ebb.billing.period.secs"
 	KeyBootTime         = "ebb.auto.scale.node.boot.secs"
 	KeyHeadroomWindow   = "ebb.auto.scale.headroom.window.secs"
@@ -90,8 +90,11 @@ type AutoscaleConfig struct {
 	DecrementHosts       int           // KeyDecrementHosts; 0 = computed
 	WaitDAGFinished      bool          // KeyWaitDAGFinished
 
-	Predictive       bool          // KeyPredictive
-	PredictiveTarget time.Duration // KeyPredictiveTarget
+	Predictive bool // KeyPredictive
+	// TargetSlowdown (KeyTargetSlowdown) is the p95 slowdown promised: a
+	// DAG's completion time over its critical path. Predictive scale-out
+	// derives its horizon from it (autoscale_target.go).
+	TargetSlowdown float64
 
 	BillingPeriod time.Duration // KeyBillingPeriod; 0 = per-second billing
 
@@ -105,6 +108,11 @@ type AutoscaleConfig struct {
 	// largest demand of this last window needs; 0 = off
 	// (autoscale_headroom.go).
 	HeadroomWindow time.Duration
+
+	// FixedHorizon is not a key: the sim's control (sim.ebb.fixed.horizon)
+	// replays the policy as it was before the target, a fixed 120 s
+	// horizon with no feedback and no asking again during a scale-out.
+	FixedHorizon bool
 }
 
 // DefaultAutoscaleConfig is CONFIG.md's defaults (MR3's, and ebb's for its
@@ -125,7 +133,7 @@ func DefaultAutoscaleConfig() AutoscaleConfig {
 		DecrementHosts:       1,
 		WaitDAGFinished:      true,
 		Predictive:           false,
-		PredictiveTarget:     120 * time.Second,
+		TargetSlowdown:       2,
 		BillingPeriod:        0,
 		BootTime:             0,
 	}
@@ -196,12 +204,9 @@ func (c AutoscaleConfig) Validate() error {
 	count(KeyInitialWorkers, c.InitialWorkers)
 	count(KeyIncrementWorkers, c.IncrementWorkers)
 	count(KeyDecrementHosts, c.DecrementHosts)
-	// The target only matters when predictive scale-out is on; a zero
-	// target would then scale out on any queue at all.
-	if c.Predictive {
-		positive(KeyPredictiveTarget, c.PredictiveTarget)
-	} else {
-		nonNegative(KeyPredictiveTarget, c.PredictiveTarget)
+	// A slowdown below 1 is a DAG faster than its own critical path.
+	if !(c.TargetSlowdown >= 1 && c.TargetSlowdown <= maxTargetSlowdown) {
+		bad(KeyTargetSlowdown, strconv.FormatFloat(c.TargetSlowdown, 'g', -1, 64), "from 1 to 1000")
 	}
 	return errors.Join(errs...)
 }

@@ -51,8 +51,8 @@ func TestAutoscaleConfigValidateNamesTheKey(t *testing.T) {
 			KeyIncrementWorkers, "-1", "≥ 0"},
 		{"negative decrement", func(c *AutoscaleConfig) { c.DecrementHosts = -1 },
 			KeyDecrementHosts, "-1", "≥ 0"},
-		{"predictive with no target", func(c *AutoscaleConfig) { c.Predictive, c.PredictiveTarget = true, 0 },
-			KeyPredictiveTarget, "0", "> 0"},
+		{"a target faster than the critical path", func(c *AutoscaleConfig) { c.TargetSlowdown = 0.5 },
+			KeyTargetSlowdown, "0.5", "from 1 to 1000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

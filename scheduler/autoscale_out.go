@@ -91,9 +91,10 @@ func rampCount(n int, ramp string) int {
 //
 //	drain = QueuedAttempts × MeanAttemptDuration / max(1, RunningAttempts)
 //
-// and when drain > target the group needs the parallelism
+// and when drain > H (the horizon the latency target gives,
+// autoscale_target.go) the group needs the parallelism
 //
-//	P = ceil(QueuedAttempts × MeanAttemptDuration / target)
+//	P = ceil(QueuedAttempts × MeanAttemptDuration / H)
 //
 // that is, P − RunningAttempts more attempt slots. A worker holds
 // RunningAttempts / Workers attempts (at least 1), so the request is
@@ -110,7 +111,7 @@ func (a *Autoscaler) predictiveScaleOut(now time.Time, s GroupSnapshot, d *Decis
 	if s.QueuedAttempts <= 0 || s.Workers <= 0 || s.MeanAttemptDuration <= 0 {
 		return false
 	}
-	target := a.cfg.PredictiveTarget
+	target := a.horizon()
 	queued, mean := float64(s.QueuedAttempts), s.MeanAttemptDuration.Seconds()
 	running := float64(s.RunningAttempts)
 	drain := queued * mean / max(1, running)
@@ -126,9 +127,9 @@ func (a *Autoscaler) predictiveScaleOut(now time.Time, s GroupSnapshot, d *Decis
 	n := max(1, int(math.Ceil((p-running)/perWorker)))
 	n = min(rampCount(n, s.Ramp), canUse)
 	d.RequestWorkers = n
-	d.Reason = fmt.Sprintf("predicted drain %ss > target %ss (%d queued × %ss / %d running), requesting %d %s",
-		secs(time.Duration(drain*float64(time.Second)).Round(time.Second)), secs(target), s.QueuedAttempts,
-		secs(s.MeanAttemptDuration), s.RunningAttempts, n, plural(n, "worker"))
+	d.Reason = fmt.Sprintf("predicted drain %ss > horizon %ss (%d queued × %ss / %d running; %s), requesting %d %s",
+		secs(time.Duration(drain*float64(time.Second)).Round(time.Second)), secs(target.Round(time.Second)), s.QueuedAttempts,
+		secs(s.MeanAttemptDuration), s.RunningAttempts, a.targetText(), n, plural(n, "worker"))
 	a.becomeScaleOut(now, n, d.Reason)
 	return true
 }

@@ -31,8 +31,9 @@ import (
 //	config  key=value ...  a fresh autoscaler on the defaults with these
 //	                       changes: interval window scheme out in out-grace
 //	                       in-delay in-grace min-hosts wait-dag initial
-//	                       increment decrement predictive target billing
-//	                       boot headroom;
+//	                       increment decrement predictive billing boot
+//	                       headroom; target (the p95 slowdown: 2 gives a
+//	                       horizon of 120 s until a DAG is observed);
 //	                       the group figures and nodes stay
 //	clear                  forget the group figures and the nodes
 //	group   key=value ...  the snapshot's group figures, kept until changed:
@@ -341,7 +342,7 @@ func setConfigKey(c *AutoscaleConfig, k, v string) error {
 	durations := map[string]*time.Duration{
 		"interval": &c.Interval, "window": &c.Window, "out-grace": &c.OutGracePeriod,
 		"in-delay": &c.InDelayAfterScaleOut, "in-grace": &c.InGracePeriod,
-		"target": &c.PredictiveTarget, "billing": &c.BillingPeriod, "boot": &c.BootTime,
+		"billing": &c.BillingPeriod, "boot": &c.BootTime,
 		"headroom": &c.HeadroomWindow,
 	}
 	ints := map[string]*int{
@@ -357,6 +358,8 @@ func setConfigKey(c *AutoscaleConfig, k, v string) error {
 		*ints[k], err = strconv.Atoi(v)
 	case bools[k] != nil:
 		*bools[k], err = strconv.ParseBool(v)
+	case k == "target":
+		c.TargetSlowdown, err = strconv.ParseFloat(v, 64)
 	case k == "scheme":
 		c.Scheme, err = ParseUsageScheme(v)
 	default:

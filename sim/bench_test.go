@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"os"
 	"sort"
 	"testing"
 	"time"
@@ -76,4 +77,21 @@ func renamed(j Job, tag string, shift time.Duration) Job {
 	j.Spec = &spec
 	j.Submit = (j.Submit + shift) % (24 * time.Hour)
 	return j
+}
+
+// BenchmarkEbbTrace replays the trace named by EBB_BENCH_TRACE (any
+// format trace.Read detects) under ebb on the hourly cloud: with
+// -cpuprofile, where the policy's time goes at a size
+// (scripts/bench/sim-sweep-300k.sh generates one). Skipped without it.
+func BenchmarkEbbTrace(b *testing.B) {
+	path := os.Getenv("EBB_BENCH_TRACE")
+	if path == "" {
+		b.Skip("set EBB_BENCH_TRACE to a trace file")
+	}
+	jobs, err := trace.Read(path, "", trace.Options{Model: trace.DefaultModel()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	benchRun(b, jobs, hourlyCloud(), "ebb")
 }

@@ -26,6 +26,11 @@ type knob struct {
 }
 
 func autoscaled(p *Policy) bool { return p.Core.Scaling == mr3Scaling }
+
+// predictive: the latency target means something only to an autoscaler
+// that sizes from the work in sight; mr3 ignores it, so a sweep of the
+// target runs mr3 once.
+func predictive(p *Policy) bool { return autoscaled(p) && p.Core.Autoscale.Predictive }
 func elastic(p *Policy) bool    { return !p.Oracle && !p.FixedCluster && p.Static == 0 }
 func anyCore(p *Policy) bool    { return !p.Oracle }
 
@@ -84,7 +89,14 @@ var knobs = []knob{
 	intKnob(scheduler.KeyDecrementHosts, "nodes per scale-in (0: computed)", autoscaled, func(p *Policy) *int { return &as(p).DecrementHosts }),
 	boolKnob(scheduler.KeyWaitDAGFinished, "drained workers serve the DAGs active at the scale-in", autoscaled, func(p *Policy) *bool { return &as(p).WaitDAGFinished }),
 	boolKnob(scheduler.KeyPredictive, "predictive scale-out", autoscaled, func(p *Policy) *bool { return &as(p).Predictive }),
-	secsKnob(scheduler.KeyPredictiveTarget, "predictive scale-out's drain target", autoscaled, func(p *Policy) *time.Duration { return &as(p).PredictiveTarget }),
+	{scheduler.KeyTargetSlowdown, "the p95 slowdown promised (predictive scale-out derives its horizon from it)", predictive, func(p *Policy, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 1 || f > 1000 {
+			return fmt.Errorf("want a number from 1 to 1000")
+		}
+		as(p).TargetSlowdown = f
+		return nil
+	}},
 	secsKnob(scheduler.KeyHeadroomWindow, "a scale-in keeps the workers this window's peak demand needs (0: off)", autoscaled, func(p *Policy) *time.Duration { return &as(p).HeadroomWindow }),
 	{scheduler.KeyBootTime, "hysteresis: a scale-in waits for usage low this long (0: off; ebb: the provisioning delay)", autoscaled, func(p *Policy, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
@@ -95,6 +107,7 @@ var knobs = []knob{
 		p.BootFromCloud = false
 		return nil
 	}},
+	boolKnob("sim.ebb.fixed.horizon", "the control: the policy before the target (a fixed 120 s horizon, no feedback)", predictive, func(p *Policy) *bool { return &as(p).FixedHorizon }),
 	{KeyBillingAware, "billing-aware scale-in: true, false, or auto (on when the cloud bills per period; ebb only)", elastic, func(p *Policy, v string) error {
 		switch v {
 		case "auto", "true", "false":

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // Every knob reaches the field it names; a key that means nothing for a
@@ -60,5 +62,21 @@ func TestEbbBillingAndBootDefaults(t *testing.T) {
 	}
 	if _, err := e.Set("ebb.auto.scale.node.boot.secs", "0"); err != nil || e.BootFromCloud || e.Core.Autoscale.BootTime != 0 {
 		t.Errorf("boot 0 should switch the hysteresis off: %v, %+v", err, e)
+	}
+}
+
+// The latency target reaches ebb's autoscaler and means nothing to mr3's
+// (no work-in-sight sizing), so a sweep of it replays mr3 once.
+func TestTargetKnobAppliesToEbbOnly(t *testing.T) {
+	e, _ := ParsePolicy("ebb")
+	if ok, err := e.Set(scheduler.KeyTargetSlowdown, "1.5"); !ok || err != nil || e.Core.Autoscale.TargetSlowdown != 1.5 {
+		t.Errorf("ebb: applied %v, err %v, target %v; want 1.5", ok, err, e.Core.Autoscale.TargetSlowdown)
+	}
+	m, _ := ParsePolicy("mr3")
+	if ok, err := m.Set(scheduler.KeyTargetSlowdown, "1.5"); ok || err != nil {
+		t.Errorf("mr3: applied %v, err %v; want not applied", ok, err)
+	}
+	if _, err := e.Set(scheduler.KeyTargetSlowdown, "0.9"); err == nil || !strings.Contains(err.Error(), "from 1 to 1000") {
+		t.Errorf("target 0.9: err %v, want one naming the range", err)
 	}
 }

@@ -56,7 +56,7 @@ func AutoscaleConfig(c *conf.Config) (scheduler.AutoscaleConfig, error) {
 		DecrementHosts:       c.Int(scheduler.KeyDecrementHosts),
 		WaitDAGFinished:      c.Bool(scheduler.KeyWaitDAGFinished),
 		Predictive:           c.Bool(scheduler.KeyPredictive),
-		PredictiveTarget:     c.Duration(scheduler.KeyPredictiveTarget),
+		TargetSlowdown:       c.Float(scheduler.KeyTargetSlowdown),
 		BillingPeriod:        c.Duration(scheduler.KeyBillingPeriod),
 		BootTime:             c.Duration(scheduler.KeyBootTime),
 		HeadroomWindow:       c.Duration(scheduler.KeyHeadroomWindow),

@@ -189,6 +189,7 @@ func (c *Core) FailDAG(now time.Time, id, reason string) error {
 // outputs, and releases its hold on the group.
 func (c *Core) endDAG(d *dagRun, st DAGState, diag string) {
 	d.becomeEnded(st, diag, c.now)
+	c.observeSlowdown(d)
 	holders := map[*workerRun]struct{}{}
 	for _, v := range d.vertices {
 		for _, t := range v.tasks {

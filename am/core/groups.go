@@ -16,13 +16,17 @@ import (
 // group is a ContainerGroup: workers of one size shared by every DAG that
 // names it with identical properties.
 type group struct {
-	info     GroupInfo
-	props    scheduler.GroupProps
-	seq      int
-	owners   map[*dagRun]struct{}
-	workers  map[*workerRun]struct{}
-	queue    dagQueues
-	queuedMB int64
+	info    GroupInfo
+	props   scheduler.GroupProps
+	seq     int
+	owners  map[*dagRun]struct{}
+	workers map[*workerRun]struct{}
+	// warmSince: when the group's first worker joined (zero: none yet).
+	// A DAG submitted before it waited for the cold start, which no
+	// autoscaling could have spared it (slowdown.go).
+	warmSince time.Time
+	queue     dagQueues
+	queuedMB  int64
 
 	// pnodes is the allocator's view of the nodes holding this group's
 	// workers, kept up to date incrementally so a placement costs one

@@ -40,6 +40,7 @@ func (v *vertexRun) rasKind() scheduler.RASKind {
 func (d *dagRun) observed(v *vertexRun, took time.Duration) {
 	v.doneTime += took
 	v.doneN++
+	v.doneMax = max(v.doneMax, took)
 	if took > 0 {
 		v.doneRates = append(v.doneRates, 1/took.Seconds())
 	}

@@ -100,6 +100,9 @@ type vertexRun struct {
 	// duration the autoscaler's work estimate uses (estimate.go).
 	doneTime time.Duration
 	doneN    int
+	// doneMax: its slowest succeeded attempt, its share of the DAG's
+	// measured critical path (criticalPath).
+	doneMax time.Duration
 	// doneRates: the progress rate (1 / run time in seconds) of each of
 	// its succeeded attempts, the finished half of speculation's
 	// comparison (speculate.go).

@@ -45,6 +45,9 @@ func (c *Core) WorkerRegistered(now time.Time, info WorkerInfo) error {
 	c.workers[info.ID] = w
 	n.workers[w] = struct{}{}
 	g.addWorker(w)
+	if g.warmSince.IsZero() {
+		g.warmSince = c.now
+	}
 	if c.isAMWorker(info.ID) {
 		c.amWorkerRegistered(w)
 	}

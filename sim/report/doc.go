@@ -21,6 +21,10 @@
 //   - The lower bound on node-hours = sum of task memory x duration / node
 //     memory / 3600: what perfectly packed nodes that appear and vanish
 //     with the work would cost. ratio_to_lower_bound = node_hours / it.
+//   - The bound of a latency target T on a run = T x max(1, the run's
+//     cold-start floor); the dial, the frontier and the cost at the
+//     default judge a policy's runs at several targets against it
+//     (dial.go).
 //
 // A figure with nothing to measure (no reference, no goals, no completed
 // jobs) is NaN in Go, "-" in the table and null in JSON.
