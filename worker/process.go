@@ -125,30 +125,41 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 		return failed("measuring outputs: %v", err)
 	}
 	if dir := req.GetCommitDir(); dir != "" {
-		if req.GetAskCommit() {
-			if err := a.awaitCommit(w.sender, defaultHeartbeat); err != nil {
-				return endedBy(err)
-			}
-		}
-		// A worker that wakes from a stop past the AM's timeout holds an
-		// attempt the AM has given to another: it must not commit.
-		if err := w.mayAct(); err != nil {
-			return endedBy(err)
-		}
-		// A NameNode that does not answer (restarting) is waited out
-		// within dfs.client.retry.policy.spec; the commit starts over each
-		// time, and a retried rename replaces what an earlier try placed.
-		commit := func() error {
-			return commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex(), w.mayAct)
-		}
-		retried := func(err error, next time.Duration) {
-			a.log.WithError(err).Warnf("committing to %s: HDFS does not answer; trying again in %s (%s)", dir, next, hdfsfs.RetrySpecKey)
-		}
-		if err := w.o.hdfsRetry.Do(a.ctx, "committing outputs to "+dir, commit, retried); err != nil {
-			return failed("committing outputs to %s: %v", dir, err)
+		if u := w.commitSink(a, dir); u != nil {
+			return u
 		}
 	}
 	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_SUCCEEDED, Progress: 1, OutputBytes: bytes}
+}
+
+// commitSink commits a sink attempt's outputs to dir, once the AM grants
+// it when it must ask; nil when they are committed, else the attempt's
+// final update.
+func (w *worker) commitSink(a *attempt, dir string) *ebbpb.AttemptUpdate {
+	req, id := a.req, a.req.GetAttemptId()
+	if req.GetAskCommit() {
+		if err := a.awaitCommit(w.sender, defaultHeartbeat); err != nil {
+			return endedBy(err)
+		}
+	}
+	// A worker that wakes from a stop past the AM's timeout holds an
+	// attempt the AM has given to another: it must not commit.
+	if err := w.mayAct(); err != nil {
+		return endedBy(err)
+	}
+	// A NameNode that does not answer (restarting) is waited out
+	// within dfs.client.retry.policy.spec; the commit starts over each
+	// time, and a retried rename replaces what an earlier try placed.
+	commit := func() error {
+		return commitOutputs(a.ctx, w.fss, a.outputDir(), dir, id, req.GetTaskIndex(), w.mayAct)
+	}
+	retried := func(err error, next time.Duration) {
+		a.log.WithError(err).Warnf("committing to %s: HDFS does not answer; trying again in %s (%s)", dir, next, hdfsfs.RetrySpecKey)
+	}
+	if err := w.o.hdfsRetry.Do(a.ctx, "committing outputs to "+dir, commit, retried); err != nil {
+		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf("committing outputs to %s: %v", dir, err)}
+	}
+	return nil
 }
 
 // taskEnv is the worker's environment (less the secret), then the group's (from Reinit), then

@@ -454,7 +454,9 @@ func runLogged(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
 	case err = <-done:
 	case <-time.After(docsCommandDeadline):
 		_ = cmd.Process.Kill()
-		<-done
+		if werr := <-done; werr != nil {
+			t.Logf("the killed command: %v", werr)
+		}
 		err = fmt.Errorf("still running after %v: killed", docsCommandDeadline)
 	}
 	out, rerr := os.ReadFile(f.Name())
