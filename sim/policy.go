@@ -53,7 +53,9 @@ type Policy struct {
 	// and never given back.
 	Static int
 	// NodeScaler "" gives empty nodes back after the reclaim delay;
-	// "k8s-ca" applies the cluster-autoscaler's scale-down rules instead.
+	// "k8s-ca" applies a loose reading of the cluster-autoscaler's
+	// scale-down rules instead (k8sca.go), "ca" the exact rules with ebb's
+	// pods never evicted (ca.go).
 	NodeScaler string
 	// FixedCluster: the policy runs on a fixed cluster (a scenario's
 	// nodes), like the static-slot experiments of the RAS paper.
@@ -84,7 +86,7 @@ type Policy struct {
 
 // PolicyNames lists the policies ParsePolicy knows.
 func PolicyNames() []string {
-	return []string{"static-N", "oracle", "mr3", "ebb", "spark-da", "k8s-ca", "ras", "fair-slots-K"}
+	return []string{"static-N", "oracle", "mr3", "ebb", "spark-da", "k8s-ca", "ebb-k8s-ca", "ras", "fair-slots-K"}
 }
 
 // ParsePolicy builds a named policy.
@@ -164,6 +166,18 @@ func ParsePolicy(name string) (Policy, error) {
 		base.FixedCluster, base.NodeWorkers, base.SlotsPerNode = true, true, k
 		base.PaperHardware = true
 		return base, nil
+	case name == "ebb-k8s-ca":
+		// ebb under the cluster autoscaler: the ebb policy's AM, which
+		// only empties nodes (its scale-in drains them); the nodes go
+		// away by the CA's rules (ca.go), not after the cloud's reclaim
+		// delay. The CA does not know paid periods, so nothing here is
+		// billing-aware (sim.billing.aware=true turns on the AM's half).
+		p, err := ParsePolicy("ebb")
+		if err != nil {
+			return Policy{}, err
+		}
+		p.Name, p.NodeScaler, p.BillingAware = name, "ca", "false"
+		return p, nil
 	case name == "k8s-ca":
 		// Workers (pods) on demand, leaving when idle; nodes scaled by the
 		// cluster-autoscaler's rules.

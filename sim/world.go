@@ -20,6 +20,8 @@ type world struct {
 	groups map[string]core.GroupInfo
 	// unneeded: since when a node has been under-requested (k8s-ca).
 	unneeded map[string]time.Time
+	// ca: the cluster autoscaler's memory (ebb-k8s-ca).
+	ca *caState
 }
 
 // cloudNodes rents the model's nodes from the virtual cloud, which bills
@@ -42,15 +44,16 @@ func newWorld(e *engine, alloc packing.Allocator) (*world, error) {
 	m, err := cluster.New(cluster.Options{
 		NodeMB: e.cfg.nodeMB(), NodeVCores: e.cfg.Cloud.Types[0].VCores, MaxNodes: e.cfg.Cloud.MaxNodes,
 		ReclaimDelay: e.cfg.Cloud.ReclaimDelay,
-		// A static cluster keeps its nodes; k8s-ca removes nodes itself.
-		// Billing-aware runs keep them until near their paid period's end.
-		KeepNodes: e.policy.Static > 0 || e.policy.NodeScaler == "k8s-ca" || e.billingAware(),
+		// A static cluster keeps its nodes; under a node scaler (k8s-ca,
+		// ca) it removes nodes itself. Billing-aware runs keep them until
+		// near their paid period's end.
+		KeepNodes: e.policy.Static > 0 || e.policy.NodeScaler != "" || e.billingAware(),
 		Allocator: alloc, WorkerID: func(seq int) string { return fmt.Sprintf("vw%06d", seq) },
 	}, cloudNodes{e})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", e.policy.Name, err)
 	}
-	return &world{e: e, m: m, groups: map[string]core.GroupInfo{}, unneeded: map[string]time.Time{}}, nil
+	return &world{e: e, m: m, groups: map[string]core.GroupInfo{}, unneeded: map[string]time.Time{}, ca: newCAState()}, nil
 }
 
 // addNode adds a node that is up at once (a static cluster's). The cap is
@@ -141,6 +144,8 @@ func (w *world) Tick(now time.Time) {
 	switch {
 	case w.e.policy.NodeScaler == "k8s-ca":
 		w.k8sScaleDown(now)
+	case w.e.policy.NodeScaler == "ca":
+		w.caScaleDown(now)
 	case w.e.policy.Static == 0 && w.e.billingAware():
 		w.billingRelease(now)
 	}

@@ -50,7 +50,8 @@ func newSimCmd() *cobra.Command {
 virtual time, once per policy, over the same jobs, and reports node-hours, cost, job completion
 times, slowdown against the static reference, goal attainment, utilisation and the lower bound
 (sum of task memory x duration / node memory). Policies: static-N, mr3, ebb, spark-da, k8s-ca,
-ras and fair-slots-K. See docs/simulation.md for the models and how to read a report.`,
+ebb-k8s-ca, ras and fair-slots-K. See docs/simulation.md for the models and how to read a report
+(docs/kubernetes.md for ebb-k8s-ca).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runSim(cmd.OutOrStdout(), cmd.ErrOrStderr(), f)

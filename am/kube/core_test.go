@@ -1,0 +1,147 @@
+package kube
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ebb-am/ebb/am/amconf"
+	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/dag"
+)
+
+// recorder is the core's executor in these tests: it keeps what the core
+// asks of the world and of workers.
+type recorder struct {
+	wants []core.WantWorkers
+	runs  []core.RunAttempt
+	ended []core.DAGEnded
+}
+
+func (r *recorder) WantWorkers(_ time.Time, a core.WantWorkers) { r.wants = append(r.wants, a) }
+func (r *recorder) RunAttempt(_ time.Time, a core.RunAttempt)   { r.runs = append(r.runs, a) }
+func (r *recorder) KillAttempt(time.Time, core.KillAttempt)     {}
+func (r *recorder) GrantCommit(time.Time, core.GrantCommit)     {}
+func (r *recorder) StopWorker(time.Time, core.StopWorker)       {}
+func (r *recorder) MoveWorker(time.Time, core.MoveWorker)       {}
+func (r *recorder) DAGEnded(_ time.Time, a core.DAGEnded)       { r.ended = append(r.ended, a) }
+func (r *recorder) Log(time.Time, core.Log)                     {}
+func (r *recorder) AttemptInputs(time.Time, core.AttemptInputs) {}
+func (r *recorder) StartAMWorker(time.Time, core.StartAMWorker) {}
+
+// bench is a real core and a Book between it and a scripted API server:
+// the core's wants become pods, a pod that runs registers its worker.
+type bench struct {
+	t   *testing.T
+	c   *core.Core
+	b   *Book
+	r   *recorder
+	now time.Time
+}
+
+// newBench: maxFailed failures fail a task and its DAG.
+func newBench(t *testing.T, maxFailed int) *bench {
+	t.Helper()
+	o := amconf.Defaults()
+	o.IDPrefix, o.SlowStart = "app_1_0001", 0
+	o.MaxFailedAttempts = maxFailed
+	c, err := core.NewCore(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBook(testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := dag.Parse("x.yaml", []byte(`
+name: k
+containerGroup: {name: g, workerMemoryMB: 4096}
+vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 1024}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bn := &bench{t: t, c: c, b: b, r: &recorder{}, now: time.Unix(1_800_000_000, 0)}
+	if _, err := c.SubmitDAG(bn.now, core.Submission{Spec: spec}); err != nil {
+		t.Fatal(err)
+	}
+	return bn
+}
+
+// step drains the core, hands its wants to the Book, and runs every pod
+// the plan creates on node n1, registering its worker; it returns the
+// attempts the core started.
+func (bn *bench) step() []core.RunAttempt {
+	bn.t.Helper()
+	for round := 0; round < 5; round++ {
+		bn.now = bn.now.Add(time.Second)
+		bn.c.Apply(bn.now, core.Tick{})
+		bn.c.Drain(bn.now, bn.r)
+		for _, w := range bn.r.wants {
+			bn.b.Want(w.Group, w.Total, w.Prefer, w.Avoid)
+		}
+		bn.r.wants = nil
+		for _, p := range bn.b.Plan().Create {
+			bn.b.PodObserved(PodStatus{Name: p.Name, Phase: PhaseRunning, Node: "n1"})
+			info := core.WorkerInfo{ID: p.Name, Group: "g", Node: "n1", NodeMB: 65536, MemoryMB: p.MemoryMB, VCores: 1}
+			if err := bn.c.WorkerRegistered(bn.now, info); err != nil {
+				bn.t.Fatal(err)
+			}
+		}
+	}
+	runs := bn.r.runs
+	bn.r.runs = nil
+	return runs
+}
+
+func (bn *bench) apply(evs []core.Event) {
+	for _, ev := range evs {
+		bn.c.Apply(bn.now, ev)
+	}
+}
+
+// A worker pod the scheduler preempts: its attempt runs again on a new
+// pod, no failure is counted (one would have failed the DAG), and the
+// group counts the container lost to preemption, as on YARN.
+func TestCorePreemptedPodReRunsWithoutAFailure(t *testing.T) {
+	bn := newBench(t, 1)
+	first := bn.step()
+	if len(first) != 1 {
+		t.Fatalf("started %d attempts, want 1", len(first))
+	}
+	bn.apply(bn.b.PodObserved(PodStatus{Name: first[0].Worker, Phase: PhaseFailed, Node: "n1",
+		Disruption: DisruptionPreemption, Attempts: []string{first[0].Attempt.ID}}))
+	again := bn.step()
+	if len(again) != 1 || again[0].Worker == first[0].Worker || again[0].Attempt.Task != first[0].Attempt.Task {
+		t.Fatalf("after the preemption: %+v, want the same task on a new worker", again)
+	}
+	if len(bn.r.ended) > 0 {
+		t.Fatalf("the DAG ended: %+v", bn.r.ended)
+	}
+	if n := bn.c.PreemptCounts("g").Lost; n != 1 {
+		t.Errorf("group g counts %d workers lost to preemption, want 1", n)
+	}
+}
+
+// A worker pod OOMKilled: its attempt fails on the memory retry path and
+// runs again on the new pod asking for more memory. (The core may first
+// hand the retry to the dying worker, between the failure and the loss;
+// the AM's loop finds its connection gone and reports the attempt killed,
+// which counts no failure.)
+func TestCoreOOMKilledPodRetriesWithMoreMemory(t *testing.T) {
+	bn := newBench(t, 4)
+	first := bn.step()
+	if len(first) != 1 {
+		t.Fatalf("started %d attempts, want 1", len(first))
+	}
+	bn.apply(bn.b.PodObserved(PodStatus{Name: first[0].Worker, Phase: PhaseFailed, Node: "n1",
+		Terminated: &Terminated{Reason: ReasonOOMKilled, ExitCode: 137}, Attempts: []string{first[0].Attempt.ID}}))
+	var onNew []core.RunAttempt
+	for _, r := range bn.step() {
+		if r.Worker != first[0].Worker {
+			onNew = append(onNew, r)
+		}
+	}
+	if len(onNew) != 1 || onNew[0].Attempt.MemoryMB <= first[0].Attempt.MemoryMB {
+		t.Fatalf("after the OOMKill: %+v, want the task again on a new worker with more than %d MB", onNew, first[0].Attempt.MemoryMB)
+	}
+}
