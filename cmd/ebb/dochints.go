@@ -12,7 +12,7 @@ import (
 // docHint is the page of docs/ that explains what went wrong, for the
 // errors a newcomer meets first: a missing cluster configuration, a
 // Kerberos login, a DAG spec, a key, an output that holds results. main
-// prints it under the error ("" = none fits).
+// puts it at the end of the error's line ("" = none fits).
 func docHint(err error) string {
 	var (
 		krb    *kerberos.Error

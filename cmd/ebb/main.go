@@ -22,10 +22,13 @@ func main() {
 	root := newRoot()
 	if err := root.Execute(); err != nil {
 		if !errors.Is(err, errQuiet) {
-			fmt.Fprintln(os.Stderr, "ebb:", err)
+			// One line, the page to read at its end: bad input stays a
+			// one-line error (TestBadInputIsOneLineError).
+			line := err.Error()
 			if hint := docHint(err); hint != "" {
-				fmt.Fprintln(os.Stderr, "ebb: see", hint)
+				line += " (see " + hint + ")"
 			}
+			fmt.Fprintln(os.Stderr, "ebb:", line)
 		}
 		var ee *exitError
 		if errors.As(err, &ee) {
