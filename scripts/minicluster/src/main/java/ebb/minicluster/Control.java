@@ -177,11 +177,27 @@ final class Control {
     }
   }
 
+  private static final java.util.Random PORTS = new java.util.Random();
+
+  /**
+   * A free port below the kernel's ephemeral range (32768 and up on Linux).
+   * A standby RM binds its fixed ports only when it becomes active, long
+   * after they were picked: a port picked in the ephemeral range can be
+   * taken meanwhile as the local port of any outgoing connection (seen in
+   * CI, with seven clusters on one machine: "Address already in use" on
+   * transitionToActive). Below that range only an explicit bind takes it.
+   */
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
+    for (int i = 0; i < 1000; i++) {
+      int port = 20000 + PORTS.nextInt(12000);
+      try (ServerSocket s = new ServerSocket(port)) {
+        s.setReuseAddress(true);
+        return port;
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("no free port in 20000-31999 after 1000 tries");
   }
 
   private void handle(HttpExchange ex) throws IOException {
