@@ -220,7 +220,10 @@ vertices:
 				t.Fatalf("dag %s (%s) ended %s: %s", d.ID, d.Name, d.State, d.Diagnostics)
 			}
 		}
-		if da.State == "RUNNING" {
+		// a still runs while it has tasks to run: once they all succeeded
+		// it shows RUNNING only while its output is committed, and its
+		// workers' outputs are needed no more.
+		if da.State == "RUNNING" && da.Succeeded < da.Tasks {
 			left := stillThere(ws)
 			for _, w := range ws {
 				if w.Node == drained && w.Stopping {
