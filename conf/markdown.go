@@ -15,12 +15,14 @@ func Markdown() string {
 		if k.Default == "" {
 			def = "(empty)"
 		}
-		b.WriteString("| `" + k.Name + "` | " + def + " | " + cell(k.Allowed()) + " | " + cell(k.Doc) + " |\n")
+		b.WriteString("| `" + k.Name + "` | " + def + " | " + MarkdownCell(k.Allowed()) + " | " + MarkdownCell(k.Doc) + " |\n")
 	}
 	return b.String()
 }
 
-// cell escapes what would break a markdown table row.
-func cell(s string) string {
-	return strings.ReplaceAll(s, "|", `\|`)
+// MarkdownCell escapes what would break a markdown table row: a pipe
+// would end the cell, a newline the row. Every generated table in docs/
+// uses it (the key table here, internal/docgen's others).
+func MarkdownCell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
 }

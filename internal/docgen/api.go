@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ebb-am/ebb/am/ui"
+	"github.com/ebb-am/ebb/conf"
 )
 
 // API is docs/reference/api.md: every route of the UI's JSON API and the
@@ -93,7 +94,7 @@ func writeType(b *strings.Builder, t reflect.Type, docs map[string]string) (bare
 		if strings.Contains(opts, "omitempty") {
 			meaning = strings.TrimSpace(meaning + " (absent when empty)")
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", name, typeName(f.Type), cell(meaning))
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", name, typeName(f.Type), conf.MarkdownCell(meaning))
 	}
 	b.WriteString("\n")
 	return bare

@@ -3,6 +3,7 @@ package docgen
 import (
 	"strings"
 
+	"github.com/ebb-am/ebb/conf"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -62,7 +63,7 @@ func writeCommand(b *strings.Builder, c *cobra.Command) {
 			if f.DefValue == "" || f.DefValue == "[]" {
 				def = "—"
 			}
-			b.WriteString("| " + name + " | " + def + " | " + cell(f.Usage) + " |\n")
+			b.WriteString("| " + name + " | " + def + " | " + conf.MarkdownCell(f.Usage) + " |\n")
 		}
 		b.WriteString("\n")
 	}

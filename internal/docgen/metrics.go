@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ebb-am/ebb/am/ui"
+	"github.com/ebb-am/ebb/conf"
 )
 
 // Metrics is docs/reference/metrics.md: every family the AM's /metrics
@@ -24,12 +25,7 @@ func Metrics() string {
 		if d.Labels != "" {
 			labels = "`" + strings.ReplaceAll(d.Labels, ", ", "`, `") + "`"
 		}
-		b.WriteString("| `" + d.Name + "` | " + d.Type + " | " + labels + " | " + world + " | " + cell(d.Help) + " |\n")
+		b.WriteString("| `" + d.Name + "` | " + d.Type + " | " + labels + " | " + world + " | " + conf.MarkdownCell(d.Help) + " |\n")
 	}
 	return b.String()
-}
-
-// cell escapes what would break a markdown table row.
-func cell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
 }
