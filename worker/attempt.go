@@ -321,7 +321,7 @@ func (w *worker) execute(a *attempt, reinitEnv map[string]string) *ebbpb.Attempt
 		return u
 	}
 	failed := func(format string, args ...any) *ebbpb.AttemptUpdate {
-		return killedOr(&ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf(format, args...)})
+		return killedOr(failedf(format, args...))
 	}
 	// A retried attempt id must not see leftovers of an earlier run.
 	_ = os.RemoveAll(a.dir)
@@ -385,7 +385,15 @@ func (w *worker) openSplit(location string) (io.ReadSeekCloser, error) {
 func endedBy(cause error) *ebbpb.AttemptUpdate {
 	var mem *MemoryExceededError
 	if errors.As(cause, &mem) {
-		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: mem.Error(), MemoryUsedMb: mem.UsedMB}
+		u := failedf("%s", mem.Error())
+		u.MemoryUsedMb = mem.UsedMB
+		return u
 	}
 	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_KILLED, ExitCode: -1, Diagnostics: cause.Error()}
+}
+
+// failedf is an attempt's final update when the worker, not the task's
+// own exit, failed it (ExitCode -1: no process exit to report).
+func failedf(format string, args ...any) *ebbpb.AttemptUpdate {
+	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf(format, args...)}
 }

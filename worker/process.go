@@ -29,12 +29,9 @@ const stderrTail = 2048
 // decides the final update.
 func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []string) *ebbpb.AttemptUpdate {
 	req := a.req
-	failed := func(format string, args ...any) *ebbpb.AttemptUpdate {
-		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf(format, args...)}
-	}
 	argv := req.GetCommand()
 	if len(argv) == 0 {
-		return failed("vertex %s has an empty command", req.GetVertex())
+		return failedf("vertex %s has an empty command", req.GetVertex())
 	}
 	name := argv[0]
 	if name == "ebb" {
@@ -43,13 +40,13 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	id := req.GetAttemptId()
 	stdout, err := os.Create(filepath.Join(w.o.LogDir, id+".stdout"))
 	if err != nil {
-		return failed("creating stdout log: %v", err)
+		return failedf("creating stdout log: %v", err)
 	}
 	defer func() { _ = stdout.Close() }() // the child has exited: its output is written
 	stderrPath := filepath.Join(w.o.LogDir, id+".stderr")
 	stderr, err := os.Create(stderrPath)
 	if err != nil {
-		return failed("creating stderr log: %v", err)
+		return failedf("creating stderr log: %v", err)
 	}
 	defer func() { _ = stderr.Close() }() // the child has exited: its output is written
 
@@ -62,11 +59,11 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	sr, err := w.setupStream(a, cmd)
 	if err != nil {
-		return failed("%v", err)
+		return failedf("%v", err)
 	}
 	if err := cmd.Start(); err != nil {
 		sr.abort()
-		return failed("starting %q: %v", name, err)
+		return failedf("starting %q: %v", name, err)
 	}
 	sr.start()
 	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit, a.log)
@@ -100,10 +97,10 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 	}
 	if streamErr != nil {
 		// Whatever the task did, it saw only part of its split.
-		return failed("reading input split: %v", streamErr)
+		return failedf("reading input split: %v", streamErr)
 	}
 	if ioErr != nil && waitErr == nil {
-		return failed("%v", ioErr)
+		return failedf("%v", ioErr)
 	}
 	if waitErr != nil {
 		code := -1
@@ -118,11 +115,11 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 		}
 	}
 	if missing := missingPartitions(a.outputDir(), req.GetOutputs()); len(missing) > 0 {
-		return failed("%s", missingDiagnostic(missing, partitionCount(req.GetOutputs())))
+		return failedf("%s", missingDiagnostic(missing, partitionCount(req.GetOutputs())))
 	}
 	bytes, err := dirSize(a.outputDir())
 	if err != nil {
-		return failed("measuring outputs: %v", err)
+		return failedf("measuring outputs: %v", err)
 	}
 	if dir := req.GetCommitDir(); dir != "" {
 		if u := w.commitSink(a, dir); u != nil {
@@ -157,7 +154,7 @@ func (w *worker) commitSink(a *attempt, dir string) *ebbpb.AttemptUpdate {
 		a.log.WithError(err).Warnf("committing to %s: HDFS does not answer; trying again in %s (%s)", dir, next, hdfsfs.RetrySpecKey)
 	}
 	if err := w.o.hdfsRetry.Do(a.ctx, "committing outputs to "+dir, commit, retried); err != nil {
-		return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_FAILED, ExitCode: -1, Diagnostics: fmt.Sprintf("committing outputs to %s: %v", dir, err)}
+		return failedf("committing outputs to %s: %v", dir, err)
 	}
 	return nil
 }
