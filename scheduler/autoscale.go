@@ -228,6 +228,10 @@ func (a *Autoscaler) thresholdScaleOut(now time.Time, s GroupSnapshot, d *Decisi
 	}
 	d.RequestWorkers = n
 	d.Reason = fmt.Sprintf("%s, requesting %d %s", head, n, plural(n, "worker"))
+	if need, ok := a.workNeed(s); ok && a.cfg.Predictive {
+		// Capped by the work in sight: say so in the target's terms.
+		d.Reason += fmt.Sprintf(" (the work in sight needs %d: %s)", need, a.targetText())
+	}
 	a.becomeScaleOut(now, n, d.Reason)
 }
 

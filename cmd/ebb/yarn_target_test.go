@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,11 @@ func TestYarnLatencyTargetHoldsMoreWorkers(t *testing.T) {
 			t.Errorf("no p95 measured over the warm DAG: %s", r.group)
 		}
 	}
+	// Each scale-out sized by the work in sight says so in the target's
+	// terms.
+	if !slices.ContainsFunc(low.scaleOuts, func(l string) bool { return strings.Contains(l, "target p95 1,") }) {
+		t.Errorf("no scale-out of the target-1 session quotes its target:\n%s", strings.Join(low.scaleOuts, "\n"))
+	}
 	if low.peak <= high.peak {
 		t.Errorf("target 1 held at most %d workers, target 2 %d: the lower target should hold more", low.peak, high.peak)
 	}
@@ -71,9 +77,10 @@ var measuredRe = regexp.MustCompile(`p95 [0-9.]+ over the last [1-9][0-9]* DAGs?
 
 // targetRun is what one session of the stream showed.
 type targetRun struct {
-	peak       int     // the most worker containers the RM saw running at once
-	workerSecs float64 // worker containers × seconds, sampled
-	group      string  // `ebb dag status`'s line for the group
+	peak       int      // the most worker containers the RM saw running at once
+	workerSecs float64  // worker containers × seconds, sampled
+	group      string   // `ebb dag status`'s line for the group
+	scaleOuts  []string // the AM log's scale-out decisions, with their reasons
 }
 
 // runTargetStream starts a session named name, retunes its target to
@@ -129,6 +136,12 @@ func (y *yarnTest) runTargetStream(name, retune string) targetRun {
 			r.group = l
 		}
 	}
+	for _, l := range strings.Split(y.amLog(id), "\n") {
+		if strings.Contains(l, "→ SCALE_OUT:") {
+			r.scaleOuts = append(r.scaleOuts, l)
+		}
+	}
+	t.Logf("%s: scale-out decisions:\n%s", name, strings.Join(r.scaleOuts, "\n"))
 	return r
 }
 
