@@ -85,7 +85,8 @@ func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatu
 			Workers: int32(g.Workers), PendingWorkers: int32(g.PendingWorkers), Nodes: int32(g.Nodes),
 			QueuedAttempts: int32(g.QueuedAttempts), RunningAttempts: int32(g.RunningAttempts),
 			PreemptWarned: int32(g.Preempt.Warned), PreemptGivenBack: int32(g.Preempt.GivenBack), PreemptLost: int32(g.Preempt.Lost),
-			SlowstartKilled: int32(g.Preempt.SlowStartKilled)})
+			SlowstartKilled: int32(g.Preempt.SlowStartKilled), TargetP95Slowdown: g.TargetP95,
+			MeasuredP95Slowdown: g.MeasuredP95, MeasuredDags: int32(g.MeasuredDAGs)})
 	}
 	for _, t := range trs {
 		resp.Transitions = append(resp.Transitions, &ebbpb.Transition{UnixMs: t.At.UnixMilli(), Group: t.Group, From: t.From, To: t.To, Reason: t.Reason})
@@ -106,6 +107,20 @@ func (s *clientService) SetAutoscale(ctx context.Context, r *ebbpb.SetAutoscaleR
 	}
 	s.am.log.Infof("autoscaling retuned by a client: group %q out %d%% in %d%% min hosts %d", r.Group, r.OutPercent, r.InPercent, r.MinHosts)
 	return &ebbpb.SetAutoscaleResponse{}, nil
+}
+
+// SetAutoscaleTarget retunes the latency target; the core checks the value
+// against the key's range and refuses a target nothing would read.
+func (s *clientService) SetAutoscaleTarget(ctx context.Context, r *ebbpb.SetAutoscaleTargetRequest) (*ebbpb.SetAutoscaleTargetResponse, error) {
+	rep, err := s.am.loop.Ask(ctx, core.AutoscaleTargetSet{Group: r.Group, P95Slowdown: r.P95Slowdown})
+	if err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	if rep.Err != nil {
+		return nil, status.Error(codes.InvalidArgument, rep.Err.Error())
+	}
+	s.am.log.Infof("latency target retuned by a client: group %q p95 slowdown %g", r.Group, r.P95Slowdown)
+	return &ebbpb.SetAutoscaleTargetResponse{}, nil
 }
 
 func (s *clientService) Shutdown(ctx context.Context, r *ebbpb.ShutdownRequest) (*ebbpb.ShutdownResponse, error) {

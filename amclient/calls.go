@@ -68,6 +68,16 @@ func (c *Client) Kill(ctx context.Context, id, reason string) error {
 	})
 }
 
+// SetAutoscaleTarget sets the latency target
+// (ebb.auto.scale.target.p95.slowdown) of one group, or of every group
+// when group is empty.
+func (c *Client) SetAutoscaleTarget(ctx context.Context, group string, p95Slowdown float64) error {
+	return c.call(ctx, "autoscale", true, func(ctx context.Context, pb ebbpb.ClientClient) error {
+		_, err := pb.SetAutoscaleTarget(ctx, &ebbpb.SetAutoscaleTargetRequest{Group: group, P95Slowdown: p95Slowdown})
+		return err
+	})
+}
+
 // SetAutoscale retunes the autoscaler.
 func (c *Client) SetAutoscale(ctx context.Context, a Autoscale) error {
 	return c.call(ctx, "autoscale", true, func(ctx context.Context, pb ebbpb.ClientClient) error {

@@ -135,6 +135,11 @@ type Group struct {
 	// SlowStartKilled: gathering consumers the AM killed to break a
 	// slow-start stall.
 	SlowStartKilled int
+	// TargetP95: the latency target its autoscaler holds (0: not sized
+	// from the work in sight); MeasuredP95 over the latest MeasuredDAGs
+	// DAGs (0: none measured yet).
+	TargetP95, MeasuredP95 float64
+	MeasuredDAGs           int
 }
 
 // Transition is one change of a group's autoscaler state.
@@ -150,7 +155,8 @@ func clusterOf(r *ebbpb.ClusterStatusResponse) Cluster {
 			Workers: int(g.Workers), PendingWorkers: int(g.PendingWorkers), Nodes: int(g.Nodes),
 			QueuedAttempts: int(g.QueuedAttempts), RunningAttempts: int(g.RunningAttempts),
 			PreemptWarned: int(g.PreemptWarned), PreemptGivenBack: int(g.PreemptGivenBack), PreemptLost: int(g.PreemptLost),
-			SlowStartKilled: int(g.SlowstartKilled)})
+			SlowStartKilled: int(g.SlowstartKilled), TargetP95: g.TargetP95Slowdown, MeasuredP95: g.MeasuredP95Slowdown,
+			MeasuredDAGs: int(g.MeasuredDags)})
 	}
 	for _, t := range r.Transitions {
 		c.Transitions = append(c.Transitions, Transition{At: time.UnixMilli(t.UnixMs), Group: t.Group, From: t.From, To: t.To, Reason: t.Reason})

@@ -77,6 +77,20 @@ func (a *Autoscaler) SetThresholds(outPercent, inPercent, minHosts int) error {
 	return nil
 }
 
+// SetTarget changes the latency target (KeyTargetSlowdown) at run time, as
+// `ebb autoscale --target` asks: the horizon follows from the next step
+// on. The slowdowns measured so far and the feedback they built are kept:
+// they describe the workload, not the target.
+func (a *Autoscaler) SetTarget(p95Slowdown float64) error {
+	c := a.cfg
+	c.TargetSlowdown = p95Slowdown
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("autoscaler for group %s: %w", a.group, err)
+	}
+	a.cfg = c
+	return nil
+}
+
 // Step applies the rules for the current state at now and says what to
 // do. It makes at most one transition, with one exception: a group that
 // returns to STABLE with no worker while attempts are queued asks for
@@ -214,6 +228,10 @@ func (a *Autoscaler) thresholdScaleOut(now time.Time, s GroupSnapshot, d *Decisi
 	}
 	d.RequestWorkers = n
 	d.Reason = fmt.Sprintf("%s, requesting %d %s", head, n, plural(n, "worker"))
+	if need, ok := a.workNeed(s); ok && a.cfg.Predictive {
+		// Capped by the work in sight: say so in the target's terms.
+		d.Reason += fmt.Sprintf(" (the work in sight needs %d: %s)", need, a.targetText())
+	}
 	a.becomeScaleOut(now, n, d.Reason)
 }
 

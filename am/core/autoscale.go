@@ -128,7 +128,10 @@ func (c *Core) groupSnapshot(g *group) groupSnap {
 
 // apply carries out one autoscaler decision.
 func (c *Core) apply(g *group, as *autoscaled, d scheduler.Decision, live int) {
-	if d.From != d.To {
+	// A change of state, or a request for workers within SCALE_OUT (the
+	// work in sight asking again during a boot): each is a decision an
+	// operator should see with its reason.
+	if d.From != d.To || d.RequestWorkers > 0 {
 		msg := fmt.Sprintf("group %s: %s → %s: %s", g.info.Name, d.From, d.To, d.Reason)
 		c.logf("%s", msg)
 		c.transitions = append(c.transitions, Transition{At: c.now, Group: g.info.Name, From: d.From.String(), To: d.To.String(), Reason: d.Reason})

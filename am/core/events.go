@@ -81,6 +81,13 @@ type AutoscaleSet struct {
 	OutPercent, InPercent, MinHosts int
 }
 
+// AutoscaleTargetSet sets the latency target
+// (ebb.auto.scale.target.p95.slowdown) of one group's autoscaler ("" = all).
+type AutoscaleTargetSet struct {
+	Group       string
+	P95Slowdown float64
+}
+
 // AllocationSet: the cluster's container sizes (YARN tells them at
 // registration).
 type AllocationSet struct{ Limits AllocationLimits }
@@ -91,20 +98,21 @@ type DAGsRecovered struct {
 	Options RecoverOptions
 }
 
-func (Tick) event()             {}
-func (WorkerRegistered) event() {}
-func (WorkerBeat) event()       {}
-func (AttemptUpdated) event()   {}
-func (WorkerGone) event()       {}
-func (NodesReported) event()    {}
-func (GroupRefused) event()     {}
-func (NodesBilled) event()      {}
-func (DAGArrived) event()       {}
-func (DAGKillRequested) event() {}
-func (DAGOutputSettled) event() {}
-func (AutoscaleSet) event()     {}
-func (AllocationSet) event()    {}
-func (DAGsRecovered) event()    {}
+func (Tick) event()               {}
+func (WorkerRegistered) event()   {}
+func (WorkerBeat) event()         {}
+func (AttemptUpdated) event()     {}
+func (WorkerGone) event()         {}
+func (NodesReported) event()      {}
+func (GroupRefused) event()       {}
+func (NodesBilled) event()        {}
+func (DAGArrived) event()         {}
+func (DAGKillRequested) event()   {}
+func (DAGOutputSettled) event()   {}
+func (AutoscaleSet) event()       {}
+func (AutoscaleTargetSet) event() {}
+func (AllocationSet) event()      {}
+func (DAGsRecovered) event()      {}
 
 // Apply feeds one event to the Core at now. The actions it causes wait
 // for Drain.
@@ -156,6 +164,8 @@ func (c *Core) Apply(now time.Time, ev Event) Reply {
 		r.Err = c.DAGSettled(now, e.ID, e.State, e.Diagnostics)
 	case AutoscaleSet:
 		r.Err = c.SetThresholds(e.Group, e.OutPercent, e.InPercent, e.MinHosts)
+	case AutoscaleTargetSet:
+		r.Err = c.SetTarget(e.Group, e.P95Slowdown)
 	case AllocationSet:
 		c.SetAllocation(e.Limits)
 	case DAGsRecovered:

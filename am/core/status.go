@@ -157,6 +157,15 @@ type GroupStatus struct {
 	NeedsWorkers bool
 	// Preempt: preemption warnings, give-backs and kills (preempt.go).
 	Preempt PreemptCounts
+	// TargetP95 is the latency target its autoscaler holds
+	// (ebb.auto.scale.target.p95.slowdown, or `ebb autoscale --target`);
+	// 0 when the group is not sized from the work in sight (target.go).
+	TargetP95 float64
+	// MeasuredP95 is the p95 slowdown of the latest MeasuredDAGs DAGs
+	// that ended (at most 50; 0: none measured yet): what the target is
+	// held against.
+	MeasuredP95  float64
+	MeasuredDAGs int
 }
 
 // Groups returns every group's status in creation order.
@@ -180,6 +189,10 @@ func (c *Core) Groups() []GroupStatus {
 			if u, ok := g.as.a.Usage(); ok {
 				s.UsagePercent = u // the window's figure, the one the autoscaler acts on
 			}
+			if c.targetUsed() {
+				s.TargetP95 = g.as.a.Config().TargetSlowdown
+			}
+			s.MeasuredP95, s.MeasuredDAGs = g.as.a.MeasuredP95()
 		}
 		out = append(out, s)
 	}

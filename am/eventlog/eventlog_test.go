@@ -37,6 +37,7 @@ func TestEveryEventRoundTrips(t *testing.T) {
 		core.DAGKillRequested{ID: "d", Reason: "r"},
 		core.DAGOutputSettled{ID: "d", State: core.DAGFailed, Diagnostics: "x"},
 		core.AutoscaleSet{Group: "g", OutPercent: 80, InPercent: 50, MinHosts: 1},
+		core.AutoscaleTargetSet{Group: "g", P95Slowdown: 1.5},
 		core.AllocationSet{Limits: core.AllocationLimits{MinMB: 256, MaxMB: 8192}},
 		core.DAGsRecovered{DAGs: []core.RecoveredDAG{{ID: "d", Submission: sub, Submit: t0, Ended: true, State: core.DAGSucceeded, Finish: t0}},
 			Options: core.RecoverOptions{Window: time.Minute, Expect: []string{"w"}}},

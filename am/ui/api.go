@@ -161,6 +161,32 @@ type Group struct {
 	// SlowStartKilled: gathering consumers the AM killed to break a
 	// slow-start stall (core/stall.go).
 	SlowStartKilled int `json:"slowStartKilled"`
+	// The latency target and what it is held against
+	// (docs/autoscaling-target.md).
+	TargetP95    float64 `json:"targetP95Slowdown"`   // ebb.auto.scale.target.p95.slowdown in force (or as `ebb autoscale --target` set it); 0 when the group is not sized from the work in sight
+	MeasuredP95  float64 `json:"measuredP95Slowdown"` // p95, over the latest measuredDAGs DAGs that succeeded, of each one's completion time over its critical path (0: none measured)
+	MeasuredDAGs int     `json:"measuredDAGs"`        // how many DAGs measuredP95Slowdown is over (the latest 50 at most; the cold start's are not counted)
+}
+
+// Latency is the group's latency cell: the measured p95 slowdown over the
+// target and how many DAGs it is over ("2.4 / 2 (50 DAGs)"), as the
+// overview and the group page show it (app.js's latency is the same).
+func (g Group) Latency() string {
+	measured := "-"
+	if g.MeasuredDAGs > 0 {
+		measured = strconv.FormatFloat(g.MeasuredP95, 'g', 3, 64)
+	}
+	s := measured
+	if g.TargetP95 > 0 {
+		s += " / " + strconv.FormatFloat(g.TargetP95, 'g', -1, 64)
+	}
+	switch {
+	case g.MeasuredDAGs == 1:
+		s += " (1 DAG)"
+	case g.MeasuredDAGs > 1:
+		s += " (" + strconv.Itoa(g.MeasuredDAGs) + " DAGs)"
+	}
+	return s
 }
 
 // GroupDetail is GET api/v1/groups/{name}: the chart's data.

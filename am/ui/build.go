@@ -164,7 +164,7 @@ func group(g core.GroupView) Group {
 		QueuedAttempts: g.QueuedAttempts, RunningAttempts: g.RunningAttempts, TaskMB: g.RunningMB, OfferedMB: g.OfferedMB,
 		WorkerMemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb,
 		PreemptWarned: g.Preempt.Warned, PreemptGivenBack: g.Preempt.GivenBack, PreemptLost: g.Preempt.Lost,
-		SlowStartKilled: g.Preempt.SlowStartKilled}
+		SlowStartKilled: g.Preempt.SlowStartKilled, TargetP95: g.TargetP95, MeasuredP95: g.MeasuredP95, MeasuredDAGs: g.MeasuredDAGs}
 }
 
 func (u *UI) groupDetail(v View, name string) (GroupDetail, bool) {

@@ -127,6 +127,10 @@ type histGroup struct {
 	Draining        int              `json:"Draining"`
 	DrainingNodes   int              `json:"DrainingNodes"`
 	Usage           []histUsagePoint `json:"Usage"`
+	// The latency target and the p95 measured: version 5.
+	TargetP95    float64 `json:"TargetP95,omitempty"`
+	MeasuredP95  float64 `json:"MeasuredP95,omitempty"`
+	MeasuredDAGs int     `json:"MeasuredDAGs,omitempty"`
 }
 
 type histUsagePoint struct {
@@ -270,14 +274,14 @@ func toHistGroup(g core.GroupView) histGroup {
 			return histUsagePoint{At: p.At, UsagePercent: p.UsagePercent, InstantPercent: p.InstantPercent, State: p.State,
 				Wanted: p.Wanted, Running: p.Running, Draining: p.Draining, Nodes: p.Nodes, DrainingNodes: p.DrainingNodes,
 				Queued: p.Queued}
-		})}
+		}), TargetP95: g.TargetP95, MeasuredP95: g.MeasuredP95, MeasuredDAGs: g.MeasuredDAGs}
 }
 
 func (h histGroup) core() core.GroupView {
 	return core.GroupView{GroupStatus: core.GroupStatus{Name: h.Name, State: h.State, UsagePercent: h.UsagePercent,
 		Workers: h.Workers, PendingWorkers: h.PendingWorkers, Nodes: h.Nodes, QueuedAttempts: h.QueuedAttempts,
 		RunningAttempts: h.RunningAttempts, RunningMB: h.RunningMB, OfferedMB: h.OfferedMB, NeedsWorkers: h.NeedsWorkers,
-		Preempt: core.PreemptCounts(h.Preempt)},
+		Preempt: core.PreemptCounts(h.Preempt), TargetP95: h.TargetP95, MeasuredP95: h.MeasuredP95, MeasuredDAGs: h.MeasuredDAGs},
 		Kind: h.Kind, MemoryMB: h.MemoryMB, SizedByEbb: h.SizedByEbb, VCores: h.VCores, Autoscaled: h.Autoscaled,
 		OutThreshold: h.OutThreshold, InThreshold: h.InThreshold, Wanted: h.Wanted, Draining: h.Draining,
 		DrainingNodes: h.DrainingNodes, Usage: mapSlice(h.Usage, func(p histUsagePoint) core.UsagePoint {

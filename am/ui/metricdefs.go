@@ -44,7 +44,7 @@ var metricDefs = []MetricDef{
 	{Name: "ebb_group_slowstart_killed_attempts_total", Type: "counter", Labels: "group",
 		Help: "Consumer attempts gathering inputs under slow start that the AM killed so that their queued producers could run (a slow-start stall)."},
 	{Name: "ebb_autoscaler_transitions_total", Type: "counter", Labels: "group, from, to, reason",
-		Help: "Autoscaler state changes by group, change and reason (numbers in the reason replaced by N)."},
+		Help: "Autoscaler state changes, and requests for more workers during a scale-out (SCALE_OUT to SCALE_OUT), by group, change and reason (numbers in the reason replaced by N)."},
 	{Name: "ebb_worker_moves_total", Type: "counter",
 		Help: "Workers recycled from one group to another."},
 	{Name: "ebb_nodes", Type: "gauge",

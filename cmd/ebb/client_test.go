@@ -38,6 +38,12 @@ func TestClientCommands(t *testing.T) {
 	if err == nil || !strings.Contains(log, "mr3.auto.scale.in.threshold.percent") {
 		t.Fatalf("autoscale with in above out was accepted or did not name the key: %v\n%s", err, log)
 	}
+	// This AM does not size from the work in sight: a target would change
+	// nothing, so it is refused, saying what it needs.
+	log, err = run("autoscale", "--session", session, "--target", "1.5")
+	if err == nil || !strings.Contains(log, "ebb.auto.scale.predictive.enabled=true") {
+		t.Fatalf("autoscale --target on an AM that would not read it: %v\n%s", err, log)
+	}
 	log, err = run("dag", "status", "--session", session)
 	if err != nil || !strings.Contains(log, "wordcount SUCCEEDED") || !strings.Contains(log, "group default") {
 		t.Fatalf("dag status: %v\n%s", err, log)

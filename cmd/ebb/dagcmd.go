@@ -244,8 +244,9 @@ func printStatus(ctx context.Context, out *printer, c *amclient.Client, page amc
 		return err
 	}
 	for _, g := range cs.Groups {
-		out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running%s\n",
-			g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts, preemptLine(g))
+		out.printf("group %s: %s, usage %.0f%%, %d workers (+%d pending) on %d nodes, %d queued, %d running%s%s\n",
+			g.Name, g.State, g.UsagePercent, g.Workers, g.PendingWorkers, g.Nodes, g.QueuedAttempts, g.RunningAttempts,
+			targetLine(g), preemptLine(g))
 	}
 	trs := cs.Transitions
 	if len(trs) > 10 {
@@ -335,6 +336,27 @@ func waitDAG(ctx context.Context, out *printer, c *amclient.Client, id string) e
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// targetLine is a group's latency target and the p95 slowdown measured
+// against it, "" for a group with neither (not sized from the work in
+// sight, and no DAG measured).
+func targetLine(g amclient.Group) string {
+	measured := "no DAG measured yet"
+	if g.MeasuredDAGs > 0 {
+		dags := "DAGs"
+		if g.MeasuredDAGs == 1 {
+			dags = "DAG"
+		}
+		measured = fmt.Sprintf("p95 %.3g over the last %d %s", g.MeasuredP95, g.MeasuredDAGs, dags)
+	}
+	switch {
+	case g.TargetP95 > 0:
+		return fmt.Sprintf("; target p95 %g, %s", g.TargetP95, measured)
+	case g.MeasuredDAGs > 0:
+		return "; " + measured
+	}
+	return ""
 }
 
 // preemptLine is a group's preemption counters for `ebb dag status`, ""

@@ -65,40 +65,8 @@ func TestYarnAutoscaleBurstThenTail(t *testing.T) {
 	// nodes, so during the tail (one attempt running, one output still
 	// needed) at least one node holds only idle workers, and that is the
 	// node a scale-in empties (least running work, least needed output).
-	spec := y.writeDAG(fmt.Sprintf(`
-name: yarn-burst-tail
-containerGroup: {name: bt, workerMemoryMB: 2048}
-output: %s
-vertices:
-  - {name: src, command: [ebb, task, wc-map], parallelism: 1, memoryMB: 512, inputs: ["%s"]}
-  - {name: burst, command: [ebb, task, burn, --memory-mb, "64", --seconds, "4"], parallelism: 10, memoryMB: 1024}
-  - {name: collect, command: [ebb, task, wc-reduce], parallelism: 1, memoryMB: 512}
-  - {name: tail, command: [ebb, task, burn, --memory-mb, "16", --seconds, "12"], parallelism: 1, memoryMB: 256}
-  - {name: final, command: [ebb, task, cat], parallelism: 1, memoryMB: 256}
-edges:
-  - {from: src, to: burst, type: scatter-gather}
-  - {from: burst, to: collect, type: scatter-gather}
-  - {from: collect, to: tail, type: one-to-one}
-  - {from: tail, to: final, type: one-to-one}
-`, y.fs.URL(y.dir+"/output"), y.fs.URL(y.dir+"/input")))
-	sets := append([]string{
-		"--set", "mr3.enable.auto.scaling=true",
-		"--set", "mr3.check.memory.usage.event.interval.secs=1",
-		"--set", "mr3.memory.usage.check.window.length.secs=2",
-		"--set", "mr3.auto.scale.out.threshold.percent=70",
-		"--set", "mr3.auto.scale.in.threshold.percent=30",
-		"--set", "mr3.auto.scale.out.num.initial.containers=1",
-		"--set", "mr3.auto.scale.out.num.increment.containers=2",
-		"--set", "mr3.auto.scale.out.grace.period.secs=3",
-		"--set", "mr3.auto.scale.in.delay.after.scale.out.secs=1",
-		"--set", "mr3.auto.scale.in.grace.period.secs=2",
-		"--set", "mr3.auto.scale.in.min.hosts=1",
-		"--set", "mr3.auto.scale.in.num.decrement.hosts=1",
-		"--set", "mr3.auto.scale.in.wait.dag.finished=false",
-		"--set", "mr3.container.idle.timeout.ms=600000",
-		"--set", "ebb.packing.scheme=packed",
-		"--set", "ebb.packing.min.nodes=1",
-	}, amSets...)
+	spec := y.writeDAG(burstTailSpec("yarn-burst-tail", y.fs.URL(y.dir+"/output"), y.fs.URL(y.dir+"/input")))
+	sets := append(append([]string{}, burstTailSets...), amSets...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out string
@@ -167,6 +135,50 @@ edges:
 	if peak < 3 || !droppedWhileRunning {
 		t.Errorf("the RM saw a peak of %d containers (want AM + at least 2 workers) and a drop while running = %v", peak, droppedWhileRunning)
 	}
+}
+
+// burstTailSets are TestYarnAutoscaleBurstThenTail's autoscaler settings:
+// a 1 s sampling interval and a 2 s window, scale out at 70%, in at 30%.
+var burstTailSets = []string{
+	"--set", "mr3.enable.auto.scaling=true",
+	"--set", "mr3.check.memory.usage.event.interval.secs=1",
+	"--set", "mr3.memory.usage.check.window.length.secs=2",
+	"--set", "mr3.auto.scale.out.threshold.percent=70",
+	"--set", "mr3.auto.scale.in.threshold.percent=30",
+	"--set", "mr3.auto.scale.out.num.initial.containers=1",
+	"--set", "mr3.auto.scale.out.num.increment.containers=2",
+	"--set", "mr3.auto.scale.out.grace.period.secs=3",
+	"--set", "mr3.auto.scale.in.delay.after.scale.out.secs=1",
+	"--set", "mr3.auto.scale.in.grace.period.secs=2",
+	"--set", "mr3.auto.scale.in.min.hosts=1",
+	"--set", "mr3.auto.scale.in.num.decrement.hosts=1",
+	"--set", "mr3.auto.scale.in.wait.dag.finished=false",
+	"--set", "mr3.container.idle.timeout.ms=600000",
+	"--set", "ebb.packing.scheme=packed",
+	"--set", "ebb.packing.min.nodes=1",
+}
+
+// burstTailSpec is TestYarnAutoscaleBurstThenTail's DAG: src counts the
+// words of input; burst, 10 tasks of 1024 MB holding memory for 4 s; collect
+// sums the counts; tail holds one small task for 12 s (the thin tail);
+// final reads tail's output into output.
+func burstTailSpec(name, output, input string) string {
+	return fmt.Sprintf(`
+name: %s
+containerGroup: {name: bt, workerMemoryMB: 2048}
+output: %s
+vertices:
+  - {name: src, command: [ebb, task, wc-map], parallelism: 1, memoryMB: 512, inputs: ["%s"]}
+  - {name: burst, command: [ebb, task, burn, --memory-mb, "64", --seconds, "4"], parallelism: 10, memoryMB: 1024}
+  - {name: collect, command: [ebb, task, wc-reduce], parallelism: 1, memoryMB: 512}
+  - {name: tail, command: [ebb, task, burn, --memory-mb, "16", --seconds, "12"], parallelism: 1, memoryMB: 256}
+  - {name: final, command: [ebb, task, cat], parallelism: 1, memoryMB: 256}
+edges:
+  - {from: src, to: burst, type: scatter-gather}
+  - {from: burst, to: collect, type: scatter-gather}
+  - {from: collect, to: tail, type: one-to-one}
+  - {from: tail, to: final, type: one-to-one}
+`, name, output, input)
 }
 
 // newestApp finds the newest running application of this user with the

@@ -2460,8 +2460,14 @@ type GroupStatus struct {
 	// Consumers gathering inputs under slow start that the AM killed so
 	// that their queued producers could run (a slow-start stall).
 	SlowstartKilled int32 `protobuf:"varint,13,opt,name=slowstart_killed,json=slowstartKilled,proto3" json:"slowstart_killed,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The latency target in force (ebb.auto.scale.target.p95.slowdown; 0:
+	// the group is not autoscaled from the work in sight), and the p95
+	// slowdown measured over the latest measured_dags DAGs (0 DAGs: none yet).
+	TargetP95Slowdown   float64 `protobuf:"fixed64,14,opt,name=target_p95_slowdown,json=targetP95Slowdown,proto3" json:"target_p95_slowdown,omitempty"`
+	MeasuredP95Slowdown float64 `protobuf:"fixed64,15,opt,name=measured_p95_slowdown,json=measuredP95Slowdown,proto3" json:"measured_p95_slowdown,omitempty"`
+	MeasuredDags        int32   `protobuf:"varint,16,opt,name=measured_dags,json=measuredDags,proto3" json:"measured_dags,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *GroupStatus) Reset() {
@@ -2581,6 +2587,27 @@ func (x *GroupStatus) GetPreemptLost() int32 {
 func (x *GroupStatus) GetSlowstartKilled() int32 {
 	if x != nil {
 		return x.SlowstartKilled
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetTargetP95Slowdown() float64 {
+	if x != nil {
+		return x.TargetP95Slowdown
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetMeasuredP95Slowdown() float64 {
+	if x != nil {
+		return x.MeasuredP95Slowdown
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetMeasuredDags() int32 {
+	if x != nil {
+		return x.MeasuredDags
 	}
 	return 0
 }
@@ -2842,6 +2869,97 @@ func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
 	return file_ebb_proto_rawDescGZIP(), []int{34}
 }
 
+// The latency target (ebb.auto.scale.target.p95.slowdown) of one group's
+// autoscaler, or of every group's.
+type SetAutoscaleTargetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty: every group, and the groups created later.
+	Group         string  `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	P95Slowdown   float64 `protobuf:"fixed64,2,opt,name=p95_slowdown,json=p95Slowdown,proto3" json:"p95_slowdown,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetAutoscaleTargetRequest) Reset() {
+	*x = SetAutoscaleTargetRequest{}
+	mi := &file_ebb_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetAutoscaleTargetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetAutoscaleTargetRequest) ProtoMessage() {}
+
+func (x *SetAutoscaleTargetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetAutoscaleTargetRequest.ProtoReflect.Descriptor instead.
+func (*SetAutoscaleTargetRequest) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *SetAutoscaleTargetRequest) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
+func (x *SetAutoscaleTargetRequest) GetP95Slowdown() float64 {
+	if x != nil {
+		return x.P95Slowdown
+	}
+	return 0
+}
+
+type SetAutoscaleTargetResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetAutoscaleTargetResponse) Reset() {
+	*x = SetAutoscaleTargetResponse{}
+	mi := &file_ebb_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetAutoscaleTargetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetAutoscaleTargetResponse) ProtoMessage() {}
+
+func (x *SetAutoscaleTargetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetAutoscaleTargetResponse.ProtoReflect.Descriptor instead.
+func (*SetAutoscaleTargetResponse) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{36}
+}
+
 type ShutdownRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -2851,7 +2969,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[35]
+	mi := &file_ebb_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2863,7 +2981,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[35]
+	mi := &file_ebb_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2876,7 +2994,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{35}
+	return file_ebb_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -2894,7 +3012,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[36]
+	mi := &file_ebb_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2906,7 +3024,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[36]
+	mi := &file_ebb_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2919,7 +3037,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{36}
+	return file_ebb_proto_rawDescGZIP(), []int{38}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -3125,7 +3243,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x15ClusterStatusResponse\x12+\n" +
 	"\x06groups\x18\x01 \x03(\v2\x13.ebb.v1.GroupStatusR\x06groups\x12(\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x12.ebb.v1.NodeStatusR\x05nodes\x124\n" +
-	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\xc0\x03\n" +
+	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\xc9\x04\n" +
 	"\vGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
@@ -3140,7 +3258,10 @@ const file_ebb_proto_rawDesc = "" +
 	" \x01(\x05R\rpreemptWarned\x12,\n" +
 	"\x12preempt_given_back\x18\v \x01(\x05R\x10preemptGivenBack\x12!\n" +
 	"\fpreempt_lost\x18\f \x01(\x05R\vpreemptLost\x12)\n" +
-	"\x10slowstart_killed\x18\r \x01(\x05R\x0fslowstartKilled\"\x8c\x01\n" +
+	"\x10slowstart_killed\x18\r \x01(\x05R\x0fslowstartKilled\x12.\n" +
+	"\x13target_p95_slowdown\x18\x0e \x01(\x01R\x11targetP95Slowdown\x122\n" +
+	"\x15measured_p95_slowdown\x18\x0f \x01(\x01R\x13measuredP95Slowdown\x12#\n" +
+	"\rmeasured_dags\x18\x10 \x01(\x05R\fmeasuredDags\"\x8c\x01\n" +
 	"\n" +
 	"NodeStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
@@ -3163,7 +3284,11 @@ const file_ebb_proto_rawDesc = "" +
 	"\n" +
 	"in_percent\x18\x03 \x01(\x05R\tinPercent\x12\x1b\n" +
 	"\tmin_hosts\x18\x04 \x01(\x05R\bminHosts\"\x16\n" +
-	"\x14SetAutoscaleResponse\")\n" +
+	"\x14SetAutoscaleResponse\"T\n" +
+	"\x19SetAutoscaleTargetRequest\x12\x14\n" +
+	"\x05group\x18\x01 \x01(\tR\x05group\x12!\n" +
+	"\fp95_slowdown\x18\x02 \x01(\x01R\vp95Slowdown\"\x1c\n" +
+	"\x1aSetAutoscaleTargetResponse\")\n" +
 	"\x0fShutdownRequest\x12\x16\n" +
 	"\x06reason\x18\x01 \x01(\tR\x06reason\"\x12\n" +
 	"\x10ShutdownResponse*\xad\x01\n" +
@@ -3176,14 +3301,15 @@ const file_ebb_proto_rawDesc = "" +
 	"\x14ATTEMPT_FETCH_FAILED\x10\x05\x12\x1a\n" +
 	"\x16ATTEMPT_COMMIT_PENDING\x10\x062A\n" +
 	"\x06Worker\x127\n" +
-	"\aConnect\x12\x15.ebb.v1.WorkerMessage\x1a\x11.ebb.v1.AMMessage(\x010\x012\xdf\x03\n" +
+	"\aConnect\x12\x15.ebb.v1.WorkerMessage\x1a\x11.ebb.v1.AMMessage(\x010\x012\xbc\x04\n" +
 	"\x06Client\x12@\n" +
 	"\tSubmitDAG\x12\x18.ebb.v1.SubmitDAGRequest\x1a\x19.ebb.v1.SubmitDAGResponse\x12@\n" +
 	"\tDAGStatus\x12\x18.ebb.v1.DAGStatusRequest\x1a\x19.ebb.v1.DAGStatusResponse\x12:\n" +
 	"\aKillDAG\x12\x16.ebb.v1.KillDAGRequest\x1a\x17.ebb.v1.KillDAGResponse\x12=\n" +
 	"\bListDAGs\x12\x17.ebb.v1.ListDAGsRequest\x1a\x18.ebb.v1.ListDAGsResponse\x12L\n" +
 	"\rClusterStatus\x12\x1c.ebb.v1.ClusterStatusRequest\x1a\x1d.ebb.v1.ClusterStatusResponse\x12I\n" +
-	"\fSetAutoscale\x12\x1b.ebb.v1.SetAutoscaleRequest\x1a\x1c.ebb.v1.SetAutoscaleResponse\x12=\n" +
+	"\fSetAutoscale\x12\x1b.ebb.v1.SetAutoscaleRequest\x1a\x1c.ebb.v1.SetAutoscaleResponse\x12[\n" +
+	"\x12SetAutoscaleTarget\x12!.ebb.v1.SetAutoscaleTargetRequest\x1a\".ebb.v1.SetAutoscaleTargetResponse\x12=\n" +
 	"\bShutdown\x12\x17.ebb.v1.ShutdownRequest\x1a\x18.ebb.v1.ShutdownResponseB#Z!github.com/ebb-am/ebb/proto/ebbpbb\x06proto3"
 
 var (
@@ -3199,48 +3325,50 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_ebb_proto_goTypes = []any{
-	(AttemptState)(0),             // 0: ebb.v1.AttemptState
-	(*WorkerMessage)(nil),         // 1: ebb.v1.WorkerMessage
-	(*Register)(nil),              // 2: ebb.v1.Register
-	(*HeldAttempt)(nil),           // 3: ebb.v1.HeldAttempt
-	(*Heartbeat)(nil),             // 4: ebb.v1.Heartbeat
-	(*AttemptUpdate)(nil),         // 5: ebb.v1.AttemptUpdate
-	(*AMMessage)(nil),             // 6: ebb.v1.AMMessage
-	(*CommitGranted)(nil),         // 7: ebb.v1.CommitGranted
-	(*Registered)(nil),            // 8: ebb.v1.Registered
-	(*RunAttempt)(nil),            // 9: ebb.v1.RunAttempt
-	(*AttemptInputs)(nil),         // 10: ebb.v1.AttemptInputs
-	(*OutputSpec)(nil),            // 11: ebb.v1.OutputSpec
-	(*InputFetch)(nil),            // 12: ebb.v1.InputFetch
-	(*InputSplit)(nil),            // 13: ebb.v1.InputSplit
-	(*KillAttempt)(nil),           // 14: ebb.v1.KillAttempt
-	(*DAGDone)(nil),               // 15: ebb.v1.DAGDone
-	(*Stop)(nil),                  // 16: ebb.v1.Stop
-	(*Reinit)(nil),                // 17: ebb.v1.Reinit
-	(*Credentials)(nil),           // 18: ebb.v1.Credentials
-	(*SubmitDAGRequest)(nil),      // 19: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),     // 20: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),      // 21: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),     // 22: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),             // 23: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),          // 24: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),        // 25: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),       // 26: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),       // 27: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),      // 28: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),  // 29: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil), // 30: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),           // 31: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),            // 32: ebb.v1.NodeStatus
-	(*Transition)(nil),            // 33: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),   // 34: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),  // 35: ebb.v1.SetAutoscaleResponse
-	(*ShutdownRequest)(nil),       // 36: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),      // 37: ebb.v1.ShutdownResponse
-	nil,                           // 38: ebb.v1.RunAttempt.EnvEntry
-	nil,                           // 39: ebb.v1.Reinit.EnvEntry
+	(AttemptState)(0),                  // 0: ebb.v1.AttemptState
+	(*WorkerMessage)(nil),              // 1: ebb.v1.WorkerMessage
+	(*Register)(nil),                   // 2: ebb.v1.Register
+	(*HeldAttempt)(nil),                // 3: ebb.v1.HeldAttempt
+	(*Heartbeat)(nil),                  // 4: ebb.v1.Heartbeat
+	(*AttemptUpdate)(nil),              // 5: ebb.v1.AttemptUpdate
+	(*AMMessage)(nil),                  // 6: ebb.v1.AMMessage
+	(*CommitGranted)(nil),              // 7: ebb.v1.CommitGranted
+	(*Registered)(nil),                 // 8: ebb.v1.Registered
+	(*RunAttempt)(nil),                 // 9: ebb.v1.RunAttempt
+	(*AttemptInputs)(nil),              // 10: ebb.v1.AttemptInputs
+	(*OutputSpec)(nil),                 // 11: ebb.v1.OutputSpec
+	(*InputFetch)(nil),                 // 12: ebb.v1.InputFetch
+	(*InputSplit)(nil),                 // 13: ebb.v1.InputSplit
+	(*KillAttempt)(nil),                // 14: ebb.v1.KillAttempt
+	(*DAGDone)(nil),                    // 15: ebb.v1.DAGDone
+	(*Stop)(nil),                       // 16: ebb.v1.Stop
+	(*Reinit)(nil),                     // 17: ebb.v1.Reinit
+	(*Credentials)(nil),                // 18: ebb.v1.Credentials
+	(*SubmitDAGRequest)(nil),           // 19: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),          // 20: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),           // 21: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),          // 22: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),                  // 23: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),               // 24: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),             // 25: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),            // 26: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),            // 27: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),           // 28: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),       // 29: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil),      // 30: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),                // 31: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),                 // 32: ebb.v1.NodeStatus
+	(*Transition)(nil),                 // 33: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),        // 34: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),       // 35: ebb.v1.SetAutoscaleResponse
+	(*SetAutoscaleTargetRequest)(nil),  // 36: ebb.v1.SetAutoscaleTargetRequest
+	(*SetAutoscaleTargetResponse)(nil), // 37: ebb.v1.SetAutoscaleTargetResponse
+	(*ShutdownRequest)(nil),            // 38: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),           // 39: ebb.v1.ShutdownResponse
+	nil,                                // 40: ebb.v1.RunAttempt.EnvEntry
+	nil,                                // 41: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
@@ -3257,12 +3385,12 @@ var file_ebb_proto_depIdxs = []int32{
 	10, // 11: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
 	18, // 12: ebb.v1.AMMessage.credentials:type_name -> ebb.v1.Credentials
 	7,  // 13: ebb.v1.AMMessage.commit:type_name -> ebb.v1.CommitGranted
-	38, // 14: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	40, // 14: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
 	11, // 15: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
 	12, // 16: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
 	13, // 17: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
 	12, // 18: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
-	39, // 19: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	41, // 19: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
 	23, // 20: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
 	24, // 21: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
 	23, // 22: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
@@ -3276,17 +3404,19 @@ var file_ebb_proto_depIdxs = []int32{
 	27, // 30: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
 	29, // 31: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
 	34, // 32: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	36, // 33: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	6,  // 34: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	20, // 35: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	22, // 36: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	26, // 37: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	28, // 38: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	30, // 39: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	35, // 40: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	37, // 41: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	34, // [34:42] is the sub-list for method output_type
-	26, // [26:34] is the sub-list for method input_type
+	36, // 33: ebb.v1.Client.SetAutoscaleTarget:input_type -> ebb.v1.SetAutoscaleTargetRequest
+	38, // 34: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	6,  // 35: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	20, // 36: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	22, // 37: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	26, // 38: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	28, // 39: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	30, // 40: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	35, // 41: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	37, // 42: ebb.v1.Client.SetAutoscaleTarget:output_type -> ebb.v1.SetAutoscaleTargetResponse
+	39, // 43: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	35, // [35:44] is the sub-list for method output_type
+	26, // [26:35] is the sub-list for method input_type
 	26, // [26:26] is the sub-list for extension type_name
 	26, // [26:26] is the sub-list for extension extendee
 	0,  // [0:26] is the sub-list for field type_name
@@ -3319,7 +3449,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   39,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -129,13 +129,14 @@ var Worker_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Client_SubmitDAG_FullMethodName     = "/ebb.v1.Client/SubmitDAG"
-	Client_DAGStatus_FullMethodName     = "/ebb.v1.Client/DAGStatus"
-	Client_KillDAG_FullMethodName       = "/ebb.v1.Client/KillDAG"
-	Client_ListDAGs_FullMethodName      = "/ebb.v1.Client/ListDAGs"
-	Client_ClusterStatus_FullMethodName = "/ebb.v1.Client/ClusterStatus"
-	Client_SetAutoscale_FullMethodName  = "/ebb.v1.Client/SetAutoscale"
-	Client_Shutdown_FullMethodName      = "/ebb.v1.Client/Shutdown"
+	Client_SubmitDAG_FullMethodName          = "/ebb.v1.Client/SubmitDAG"
+	Client_DAGStatus_FullMethodName          = "/ebb.v1.Client/DAGStatus"
+	Client_KillDAG_FullMethodName            = "/ebb.v1.Client/KillDAG"
+	Client_ListDAGs_FullMethodName           = "/ebb.v1.Client/ListDAGs"
+	Client_ClusterStatus_FullMethodName      = "/ebb.v1.Client/ClusterStatus"
+	Client_SetAutoscale_FullMethodName       = "/ebb.v1.Client/SetAutoscale"
+	Client_SetAutoscaleTarget_FullMethodName = "/ebb.v1.Client/SetAutoscaleTarget"
+	Client_Shutdown_FullMethodName           = "/ebb.v1.Client/Shutdown"
 )
 
 // ClientClient is the client API for Client service.
@@ -150,6 +151,7 @@ type ClientClient interface {
 	ListDAGs(ctx context.Context, in *ListDAGsRequest, opts ...grpc.CallOption) (*ListDAGsResponse, error)
 	ClusterStatus(ctx context.Context, in *ClusterStatusRequest, opts ...grpc.CallOption) (*ClusterStatusResponse, error)
 	SetAutoscale(ctx context.Context, in *SetAutoscaleRequest, opts ...grpc.CallOption) (*SetAutoscaleResponse, error)
+	SetAutoscaleTarget(ctx context.Context, in *SetAutoscaleTargetRequest, opts ...grpc.CallOption) (*SetAutoscaleTargetResponse, error)
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
@@ -221,6 +223,16 @@ func (c *clientClient) SetAutoscale(ctx context.Context, in *SetAutoscaleRequest
 	return out, nil
 }
 
+func (c *clientClient) SetAutoscaleTarget(ctx context.Context, in *SetAutoscaleTargetRequest, opts ...grpc.CallOption) (*SetAutoscaleTargetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetAutoscaleTargetResponse)
+	err := c.cc.Invoke(ctx, Client_SetAutoscaleTarget_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *clientClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ShutdownResponse)
@@ -243,6 +255,7 @@ type ClientServer interface {
 	ListDAGs(context.Context, *ListDAGsRequest) (*ListDAGsResponse, error)
 	ClusterStatus(context.Context, *ClusterStatusRequest) (*ClusterStatusResponse, error)
 	SetAutoscale(context.Context, *SetAutoscaleRequest) (*SetAutoscaleResponse, error)
+	SetAutoscaleTarget(context.Context, *SetAutoscaleTargetRequest) (*SetAutoscaleTargetResponse, error)
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedClientServer()
 }
@@ -271,6 +284,9 @@ func (UnimplementedClientServer) ClusterStatus(context.Context, *ClusterStatusRe
 }
 func (UnimplementedClientServer) SetAutoscale(context.Context, *SetAutoscaleRequest) (*SetAutoscaleResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetAutoscale not implemented")
+}
+func (UnimplementedClientServer) SetAutoscaleTarget(context.Context, *SetAutoscaleTargetRequest) (*SetAutoscaleTargetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetAutoscaleTarget not implemented")
 }
 func (UnimplementedClientServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
@@ -404,6 +420,24 @@ func _Client_SetAutoscale_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Client_SetAutoscaleTarget_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetAutoscaleTargetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientServer).SetAutoscaleTarget(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Client_SetAutoscaleTarget_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientServer).SetAutoscaleTarget(ctx, req.(*SetAutoscaleTargetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Client_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ShutdownRequest)
 	if err := dec(in); err != nil {
@@ -452,6 +486,10 @@ var Client_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetAutoscale",
 			Handler:    _Client_SetAutoscale_Handler,
+		},
+		{
+			MethodName: "SetAutoscaleTarget",
+			Handler:    _Client_SetAutoscaleTarget_Handler,
 		},
 		{
 			MethodName: "Shutdown",

@@ -19,13 +19,17 @@
   const set = (id, html) => { const e = document.getElementById(id); if (e && e.innerHTML !== html) e.innerHTML = html; };
   const dur = (s) => { s = Math.round(s); const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60); return (h ? h + "h" : "") + (h || m ? m + "m" : "") + (s % 60) + "s"; };
 
+  // latency is the group's p95 / target cell, as Group.Latency writes it.
+  const latency = (g) => (g.measuredDAGs ? String(+g.measuredP95Slowdown.toPrecision(3)) : "-") + (g.targetP95Slowdown ? " / " + g.targetP95Slowdown : "") +
+    (g.measuredDAGs ? " (" + g.measuredDAGs + (g.measuredDAGs === 1 ? " DAG)" : " DAGs)") : "");
+
   const rows = {
     dags: (ds) => ds.map((d) => '<tr data-dag="' + esc(d.id) + '"><td><a href="' + root + "dag/" + esc(d.id) + '">' + esc(d.id) + "</a></td><td>" + esc(d.name) + "</td><td>" + state(d.state) +
       '</td><td class="progress">' + bar(d.progress) + '<span class="pct">' + Math.round(100 * d.progress) + "%</span></td>" + num(d.succeeded + "/" + d.tasks) + num(d.running) + num(d.failedAttempts) +
       "<td>" + (d.goal ? ts(d.goal) + ' <span class="goal g-' + esc(d.goalStatus) + '">' + esc(d.goalStatus) + "</span>" : "-") + '</td><td><a href="' + root + "group/" + esc(d.group) + '">' + esc(d.group) + "</a></td>" +
       num(d.sReq.toFixed(1)) + num(d.utility.toFixed(2)) + num(d.slots) + '<td class="diag">' + esc(d.diagnostics) + "</td></tr>").join(""),
     groups: (gs) => gs.map((g) => '<tr data-group="' + esc(g.name) + '"><td><a href="' + root + "group/" + esc(g.name) + '">' + esc(g.name) + "</a></td><td>" + esc(g.kind) + "</td><td>" + state(g.state) + "</td>" +
-      num(Math.round(g.usagePercent) + "%") + num(g.autoscaled ? g.scaleOutThresholdPercent + "% / " + g.scaleInThresholdPercent + "%" : "off") + num(g.workersWanted) + num(g.workers) + num(g.workersPending) +
+      num(Math.round(g.usagePercent) + "%") + num(g.autoscaled ? g.scaleOutThresholdPercent + "% / " + g.scaleInThresholdPercent + "%" : "off") + num(latency(g)) + num(g.workersWanted) + num(g.workers) + num(g.workersPending) +
       num(g.workersDraining) + num(g.nodes) + num(g.nodesDraining) + num(g.queuedAttempts) + num(g.runningAttempts) + num(g.taskMB + " / " + g.offeredMB) + "</tr>").join(""),
     nodes: (ns) => ns.map((n) => '<tr data-node="' + esc(n.id) + '"><td>' + esc(n.id) + "</td>" + num(n.capacityMB) + num(n.containerMB) + num(n.taskMB) + '<td><span class="pack p-' + esc(n.packing) + '">' + esc(n.packing) + "</span></td>" +
       num(n.workers) + "<td>" + (n.state !== "RUNNING" ? state(n.state) + (n.drainBy ? " until " + ts(n.drainBy) + " " : " ") : "") + (n.draining ? '<span class="state s-SCALE_IN">draining</span>' : "") + "</td><td>" + esc(n.groups.join(", ")) + "</td></tr>").join(""),
