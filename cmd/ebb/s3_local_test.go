@@ -27,7 +27,13 @@ type s3Fixture struct {
 
 func newS3Fixture(t *testing.T) s3Fixture {
 	t.Helper()
-	srv := s3test.Find(t)
+	return newS3FixtureVia(t, s3test.Find(t))
+}
+
+// newS3FixtureVia is newS3Fixture with ebb reaching the server as srv
+// says (through a fault proxy, say); the test's own calls go there too.
+func newS3FixtureVia(t *testing.T, srv s3test.Server) s3Fixture {
+	t.Helper()
 	f := s3Fixture{srv: srv, st: s3fs.NewStore(srv.Lookup), bucket: s3test.BucketName("ebb-wc"), confDir: t.TempDir()}
 	ctx := context.Background()
 	if err := f.st.CreateBucket(ctx, f.bucket); err != nil {
