@@ -72,6 +72,9 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 			return yarn.AppID{}, err
 		}
 	}
+	if err := c.checkHistoryDir(); err != nil {
+		return yarn.AppID{}, err
+	}
 	if err := c.checkLabels(ctx, d, o.DAGPath); err != nil {
 		return yarn.AppID{}, err
 	}

@@ -125,7 +125,8 @@ func TestLocalWordCountOnS3(t *testing.T) {
 	}
 	localRoot := t.TempDir()
 	out := "s3://" + f.bucket + "/wc-out"
-	log, err := f.run(t, "local", "run", s3Spec, "--output", out, "--set", "ebb.local.dir="+localRoot)
+	hist := "s3://" + f.bucket + "/history"
+	log, err := f.run(t, "local", "run", s3Spec, "--output", out, "--set", "ebb.local.dir="+localRoot, "--set", "ebb.history.dir="+hist)
 	if err != nil {
 		t.Fatalf("ebb local run to %s: %v\n%s", out, err, log)
 	}
@@ -161,6 +162,20 @@ func TestLocalWordCountOnS3(t *testing.T) {
 		t.Errorf("the AWS CLI reads back %v from %s, want the local run's %v", names(read), out, names(want))
 	}
 	sameCounts(t, readCounts(t, got), countWords(t, "../../examples/wordcount-input.txt"))
+
+	// The history went to S3, and `ebb ui --history` serves it from there.
+	histKeys := map[string]string{}
+	var snapshot string
+	for _, k := range f.keys(t, "history/") {
+		histKeys[k] = ""
+		if !strings.Contains(k, "/") && strings.HasSuffix(k, ".json") {
+			snapshot = strings.TrimSuffix(k, ".json")
+		}
+	}
+	ui, cancel := ebbCommand("ui", "--history", hist+"/"+snapshot+".json")
+	defer cancel()
+	ui.Env = append(ui.Env, "HADOOP_CONF_DIR="+f.confDir)
+	historyOnS3(t, histKeys, snapshot, ui)
 
 	log, err = f.run(t, "local", "run", s3Spec, "--output", out)
 	if err == nil || !strings.Contains(log, out) || !strings.Contains(log, "--overwrite") {
