@@ -28,12 +28,13 @@ import (
 // history its AM wrote to HDFS, like Spark's history server.
 func newHistoryCmd() *cobra.Command {
 	var listen string
+	var cf confFlags
 	cmd := &cobra.Command{
 		Use:   "history APPLICATION_ID",
 		Short: "Serve a finished application's UI from its history in HDFS or S3 (ebb.history.dir)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := loadClientConf()
+			c, err := cf.load(newLogger("warn", "", ""))
 			if err != nil {
 				return err
 			}
@@ -67,6 +68,7 @@ func newHistoryCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "where to serve the pages (host:port)")
+	cf.register(cmd)
 	return cmd
 }
 

@@ -27,6 +27,11 @@ type Faults struct {
 	// it matches (later uploads to such keys, a retry's, pass).
 	CutUploadOf func(key string) bool
 	CutAfter    int64
+	// ThenForget: after the first cut, the victim's parts are answered
+	// 404 NoSuchUpload (the store dropped the upload), which the client
+	// does not retry: its attempt fails at once instead of after the
+	// SDK's backoff.
+	ThenForget bool
 
 	mu      sync.Mutex
 	victim  string // the upload id being cut
@@ -98,12 +103,20 @@ func (f *Faults) fault(w http.ResponseWriter, r *http.Request) bool {
 		f.victim = id
 	}
 	cut := f.victim == id
-	if cut {
+	forget := cut && f.ThenForget && f.cuts > 0
+	if cut && !forget {
 		f.cuts++
 	}
 	f.mu.Unlock()
 	if !cut {
 		return false
+	}
+	if forget {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+
+			`<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist</Message></Error>`)
+		return true
 	}
 	_, _ = io.CopyN(io.Discard, r.Body, f.CutAfter)
 	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
