@@ -2,6 +2,8 @@ package yarnclient
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +66,60 @@ func TestLibURIOnS3(t *testing.T) {
 	}
 	if len(rm.submitted) != 0 || fs.dirs[StagingDir("alice", rm.id)] {
 		t.Errorf("the missing binary was submitted anyway")
+	}
+}
+
+// ebb submit reads nothing of a DAG's S3 inputs but one listing call
+// each, before an application is asked for: a missing bucket and a
+// refused secret are one line naming the input; an output on a store
+// refusing multipart uploads is refused naming the bucket's endpoint key.
+func TestS3InputsAndOutputCheckedAtSubmission(t *testing.T) {
+	real := s3test.Find(t)
+	faults := s3test.NewFaults(t, real)
+	faults.RefuseMultipart = true
+	st := s3fs.NewStore(real.Lookup)
+	b := s3test.BucketName("ebb-sub")
+	if err := st.CreateBucket(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	submit := func(srv s3test.Server, input, output string) error {
+		sets := []string{}
+		for k, v := range srv.Keys() {
+			sets = append(sets, k, v)
+		}
+		p := filepath.Join(t.TempDir(), "s3.yaml")
+		spec := "name: s3\ncontainerGroup: {name: g, workerMemoryMB: 1024}\noutput: " + output +
+			"\nvertices:\n  - {name: map, command: [ebb, task, wc-map], parallelism: 1, memoryMB: 512, inputs: [\"" + input + "\"]}\n"
+		if err := os.WriteFile(p, []byte(spec), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		rm := newFakeRM()
+		rm.newAppErr = errors.New("an application was asked for")
+		_, err := testClient(t, testConf(t, sets...), rm, newMemStore()).Submit(context.Background(), SubmitOptions{DAGPath: p})
+		return err
+	}
+	wrongSecret := real
+	wrongSecret.SecretKey = "not-the-secret-9e2"
+	for _, c := range []struct {
+		name          string
+		srv           s3test.Server
+		input, output string
+		want          []string
+	}{
+		{"no bucket", real, "s3://no-such-bucket-ebb/in/*.txt", "s3://" + b + "/out", []string{"vertex map input", "s3://no-such-bucket-ebb/in/*.txt", "the bucket does not exist"}},
+		{"wrong secret", wrongSecret, "s3://" + b + "/in/", "s3://" + b + "/out", []string{"s3://" + b + "/out", "fs.s3a.secret.key"}},
+		{"no multipart", faults.Server(), "s3://" + b + "/in/", "s3://" + b + "/out", []string{"refused to begin a multipart upload", "fs.s3a.bucket." + b + ".endpoint"}},
+		{"fine", real, "s3a://" + b + "/in/*.txt", "s3://" + b + "/out", []string{"an application was asked for"}},
+	} {
+		err := submit(c.srv, c.input, c.output)
+		if err == nil {
+			t.Errorf("%s: submitted", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), c.srv.SecretKey) {
+				t.Errorf("%s: %q, want one line saying %q and no secret", c.name, err, w)
+			}
+		}
 	}
 }
