@@ -123,3 +123,28 @@ func TestS3InputsAndOutputCheckedAtSubmission(t *testing.T) {
 		}
 	}
 }
+
+// An S3 history directory with the event log on (which appends) and one
+// naming no bucket are refused before an application is asked for.
+func TestS3HistoryDirCheckedAtSubmission(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"ebb.history.dir", "s3://logs/ebb", "ebb.am.event.log.enabled", "true"}, "ebb.am.event.log.enabled=true needs ebb.history.dir on HDFS"},
+		{[]string{"ebb.history.dir", "s3a:///ebb"}, `ebb.history.dir = "s3a:///ebb"`},
+	} {
+		rm := newFakeRM()
+		rm.newAppErr = errors.New("an application was asked for")
+		_, err := testClient(t, testConf(t, c.sets...), rm, newMemStore()).Submit(context.Background(), SubmitOptions{Session: true})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.sets, err, c.want)
+		}
+	}
+	rm := newFakeRM()
+	rm.newAppErr = errors.New("an application was asked for")
+	_, err := testClient(t, testConf(t, "ebb.history.dir", "s3://logs/ebb"), rm, newMemStore()).Submit(context.Background(), SubmitOptions{Session: true})
+	if err == nil || err.Error() != "asking the ResourceManager at rm:8032 for an application id: an application was asked for" {
+		t.Errorf("a good S3 history directory: %v", err)
+	}
+}
