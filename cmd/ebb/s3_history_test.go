@@ -15,10 +15,15 @@ import (
 
 // historyOnS3 checks an application's history under an S3 history
 // directory (keys relative to it: NAME.json and NAME/<DAG id>.json, one
-// DAG), then serves it with cmd (`ebb history APP` or `ebb ui --history
+// DAG, with their contents), which holds no secret, then serves it with cmd (`ebb history APP` or `ebb ui --history
 // s3://...`) and reads the DAG's page back: SUCCEEDED.
-func historyOnS3(t *testing.T, keys map[string]string, name string, cmd *exec.Cmd) {
+func historyOnS3(t *testing.T, keys map[string]string, name, secret string, cmd *exec.Cmd) {
 	t.Helper()
+	for k, body := range keys {
+		if strings.Contains(body, secret) {
+			t.Errorf("the history object %s holds the secret key", k)
+		}
+	}
 	if _, ok := keys[name+".json"]; !ok {
 		t.Fatalf("no %s.json in the S3 history directory: %v", name, mapKeys(keys))
 	}

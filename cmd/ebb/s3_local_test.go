@@ -167,7 +167,11 @@ func TestLocalWordCountOnS3(t *testing.T) {
 	histKeys := map[string]string{}
 	var snapshot string
 	for _, k := range f.keys(t, "history/") {
-		histKeys[k] = ""
+		b, err := f.st.Get(context.Background(), s3fs.Location{Scheme: "s3", Bucket: f.bucket, Key: "history/" + k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		histKeys[k] = string(b)
 		if !strings.Contains(k, "/") && strings.HasSuffix(k, ".json") {
 			snapshot = strings.TrimSuffix(k, ".json")
 		}
@@ -175,7 +179,7 @@ func TestLocalWordCountOnS3(t *testing.T) {
 	ui, cancel := ebbCommand("ui", "--history", hist+"/"+snapshot+".json")
 	defer cancel()
 	ui.Env = append(ui.Env, "HADOOP_CONF_DIR="+f.confDir)
-	historyOnS3(t, histKeys, snapshot, ui)
+	historyOnS3(t, histKeys, snapshot, f.srv.SecretKey, ui)
 
 	log, err = f.run(t, "local", "run", s3Spec, "--output", out)
 	if err == nil || !strings.Contains(log, out) || !strings.Contains(log, "--overwrite") {

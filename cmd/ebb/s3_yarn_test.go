@@ -152,7 +152,7 @@ edges:
 	history := exec.CommandContext(ctx, ebbBin, "history", id.String(), "--set", "ebb.history.dir=s3a://"+b+"/history")
 	history.Env = append(os.Environ(), "HADOOP_CONF_DIR="+y.confDir, "EBB_CONF_DIR=", "EBB_LOCAL_DIR=")
 	history.Env = append(history.Env, y.env...)
-	historyOnS3(t, s3Keys(t, st, b, "history/"), id.String(), history)
+	historyOnS3(t, s3Keys(t, st, b, "history/"), id.String(), srv.SecretKey, history)
 
 	// The same output again: refused by the gateway, naming it and
 	// --overwrite, before an application is asked for.
