@@ -1,7 +1,9 @@
 package amhost
 
 import (
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,6 +13,8 @@ import (
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/s3fs"
+	"github.com/ebb-am/ebb/yarnclient"
 )
 
 // HistoryDir is ebb.history.dir, or the user's .ebb/history.
@@ -50,12 +54,21 @@ func hdfsHistory(c *conf.Config, fs *hdfsfs.FS, user, app string, log *logrus.Lo
 // history/ in its root (beside logs/, so `ebb ui --history` finds them):
 // the snapshot as local-<start>.json, each finished DAG's record in
 // local-<start>/ (daghistory.go).
-func localHistory(c *conf.Config, root string, log *logrus.Logger) (func([]byte) error, am.DAGHistory) {
+func localHistory(c *conf.Config, root string, s3 *s3fs.Store, log *logrus.Logger) (func([]byte) error, am.DAGHistory, error) {
 	dir := c.String("ebb.history.dir")
 	if dir == "" {
 		dir = filepath.Join(root, "history")
 	}
-	p := filepath.Join(dir, "local-"+time.Now().UTC().Format("20060102-150405.000")+".json")
+	name := "local-" + time.Now().UTC().Format("20060102-150405.000")
+	if s3fs.IsS3(dir) {
+		loc, err := S3HistoryDir(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		log.Infof("history goes to %s.json (ebb ui --history %s.json)", loc.At(path.Join(loc.Path(), name)), loc.At(path.Join(loc.Path(), name)))
+		return s3History(s3, loc, name, log), S3DAGHistory{St: s3, Dir: loc.At(path.Join(loc.Path(), name))}, nil
+	}
+	p := filepath.Join(dir, name+".json")
 	return func(b []byte) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
@@ -65,5 +78,26 @@ func localHistory(c *conf.Config, root string, log *logrus.Logger) (func([]byte)
 		}
 		log.Infof("history written to %s (ebb ui --history %s)", p, p)
 		return nil
-	}, LocalDAGHistory{Dir: DAGRecordsDir(p)}
+	}, LocalDAGHistory{Dir: DAGRecordsDir(p)}, nil
+}
+
+// historyParts are the AM's history writers, on HDFS or on S3 as
+// ebb.history.dir says, and the event log's maker.
+func (s *yarnStart) historyParts(s3 *s3fs.Store) (func([]byte) error, am.DAGHistory, func() (io.WriteCloser, error), error) {
+	app := s.cid.Attempt.App.String()
+	if dir := HistoryDir(s.c, s.user); s3fs.IsS3(dir) {
+		loc, err := S3HistoryDir(dir)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		noEvents := func() (io.WriteCloser, error) { return nil, yarnclient.ErrEventLogOnS3 }
+		return s3History(s3, loc, app, s.log), S3DAGHistory{St: s3, Dir: loc.At(path.Join(loc.Path(), app))}, noEvents, nil
+	}
+	histDir, err := s.fs.Path(HistoryDir(s.c, s.user))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dagHist := &HDFSDAGHistory{FS: s.fs, Dir: histDir + "/" + app}
+	events := func() (io.WriteCloser, error) { return dagHist.createEventLog(s.cid.Attempt.Attempt) }
+	return hdfsHistory(s.c, s.fs, s.user, app, s.log), dagHist, events, nil
 }

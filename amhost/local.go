@@ -50,14 +50,17 @@ func StartLocal(ctx context.Context, c *conf.Config, env LocalEnv, log *logrus.L
 	if err != nil {
 		return nil, nil, err
 	}
-	history, dagHistory := localHistory(c, root, log)
+	s3 := S3Store(c, nil)
+	history, dagHistory, err := localHistory(c, root, s3, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	events, err := openEventLog(c, "local_", func() (io.WriteCloser, error) {
 		return os.OpenFile(filepath.Join(root, "events.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	s3 := S3Store(c, nil)
 	a, err := am.New(am.Options{
 		Core: core, Listen: "127.0.0.1:0", StatusListen: "127.0.0.1:0", Secret: secret, Log: log,
 		FS:   withS3(fsys.LocalFS{}, s3),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -222,19 +221,17 @@ func (s *yarnStart) buildAM(context.Context) error {
 	if s.minMB, err = s.c.MinAllocationMB(); err != nil {
 		return err
 	}
-	app := s.cid.Attempt.App
 	uiOpts, uiState := yarnUIOptions(s.c, s.cid, s.user, s.secret)
 	s.ui = uiState
-	histDir, err := s.fs.Path(HistoryDir(s.c, s.user))
-	if err != nil {
-		return err
-	}
-	dagHist := &HDFSDAGHistory{FS: s.fs, Dir: histDir + "/" + app.String()}
-	events, err := openEventLog(s.c, "", func() (io.WriteCloser, error) { return dagHist.createEventLog(s.cid.Attempt.Attempt) })
-	if err != nil {
-		return err
-	}
 	s3 := S3Store(s.c, s.creds)
+	history, dagHist, createEvents, err := s.historyParts(s3)
+	if err != nil {
+		return err
+	}
+	events, err := openEventLog(s.c, "", createEvents)
+	if err != nil {
+		return err
+	}
 	confirmWithin, err := confirmBound(s.c)
 	if err != nil {
 		return err
@@ -248,7 +245,7 @@ func (s *yarnStart) buildAM(context.Context) error {
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: s.c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: withS3(hdfsfs.Lister{FS: s.fs}, s3), OutputRoot: s.fs.URL("/user/" + s.user + "/ebb-output"), DefaultFS: s.fs.URL(""), UI: uiOpts,
 		Committer: commit.New(withS3Resolver(s.fs.Resolve, s3)).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
-		History:   hdfsHistory(s.c, s.fs, s.user, app.String(), s.log), HistoryEvery: time.Minute, DAGHistory: dagHist,
+		History:   history, HistoryEvery: time.Minute, DAGHistory: dagHist,
 		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
 		ConfirmWithin: confirmWithin, CommitRetry: commitRetry,
 	})

@@ -140,6 +140,25 @@ func (c *Committer) Check(output string, overwrite bool) (exists bool, err error
 	if err != nil {
 		return false, err
 	}
+	exists, err = check(fsys, root, output, overwrite)
+	if p, ok := fsys.(WriteProber); ok && err == nil {
+		err = p.ProbeWrite(root)
+	}
+	return exists, err
+}
+
+// WriteProber is a file system that can tell, before a DAG starts, whether
+// it will take the writes its commit needs (an object store that refuses
+// multipart uploads will not), so that a DAG it cannot take is refused at
+// submission instead of failing at its first write.
+type WriteProber interface {
+	// ProbeWrite tries the calls the commit of an output at root makes,
+	// leaving nothing behind, and returns a one-line error if one is
+	// refused.
+	ProbeWrite(root string) error
+}
+
+func check(fsys FS, root, output string, overwrite bool) (exists bool, err error) {
 	if root == "/" && overwrite {
 		return false, fmt.Errorf("output %s is the root of its file system: ebb will not overwrite it", output)
 	}

@@ -130,9 +130,9 @@ var keys = []Key{
 	{Name: "ebb.am.event.log.max.mb", Type: Int, Default: "256", Bounds: from(1),
 		Doc: "the event log's size cap: once a line would pass it, the log ends with a `# capped` line and records no more (a replay then stops there, the run's beginning intact)"},
 	{Name: "ebb.history.dir", Type: String, Default: "",
-		Doc: "where the AM writes its history for `ebb history` (empty = /user/<user>/.ebb/history on YARN, <ebb.local.dir>/history locally); kept after the staging directory is removed"},
+		Doc: "where the AM writes its history for `ebb history`: on the cluster's file system on YARN, a local path locally, or in both an s3://BUCKET/PREFIX (s3a://) URI (empty = /user/<user>/.ebb/history on YARN, <ebb.local.dir>/history locally); kept after the staging directory is removed. On S3, ebb.am.event.log.enabled is refused (an object cannot be appended to)"},
 	{Name: "ebb.lib.uri", Type: String, Default: "",
-		Doc: "hdfs:// URL of an ebb binary already installed on the cluster (as tez.lib.uris): `ebb submit` uploads none and the AM and workers run it; it must be the client's ebb version (empty = upload the client's binary once to /user/<user>/.ebb/lib/<sha256>/ebb and reuse it)"},
+		Doc: "hdfs:// URL of an ebb binary already installed on the cluster (as tez.lib.uris): `ebb submit` uploads none and the AM and workers run it; or an s3:// (s3a://) URI of one, which `ebb submit` stages once per object to /user/<user>/.ebb/lib/<sha256>/ebb; it must be the client's ebb version (empty = upload the client's binary once to /user/<user>/.ebb/lib/<sha256>/ebb and reuse it)"},
 
 	// Logs: am.log and worker.log in each container's log dir on YARN, under the local root locally.
 	// KB, as MapReduce's own yarn.app.mapreduce.am.container.log.limit.kb.

@@ -172,3 +172,19 @@ func (st *Store) CreateBucket(ctx context.Context, bucket string) error {
 	}
 	return err
 }
+
+// CheckReadable asks for one key under the directory of loc's last
+// element (an object, a prefix or a glob), so that a missing bucket, a
+// refusal or a wrong endpoint shows before a DAG reading loc starts. It
+// says nothing about whether loc matches anything: that is the AM's
+// listing's business.
+func (st *Store) CheckReadable(ctx context.Context, loc Location) error {
+	prefix := ""
+	if i := strings.LastIndex(loc.Key, "/"); i >= 0 {
+		prefix = loc.Key[:i+1]
+	}
+	_, err := call(ctx, st, loc, "read", CallTimeout, func(ctx context.Context, c *s3.Client) (*s3.ListObjectsV2Output, error) {
+		return c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: &loc.Bucket, Prefix: &prefix, MaxKeys: aws.Int32(1)})
+	})
+	return err
+}

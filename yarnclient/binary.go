@@ -15,6 +15,7 @@ import (
 
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/s3fs"
 )
 
 // The ebb binary is not staged per application: it lives in HDFS under a
@@ -27,7 +28,7 @@ import (
 // for all applications. ebb.lib.uri names a binary an admin installed
 // instead (as Tez's tez.lib.uris does), and then nothing is uploaded.
 
-// KeyLibURI names a pre-installed ebb binary in HDFS.
+// KeyLibURI names a pre-installed ebb binary in HDFS or on S3 (libs3.go).
 const KeyLibURI = "ebb.lib.uri"
 
 // EnvBinary and EnvBinaryVisibility tell the AM which binary, with which
@@ -98,7 +99,9 @@ func (c *Client) hashBinary() func() binaryHash {
 // only when no earlier submit did, and says what it did through say. hash
 // is hashBinary's wait, when the caller started it early (nil: hash now).
 func (c *Client) placeBinary(fs Store, say func(string), hash func() binaryHash) (binaryPlaced, error) {
-	if uri := strings.TrimSpace(c.conf.String(KeyLibURI)); uri != "" {
+	if uri := strings.TrimSpace(c.conf.String(KeyLibURI)); s3fs.IsS3(uri) {
+		return c.s3Binary(fs, uri, say)
+	} else if uri != "" {
 		return c.preinstalled(fs, uri, say)
 	}
 	if hash == nil {
@@ -108,7 +111,12 @@ func (c *Client) placeBinary(fs Store, say func(string), hash func() binaryHash)
 	if h.err != nil {
 		return binaryPlaced{}, h.err
 	}
-	local, sum, size := h.local, h.sum, h.size
+	return c.placeLocal(fs, say, h.local, h.sum, h.size)
+}
+
+// placeLocal places the local binary whose SHA-256 is sum in the lib
+// directory, uploading it unless an earlier submit did.
+func (c *Client) placeLocal(fs Store, say func(string), local, sum string, size int64) (binaryPlaced, error) {
 	p := LibPath(c.user, sum)
 	info, err := fs.Info(p)
 	switch {

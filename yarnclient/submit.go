@@ -71,6 +71,12 @@ func (c *Client) Submit(ctx context.Context, o SubmitOptions) (yarn.AppID, error
 		if err := c.checkOutput(d, o); err != nil {
 			return yarn.AppID{}, err
 		}
+		if err := c.checkS3Inputs(d); err != nil {
+			return yarn.AppID{}, err
+		}
+	}
+	if err := c.checkHistoryDir(); err != nil {
+		return yarn.AppID{}, err
 	}
 	if err := c.checkLabels(ctx, d, o.DAGPath); err != nil {
 		return yarn.AppID{}, err
@@ -305,6 +311,32 @@ func (c *Client) checkOutput(d *dag.Spec, o SubmitOptions) error {
 		_, err := commit.New(fs.Resolve).Check(out, o.Overwrite || d.Overwrite)
 		return err
 	})
+}
+
+// checkS3Inputs refuses, before an application is asked for, a DAG whose
+// s3:// input the gateway cannot read (a missing bucket, credentials the
+// store refuses, a wrong endpoint): the AM, which lists the inputs, would
+// find it only once YARN had started it. One call per input.
+func (c *Client) checkS3Inputs(d *dag.Spec) error {
+	var st *s3fs.Store
+	for _, v := range d.Vertices {
+		for _, in := range v.Inputs {
+			if !s3fs.IsS3(in) {
+				continue
+			}
+			loc, err := s3fs.Parse(in)
+			if err != nil {
+				return fmt.Errorf("vertex %s input: %w", v.Name, err)
+			}
+			if st == nil {
+				st = s3fs.NewStore(c.conf.Raw)
+			}
+			if err := st.CheckReadable(context.Background(), loc); err != nil {
+				return fmt.Errorf("vertex %s input: %w", v.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // ClusterPathWarnings names the DAG's inputs and output that are not

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/ebb-am/ebb/am/ui"
 	"github.com/ebb-am/ebb/amhost"
 	"github.com/ebb-am/ebb/hdfsfs"
+	"github.com/ebb-am/ebb/s3fs"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -25,16 +28,28 @@ import (
 // history its AM wrote to HDFS, like Spark's history server.
 func newHistoryCmd() *cobra.Command {
 	var listen string
+	var cf confFlags
 	cmd := &cobra.Command{
 		Use:   "history APPLICATION_ID",
-		Short: "Serve a finished application's UI from its history in HDFS (ebb.history.dir)",
+		Short: "Serve a finished application's UI from its history in HDFS or S3 (ebb.history.dir)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := loadClientConf()
+			c, err := cf.load(newLogger("warn", "", ""))
 			if err != nil {
 				return err
 			}
 			user := yarnclient.User()
+			o := ui.Options{PackingHighPercent: c.Int("ebb.packing.high.threshold.percent")}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			if dir := amhost.HistoryDir(c, user); s3fs.IsS3(dir) {
+				b, h, err := amhost.ReadS3History(amhost.S3Store(c, nil), dir, args[0])
+				if err != nil {
+					return err
+				}
+				o.DAGHistory = amhost.DAGHistoryReader(h)
+				return serveHistory(ctx, cmd.OutOrStdout(), b, listen, o)
+			}
 			fs, err := hdfsfs.Dial(c.DefaultFS(), user)
 			if err != nil {
 				return err
@@ -48,13 +63,12 @@ func newHistoryCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("no history of %s in %s: %w", args[0], fs.URL(dir), err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
-			defer stop()
-			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, ui.Options{PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
-				DAGHistory: amhost.DAGHistoryReader(&amhost.HDFSDAGHistory{FS: fs, Dir: dir + "/" + args[0]})})
+			o.DAGHistory = amhost.DAGHistoryReader(&amhost.HDFSDAGHistory{FS: fs, Dir: dir + "/" + args[0]})
+			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, o)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "where to serve the pages (host:port)")
+	cf.register(cmd)
 	return cmd
 }
 
@@ -70,6 +84,11 @@ func newUICmd() *cobra.Command {
 			if history == "" {
 				return errors.New("ebb ui needs --history FILE")
 			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			if s3fs.IsS3(history) {
+				return serveS3HistoryFile(ctx, cmd.OutOrStdout(), history, listen)
+			}
 			b, err := os.ReadFile(history)
 			if err != nil {
 				return err
@@ -79,14 +98,27 @@ func newUICmd() *cobra.Command {
 			if logs := filepath.Join(filepath.Dir(filepath.Dir(history)), "logs"); isDir(logs) {
 				o.LocalLogDir = logs
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
-			defer stop()
 			return serveHistory(ctx, cmd.OutOrStdout(), b, listen, o)
 		},
 	}
-	cmd.Flags().StringVar(&history, "history", "", "a history file the AM wrote (ebb.history.dir)")
+	cmd.Flags().StringVar(&history, "history", "", "a history file the AM wrote (ebb.history.dir): a path, or an s3:// URI")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "where to serve the pages (host:port)")
 	return cmd
+}
+
+// serveS3HistoryFile serves a history file on S3 (a local AM's, with
+// ebb.history.dir on S3), reached with the client's fs.s3a.* settings.
+func serveS3HistoryFile(ctx context.Context, out io.Writer, uri, listen string) error {
+	c, err := loadClientConf()
+	if err != nil {
+		return err
+	}
+	dir, name := path.Split(strings.TrimSuffix(uri, ".json"))
+	b, h, err := amhost.ReadS3History(amhost.S3Store(c, nil), dir, name)
+	if err != nil {
+		return err
+	}
+	return serveHistory(ctx, out, b, listen, ui.Options{DAGHistory: amhost.DAGHistoryReader(h)})
 }
 
 func isDir(p string) bool {

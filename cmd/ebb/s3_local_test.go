@@ -27,7 +27,13 @@ type s3Fixture struct {
 
 func newS3Fixture(t *testing.T) s3Fixture {
 	t.Helper()
-	srv := s3test.Find(t)
+	return newS3FixtureVia(t, s3test.Find(t))
+}
+
+// newS3FixtureVia is newS3Fixture with ebb reaching the server as srv
+// says (through a fault proxy, say); the test's own calls go there too.
+func newS3FixtureVia(t *testing.T, srv s3test.Server) s3Fixture {
+	t.Helper()
 	f := s3Fixture{srv: srv, st: s3fs.NewStore(srv.Lookup), bucket: s3test.BucketName("ebb-wc"), confDir: t.TempDir()}
 	ctx := context.Background()
 	if err := f.st.CreateBucket(ctx, f.bucket); err != nil {
@@ -119,7 +125,8 @@ func TestLocalWordCountOnS3(t *testing.T) {
 	}
 	localRoot := t.TempDir()
 	out := "s3://" + f.bucket + "/wc-out"
-	log, err := f.run(t, "local", "run", s3Spec, "--output", out, "--set", "ebb.local.dir="+localRoot)
+	hist := "s3://" + f.bucket + "/history"
+	log, err := f.run(t, "local", "run", s3Spec, "--output", out, "--set", "ebb.local.dir="+localRoot, "--set", "ebb.history.dir="+hist)
 	if err != nil {
 		t.Fatalf("ebb local run to %s: %v\n%s", out, err, log)
 	}
@@ -155,6 +162,24 @@ func TestLocalWordCountOnS3(t *testing.T) {
 		t.Errorf("the AWS CLI reads back %v from %s, want the local run's %v", names(read), out, names(want))
 	}
 	sameCounts(t, readCounts(t, got), countWords(t, "../../examples/wordcount-input.txt"))
+
+	// The history went to S3, and `ebb ui --history` serves it from there.
+	histKeys := map[string]string{}
+	var snapshot string
+	for _, k := range f.keys(t, "history/") {
+		b, err := f.st.Get(context.Background(), s3fs.Location{Scheme: "s3", Bucket: f.bucket, Key: "history/" + k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		histKeys[k] = string(b)
+		if !strings.Contains(k, "/") && strings.HasSuffix(k, ".json") {
+			snapshot = strings.TrimSuffix(k, ".json")
+		}
+	}
+	ui, cancel := ebbCommand("ui", "--history", hist+"/"+snapshot+".json")
+	defer cancel()
+	ui.Env = append(ui.Env, "HADOOP_CONF_DIR="+f.confDir)
+	historyOnS3(t, histKeys, snapshot, f.srv.SecretKey, ui)
 
 	log, err = f.run(t, "local", "run", s3Spec, "--output", out)
 	if err == nil || !strings.Contains(log, out) || !strings.Contains(log, "--overwrite") {

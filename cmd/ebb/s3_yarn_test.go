@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/ebb-am/ebb/internal/s3test"
 	"github.com/ebb-am/ebb/internal/testcluster"
 	"github.com/ebb-am/ebb/s3fs"
+	"github.com/ebb-am/ebb/yarnclient"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -96,11 +99,28 @@ vertices:
 edges:
   - {from: map, to: reduce, type: scatter-gather}
 `, b, b))
+	// The AM's and workers' ebb comes from S3 (ebb.lib.uri), and the
+	// history goes there (ebb.history.dir).
+	// Trailing bytes, which the loader ignores, make it a binary of its
+	// own: its hash, not the client's, names the copy the gateway stages.
+	bin, err := os.ReadFile(ebbBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = append(bin, "\n# ebb from s3\n"...)
+	staged := yarnclient.LibPath(y.user, fmt.Sprintf("%x", sha256.Sum256(bin)))
+	if err := st.Put(ctx, s3fs.Location{Scheme: "s3", Bucket: b, Key: "lib/ebb"}, bin); err != nil {
+		t.Fatal(err)
+	}
+	sets = append(sets, "--set", "ebb.lib.uri=s3://"+b+"/lib/ebb", "--set", "ebb.history.dir=s3a://"+b+"/history")
 	log, err := y.ebb(ctx, append([]string{"submit", spec}, sets...)...)
 	if err != nil {
 		t.Fatalf("ebb submit: %v\n%s", err, log)
 	}
 	id := y.appID(log)
+	if !strings.Contains(log, "fetched the ebb binary at s3://"+b+"/lib/ebb (ebb.lib.uri") || !strings.Contains(log, staged) {
+		t.Errorf("ebb submit does not say it took the binary from S3 and staged it to %s:\n%s", staged, log)
+	}
 	got := s3Keys(t, st, b, "wc-out/")
 	var s commit.Success
 	if err := json.Unmarshal([]byte(got["_SUCCESS"]), &s); err != nil || strings.Join(s.Files, ",") != "part-00000,part-00001" {
@@ -126,6 +146,13 @@ edges:
 		t.Errorf("ebb submit printed the secret key")
 	}
 	y.noS3SecretShown(id, srv.SecretKey)
+
+	// ebb history serves the application's pages from S3.
+	y.waitFor("the application to finish", 60*time.Second, func() bool { return y.report(id).State.Done() })
+	history := exec.CommandContext(ctx, ebbBin, "history", id.String(), "--set", "ebb.history.dir=s3a://"+b+"/history")
+	history.Env = append(os.Environ(), "HADOOP_CONF_DIR="+y.confDir, "EBB_CONF_DIR=", "EBB_LOCAL_DIR=")
+	history.Env = append(history.Env, y.env...)
+	historyOnS3(t, s3Keys(t, st, b, "history/"), id.String(), srv.SecretKey, history)
 
 	// The same output again: refused by the gateway, naming it and
 	// --overwrite, before an application is asked for.

@@ -20,6 +20,11 @@
 # the largest resident set of any `ebb worker` process (sampled every 0.2 s),
 # which shows a split or a part file is streamed, not held whole. Outputs are
 # compared as sorted word\tcount lines: every row must agree.
+# Then, locally, the two halves apart: a read-only DAG (each map streams its
+# split to /dev/null) from local files and from S3, and a write-only DAG (each
+# task writes SIZE/MAPS bytes) to local files and to S3, each with its rate
+# (bytes / wall time). The write-only S3 run's extra time over the files run
+# is the multipart upload's; the script prints that rate too.
 # Needs: go, the AWS CLI, curl (WebHDFS upload). Exit 0 when every run
 # succeeded and agreed.
 set -euo pipefail
@@ -140,10 +145,43 @@ for run in $(seq 1 "$runs"); do
   rm -rf "$work/got"; awsc s3 cp --recursive --only-show-errors "$out" "$work/got"
   row "ebb submit: s3 -> s3" "$(cat "$work/secs")" "$(cat "$work/got"/part-* | wc -c)" "-" "$(cat "$work/got"/part-* | counts)"
 done
+# The halves apart, locally (run 1 only).
+prow() { # prow NAME SECONDS
+  prows+=("| $1 | $2 | $(awk -v b="$bytes" -v s="$2" 'BEGIN { printf "%.1f", b / 1048576 / s }') |")
+}
+prows=()
+reader="$work/read.yaml" writer="$work/write.yaml"
+cat >"$reader" <<YAML
+name: s3read
+containerGroup: {name: b, workerMemoryMB: 1024}
+vertices:
+  - {name: read, command: 'cat "\$EBB_INPUT_DIR"/_splits/* >/dev/null', parallelism: $maps, memoryMB: 512, inputs: ["@IN@"]}
+YAML
+cat >"$writer" <<YAML
+name: s3write
+containerGroup: {name: b, workerMemoryMB: 1024}
+vertices:
+  - {name: write, command: 'head -c $((bytes / maps)) /dev/urandom >"\$EBB_OUTPUT_DIR/part"', parallelism: $maps, memoryMB: 512}
+YAML
+lrun() { timed env HADOOP_CONF_DIR= EBB_CONF_DIR="$work/conf" PATH="$work:$PATH" "$work/ebb" local run "$@" >"$work/log" 2>&1 || { cat "$work/log" >&2; bad=1; }; }
+sed "s|@IN@|$input|" "$reader" >"$work/r1.yaml"; rm -rf "$work/rout"
+lrun "$work/r1.yaml" --output "$work/rout"; prow "read only: file" "$(cat "$work/secs")"
+sed "s|@IN@|s3://$bucket/in/*.txt|" "$reader" >"$work/r2.yaml"
+lrun "$work/r2.yaml" --output "$work/rout" --overwrite; prow "read only: s3" "$(cat "$work/secs")"
+rm -rf "$work/wout"; lrun "$writer" --output "$work/wout"; wfile=$(cat "$work/secs"); prow "write only: file" "$wfile"
+lrun "$writer" --output "s3://$bucket/wout"; ws3=$(cat "$work/secs"); prow "write only: s3" "$ws3"
+upload=$(awk -v b="$bytes" -v a="$wfile" -v c="$ws3" 'BEGIN { if (c > a) printf "%.1f", b / 1048576 / (c - a); else print "-" }')
+
 pending=$(awsc s3api list-multipart-uploads --bucket "$bucket" --query 'length(Uploads || `[]`)')
 echo "word count of $bytes bytes, $maps maps, 2 reducers; $(nproc) cores; multipart uploads left pending: $pending"
 echo
 echo "| run | wall s | input MiB/s | output bytes | max worker RSS kB | output sum |"
 echo "| --- | --- | --- | --- | --- | --- |"
 printf '%s\n' "${rows[@]}"
+echo
+echo "| half (ebb local run) | wall s | MiB/s |"
+echo "| --- | --- | --- |"
+printf '%s\n' "${prows[@]}"
+echo
+echo "multipart upload rate (write only, s3 over file): $upload MiB/s"
 [[ -z "$bad" && "$pending" == 0 ]]
