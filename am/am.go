@@ -62,8 +62,9 @@ type Options struct {
 	// EventLog, when set, records the core's events and actions
 	// (ebb.am.event.log.enabled, package eventlog); Run closes it.
 	EventLog EventLog
-	// CommitRetry, when set, makes each promotion and abort of a DAG's
-	// output (both may be called again after any failure: package commit)
+	// CommitRetry, when set, makes each check at submission, promotion
+	// and abort of a DAG's output (each may be called again after any
+	// failure: package commit)
 	// wait out a file system that does not answer, within its bound
 	// (hdfsfs.Retry, dfs.client.retry.policy.spec); nil tries once.
 	CommitRetry func(what string, f func() error) error

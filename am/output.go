@@ -79,7 +79,13 @@ func (a *AM) checkOutput(spec *dag.Spec, output string, overwrite bool) (existed
 			}
 		}
 	}
-	return a.committer.Check(output, overwrite)
+	// A NameNode that does not answer at submission is waited out as at
+	// the promotion.
+	err = a.commitRetry("checking the output "+output, func() (err error) {
+		existed, err = a.committer.Check(output, overwrite)
+		return err
+	})
+	return existed, err
 }
 
 // within says whether location p is output or lies under it.
@@ -138,7 +144,8 @@ func (a *AM) settleOutput(s core.DAGStatus, plan outputPlan) core.DAGStatus {
 	return s
 }
 
-// commitRetry runs f, a promotion or an abort, through Options.CommitRetry.
+// commitRetry runs f, a check, a promotion or an abort, through
+// Options.CommitRetry.
 func (a *AM) commitRetry(what string, f func() error) error {
 	if a.opts.CommitRetry == nil {
 		return f()

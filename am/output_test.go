@@ -335,9 +335,9 @@ func (f *flakyCommitter) Promote(output, id string, overwrite bool) error {
 	return nil
 }
 
-// A promotion goes through Options.CommitRetry (on YARN, HDFS's retry
-// policy): one that failed as the NameNode restarted is called again and
-// the DAG succeeds.
+// The output's check at submission and its promotion go through
+// Options.CommitRetry (on YARN, HDFS's retry policy): a promotion that
+// failed as the NameNode restarted is called again and the DAG succeeds.
 func TestPromotionGoesThroughCommitRetry(t *testing.T) {
 	fc := &flakyCommitter{fails: 1}
 	log := logrus.New()
@@ -376,7 +376,7 @@ func TestPromotionGoesThroughCommitRetry(t *testing.T) {
 	if got := fc.recorded(); !reflect.DeepEqual(got, []string{"promote /data/out", "promote /data/out"}) {
 		t.Errorf("committer calls %v, want the promotion twice", got)
 	}
-	if len(whats) != 1 || !strings.Contains(whats[0], "promoting the output /data/out") {
-		t.Errorf("CommitRetry heard %v", whats)
+	if len(whats) != 2 || !strings.Contains(whats[0], "checking the output /data/out") || !strings.Contains(whats[1], "promoting the output /data/out") {
+		t.Errorf("CommitRetry heard %v, want the check at submission and the promotion", whats)
 	}
 }

@@ -44,21 +44,36 @@ func (h LocalDAGHistory) ReadDAG(id string) ([]byte, error) {
 // HDFSDAGHistory keeps DAG records in an HDFS directory, made private on
 // first use as the history directory is.
 type HDFSDAGHistory struct {
-	FS   *hdfsfs.FS
-	Dir  string // absolute path
-	once sync.Once
-	err  error
+	FS  *hdfsfs.FS
+	Dir string // absolute path
+	// made is set once the directories exist; a failure to make them
+	// (HDFS away past its retry bound) is tried again by the next write.
+	mu   sync.Mutex
+	made bool
 }
 
 var _ am.DAGHistory = (*HDFSDAGHistory)(nil)
 
 func (h *HDFSDAGHistory) WriteDAG(id string, b []byte) error {
-	h.once.Do(func() { h.err = h.mkdirs() })
-	if h.err != nil {
-		return h.err
+	if err := h.ensureDirs(); err != nil {
+		return err
 	}
 	_, err := h.FS.WriteFile(h.Dir+"/"+id+".json", b, 0o600)
 	return err
+}
+
+// ensureDirs makes the directories (mkdirs) unless made already.
+func (h *HDFSDAGHistory) ensureDirs() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.made {
+		return nil
+	}
+	if err := h.mkdirs(); err != nil {
+		return err
+	}
+	h.made = true
+	return nil
 }
 
 // mkdirs makes the history directory (as the history file's writer would: private when

@@ -39,9 +39,8 @@ func openEventLog(c *conf.Config, idPrefix string, create func() (io.WriteCloser
 // not in the staging directory beside the recovery log: the staging
 // directory goes when the application ends, and the log is for after.
 func (h *HDFSDAGHistory) createEventLog(attempt int32) (io.WriteCloser, error) {
-	h.once.Do(func() { h.err = h.mkdirs() })
-	if h.err != nil {
-		return nil, h.err
+	if err := h.ensureDirs(); err != nil {
+		return nil, err
 	}
 	w, err := h.FS.Client().Create(EventLogPath(h.Dir, attempt))
 	if err != nil {

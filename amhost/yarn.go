@@ -189,6 +189,10 @@ func (s *yarnStart) openStaging(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := setHDFSRetry(fs, s.c, s.log); err != nil {
+		_ = fs.Close() // not used
+		return err
+	}
 	s.fs, s.toks, s.workerT = fs, toks, workerCredentials(workerTokens, s.creds)
 	staging, err := fs.Path(s.env.Staging)
 	if err != nil || staging == "" {
@@ -236,18 +240,14 @@ func (s *yarnStart) buildAM(context.Context) error {
 	if err != nil {
 		return err
 	}
-	commitRetry, err := hdfsCommitRetry(s.c, s.log)
-	if err != nil {
-		return err
-	}
 	s.a, err = am.New(am.Options{
 		Core: coreOpts, Listen: ":0", StatusListen: ":0", Secret: s.secret, Log: s.log,
 		Tick: 250 * time.Millisecond, WorkerHeartbeat: s.c.Duration("ebb.am.worker.heartbeat.interval.ms"),
 		FS: withS3(hdfsfs.Lister{FS: s.fs}, s3), OutputRoot: s.fs.URL("/user/" + s.user + "/ebb-output"), DefaultFS: s.fs.URL(""), UI: uiOpts,
 		Committer: commit.New(withS3Resolver(s.fs.Resolve, s3)).AfterStep(am.CommitStepLog(s.log, s.c.String("ebb.fault.commit.hold.after"), int(s.cid.Attempt.Attempt))),
-		History:   history, HistoryEvery: time.Minute, DAGHistory: dagHist,
+		History:   history, HistoryEvery: s.c.Duration("ebb.history.checkpoint.interval.secs"), DAGHistory: dagHist,
 		Recovery: s.rec, EventLog: events, HoldAt: firstAttemptOnly(s.c.String("ebb.fault.am.hold.at"), int(s.cid.Attempt.Attempt)),
-		ConfirmWithin: confirmWithin, CommitRetry: commitRetry,
+		ConfirmWithin: confirmWithin, CommitRetry: s.fs.Do,
 	})
 	if err != nil && events != nil {
 		_ = events.Close() // nothing worth keeping was recorded
@@ -518,24 +518,17 @@ func hdfsRetrySpec(c *conf.Config) (string, error) {
 	return strings.TrimSpace(v), nil
 }
 
-// hdfsCommitRetry is am.Options.CommitRetry on HDFS: a promotion or an
-// abort waits out a NameNode that does not answer within
-// dfs.client.retry.policy.spec (Hadoop's default when unset).
-func hdfsCommitRetry(c *conf.Config, log *logrus.Logger) (func(string, func() error) error, error) {
-	spec, err := hdfsRetrySpec(c)
+// setHDFSRetry makes the AM's HDFS calls (the recovery log, the
+// history, listing inputs, promotions) wait out a NameNode that does not
+// answer within dfs.client.retry.policy.spec (Hadoop's default when
+// unset), each retry told in the AM's log.
+func setHDFSRetry(fs *hdfsfs.FS, c *conf.Config, log *logrus.Logger) error {
+	r, err := hdfsfs.RetryFrom(c.Raw)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if spec == "" {
-		spec = hdfsfs.DefaultRetrySpec
-	}
-	r, err := hdfsfs.ParseRetry(spec)
-	if err != nil {
-		return nil, err
-	}
-	return func(what string, f func() error) error {
-		return r.Do(context.Background(), what, f, func(err error, next time.Duration) {
-			log.Warnf("%s: HDFS does not answer (%v); trying again in %s (%s)", what, err, next, hdfsfs.RetrySpecKey)
-		})
-	}, nil
+	fs.SetRetry(r, func(what string, err error, next time.Duration) {
+		log.Warnf("%s: HDFS does not answer (%v); trying again in %s (%s)", what, err, next, hdfsfs.RetrySpecKey)
+	})
+	return nil
 }

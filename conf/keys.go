@@ -131,6 +131,8 @@ var keys = []Key{
 		Doc: "the event log's size cap: once a line would pass it, the log ends with a `# capped` line and records no more (a replay then stops there, the run's beginning intact)"},
 	{Name: "ebb.history.dir", Type: String, Default: "",
 		Doc: "where the AM writes its history for `ebb history`: on the cluster's file system on YARN, a local path locally, or in both an s3://BUCKET/PREFIX (s3a://) URI (empty = /user/<user>/.ebb/history on YARN, <ebb.local.dir>/history locally); kept after the staging directory is removed. On S3, ebb.am.event.log.enabled is refused (an object cannot be appended to)"},
+	{Name: "ebb.history.checkpoint.interval.secs", Type: Int, Default: "60", Bounds: from(1),
+		Doc: "how often an AM on YARN writes its history while it runs (besides when it ends), so that `ebb history` shows an AM that died; each write waits out a NameNode that does not answer within dfs.client.retry.policy.spec"},
 	{Name: "ebb.lib.uri", Type: String, Default: "",
 		Doc: "hdfs:// URL of an ebb binary already installed on the cluster (as tez.lib.uris): `ebb submit` uploads none and the AM and workers run it; or an s3:// (s3a://) URI of one, which `ebb submit` stages once per object to /user/<user>/.ebb/lib/<sha256>/ebb; it must be the client's ebb version (empty = upload the client's binary once to /user/<user>/.ebb/lib/<sha256>/ebb and reuse it)"},
 

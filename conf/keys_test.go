@@ -98,6 +98,7 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.auto.scale.headroom.window.secs":                     "0",
 		"ebb.session.idle.timeout.secs":                           "300",
 		"ebb.history.dir":                                         "",
+		"ebb.history.checkpoint.interval.secs":                    "60",
 		"ebb.fault.commit.hold.after":                             "none",
 		"ebb.fault.am.hold.at":                                    "none",
 		"ebb.am.event.log.enabled":                                "false",

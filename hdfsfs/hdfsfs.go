@@ -10,6 +10,7 @@
 package hdfsfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,31 @@ import (
 type FS struct {
 	c        *hdfs.Client
 	namenode string // host:port
+	// retry, when set (SetRetry), is what each call that asks the
+	// NameNode is made through; told hears of each retry.
+	retry *Retry
+	told  func(what string, err error, next time.Duration)
+}
+
+// SetRetry makes every call of f that asks the NameNode, but Rename (not
+// safe to repeat) and Client's, wait out a NameNode that does not answer
+// within r, and fail past it with an UnavailableError; told (may be nil)
+// hears of each retry. Call it before f is used.
+func (f *FS) SetRetry(r Retry, told func(what string, err error, next time.Duration)) {
+	f.retry, f.told = &r, told
+}
+
+// Do runs op, which must be safe to repeat from its start, under f's
+// retry (SetRetry), or once when f has none.
+func (f *FS) Do(what string, op func() error) error {
+	if f.retry == nil {
+		return op()
+	}
+	var told func(error, time.Duration)
+	if f.told != nil {
+		told = func(err error, next time.Duration) { f.told(what, err, next) }
+	}
+	return f.retry.Do(context.Background(), what, op, told)
 }
 
 // Dial connects to the NameNode of defaultFS (hdfs://host:port) as user,
@@ -94,7 +120,8 @@ type FileStamp struct {
 
 // Stamp stats a file.
 func (f *FS) Stamp(p string) (FileStamp, error) {
-	fi, err := f.c.Stat(p)
+	var fi os.FileInfo
+	err := f.Do("stat "+p, func() (err error) { fi, err = f.c.Stat(p); return err })
 	if err != nil {
 		return FileStamp{}, fmt.Errorf("hdfsfs: %w", err)
 	}
@@ -107,28 +134,41 @@ func (f *FS) Stamp(p string) (FileStamp, error) {
 // other users out of /user and keep the shared ebb binary from being PUBLIC.
 // Privacy comes from dir itself, the staging or history directory.
 func (f *FS) MkdirPrivate(dir string) error {
-	if err := f.c.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("hdfsfs: mkdir %s: %w", dir, err)
-	}
-	if err := f.c.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("hdfsfs: chmod %s: %w", dir, err)
-	}
-	return nil
+	return f.Do("mkdir "+dir, func() error {
+		if err := f.c.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("hdfsfs: mkdir %s: %w", dir, err)
+		}
+		if err := f.c.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("hdfsfs: chmod %s: %w", dir, err)
+		}
+		return nil
+	})
 }
 
 // Upload copies a local file to p with the given mode and returns its stamp.
 func (f *FS) Upload(local, p string, mode os.FileMode) (FileStamp, error) {
-	in, err := os.Open(local)
-	if err != nil {
-		return FileStamp{}, err
-	}
-	defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
-	return f.write(p, in, mode)
+	var st FileStamp
+	err := f.Do("writing "+p, func() error {
+		in, err := os.Open(local)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = in.Close() }() // read-only: a failed close loses nothing
+		st, err = f.write(p, in, mode)
+		return err
+	})
+	return st, err
 }
 
 // WriteFile writes data to p with the given mode (e.g. 0600 for a secret).
+// A write tried again replaces what an earlier try left.
 func (f *FS) WriteFile(p string, data []byte, mode os.FileMode) (FileStamp, error) {
-	return f.write(p, strings.NewReader(string(data)), mode)
+	var st FileStamp
+	err := f.Do("writing "+p, func() (err error) {
+		st, err = f.write(p, strings.NewReader(string(data)), mode)
+		return err
+	})
+	return st, err
 }
 
 func (f *FS) write(p string, r io.Reader, mode os.FileMode) (FileStamp, error) {
@@ -147,7 +187,11 @@ func (f *FS) write(p string, r io.Reader, mode os.FileMode) (FileStamp, error) {
 	if err := f.c.Chmod(p, mode); err != nil {
 		return FileStamp{}, fmt.Errorf("hdfsfs: chmod %s: %w", p, err)
 	}
-	return f.Stamp(p)
+	fi, err := f.c.Stat(p)
+	if err != nil {
+		return FileStamp{}, fmt.Errorf("hdfsfs: %w", err)
+	}
+	return FileStamp{URL: f.URL(p), Size: fi.Size(), ModTime: fi.ModTime().UnixMilli()}, nil
 }
 
 // CloseWriter closes a new file, calling again while the NameNode says
@@ -169,7 +213,8 @@ func CloseWriter(w *hdfs.FileWriter) error {
 
 // ReadFile reads a whole file.
 func (f *FS) ReadFile(p string) ([]byte, error) {
-	b, err := f.c.ReadFile(p)
+	var b []byte
+	err := f.Do("reading "+p, func() (err error) { b, err = f.c.ReadFile(p); return err })
 	if err != nil {
 		return nil, fmt.Errorf("hdfsfs: %w", err)
 	}
@@ -178,7 +223,7 @@ func (f *FS) ReadFile(p string) ([]byte, error) {
 
 // Exists says whether p exists.
 func (f *FS) Exists(p string) (bool, error) {
-	_, err := f.c.Stat(p)
+	err := f.Do("stat "+p, func() error { _, err := f.c.Stat(p); return err })
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -194,7 +239,8 @@ type Entry struct {
 
 // List names what is in dir; a missing dir is empty.
 func (f *FS) List(dir string) ([]Entry, error) {
-	fis, err := f.c.ReadDir(dir)
+	var fis []os.FileInfo
+	err := f.Do("listing "+dir, func() (err error) { fis, err = f.c.ReadDir(dir); return err })
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -210,7 +256,8 @@ func (f *FS) List(dir string) ([]Entry, error) {
 
 // RemoveAll removes p and everything under it; a missing p is fine.
 func (f *FS) RemoveAll(p string) error {
-	if err := f.c.RemoveAll(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+	err := f.Do("removing "+p, func() error { return f.c.RemoveAll(p) })
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("hdfsfs: remove %s: %w", p, err)
 	}
 	return nil
@@ -233,6 +280,13 @@ func (l Lister) List(pattern string) ([]fsys.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	var out []fsys.FileInfo
+	err = l.FS.Do("listing "+pattern, func() (err error) { out, err = l.list(p); return err })
+	return out, err
+}
+
+// list is one try of List.
+func (l Lister) list(p string) ([]fsys.FileInfo, error) {
 	var roots []string
 	dir, base := path.Split(p)
 	if strings.ContainsAny(base, "*?[") {
@@ -245,10 +299,10 @@ func (l Lister) List(pattern string) ([]fsys.FileInfo, error) {
 				roots = append(roots, path.Join(dir, e.Name()))
 			}
 		}
-	} else if ok, err := l.FS.Exists(p); err != nil {
-		return nil, err
-	} else if ok {
+	} else if _, err := l.FS.c.Stat(p); err == nil {
 		roots = []string{p}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("hdfsfs: %w", err)
 	}
 	var out []fsys.FileInfo
 	for _, r := range roots {

@@ -21,6 +21,12 @@ import (
 // "10000,6,60000,10" (six tries 10 s apart, then ten 60 s apart: eleven
 // minutes in all). When the NameNode stays away past the last sleep the
 // call fails with an UnavailableError naming HDFS and the bound.
+//
+// Retry is the one rule; it is applied where the calls are made: an FS
+// given one (SetRetry) makes each of its calls through it (the AM's
+// recovery log, history, input listing and promotions; `ebb streaming`'s
+// listing), a worker's sink commits go through Do, and a worker's split
+// reads through OpenResuming.
 
 // RetrySpecKey is Hadoop's key for the policy; DefaultRetrySpec its
 // default.
@@ -28,6 +34,17 @@ const (
 	RetrySpecKey     = "dfs.client.retry.policy.spec"
 	DefaultRetrySpec = "10000,6,60000,10"
 )
+
+// RetryFrom reads the policy from a configuration's raw lookup (its
+// *-site.xml and --set): Hadoop's default when the key is unset or empty,
+// an error naming the key when it is bad.
+func RetryFrom(raw func(key string) (string, bool)) (Retry, error) {
+	v, ok := raw(RetrySpecKey)
+	if !ok || strings.TrimSpace(v) == "" {
+		v = DefaultRetrySpec
+	}
+	return ParseRetry(strings.TrimSpace(v))
+}
 
 // Retry is a parsed dfs.client.retry.policy.spec.
 type Retry struct {
@@ -87,7 +104,10 @@ func (e *UnavailableError) Unwrap() error { return e.Err }
 // mode after a start) rather than an answer: such a call may be tried
 // again.
 func Unavailable(err error) bool {
-	if err == nil {
+	var ue *UnavailableError
+	if err == nil || errors.As(err, &ue) {
+		// A call that already waited out the bound is not waited for
+		// again by a retry around it.
 		return false
 	}
 	var ne net.Error

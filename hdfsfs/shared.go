@@ -19,7 +19,8 @@ type Info struct {
 
 // Info stats p; a missing p is an error that wraps os.ErrNotExist.
 func (f *FS) Info(p string) (Info, error) {
-	fi, err := f.c.Stat(p)
+	var fi os.FileInfo
+	err := f.Do("stat "+p, func() (err error) { fi, err = f.c.Stat(p); return err })
 	if err != nil {
 		return Info{}, fmt.Errorf("hdfsfs: %w", err)
 	}
@@ -32,7 +33,8 @@ func (f *FS) Info(p string) (Info, error) {
 // MkdirMode creates dir (and missing parents, which get mode as well) and
 // sets mode on dir itself, whatever it was.
 func (f *FS) MkdirMode(dir string, mode os.FileMode) error {
-	if err := f.c.MkdirAll(dir, mode); err != nil {
+	err := f.Do("mkdir "+dir, func() error { return f.c.MkdirAll(dir, mode) })
+	if err != nil {
 		return fmt.Errorf("hdfsfs: mkdir %s: %w", dir, err)
 	}
 	return f.Chmod(dir, mode)
@@ -40,7 +42,7 @@ func (f *FS) MkdirMode(dir string, mode os.FileMode) error {
 
 // Chmod sets p's permission bits.
 func (f *FS) Chmod(p string, mode os.FileMode) error {
-	if err := f.c.Chmod(p, mode); err != nil {
+	if err := f.Do("chmod "+p, func() error { return f.c.Chmod(p, mode) }); err != nil {
 		return fmt.Errorf("hdfsfs: chmod %s: %w", p, err)
 	}
 	return nil

@@ -167,7 +167,8 @@ start_background s3 EBB_TEST_S3_DIR scripts/s3server/start.sh
 
 # Faults (issue 33): two ResourceManagers (HA, manual failover through the
 # launcher's control channel), RM recovery from a file-system state store,
-# work-preserving, and daemons a test can stop and start
+# work-preserving, NodeManager recovery (supervised: containers outlive
+# their NodeManager's restart), and daemons a test can stop and start
 # (internal/testcluster/faultsargs, testcluster.Control). The tests that
 # restart its daemons hold it exclusively.
 start_background faults EBB_TEST_FAULTS_HADOOP_CONF_DIR \

@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/hdfsfs"
 	"github.com/ebb-am/ebb/internal/lockorder"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
@@ -368,13 +369,29 @@ func (w *worker) execute(a *attempt, reinitEnv map[string]string) *ebbpb.Attempt
 	return w.runCommand(a, reinitEnv, fifos)
 }
 
-// openSplit opens an input file wherever it lives.
-func (w *worker) openSplit(location string) (io.ReadSeekCloser, error) {
-	fsys, p, err := w.fss.resolve(location)
-	if err != nil {
-		return nil, err
+// openSplit opens an input file wherever it lives, for attempt a. On
+// HDFS a NameNode that does not answer (restarting) is waited out within
+// dfs.client.retry.policy.spec, at the connection, the open and any read
+// after it: a read that breaks goes on at the offset it reached
+// (hdfsfs.OpenResuming).
+func (w *worker) openSplit(a *attempt, location string) (io.ReadSeekCloser, error) {
+	open := func() (io.ReadSeekCloser, error) {
+		fsys, p, err := w.fss.resolve(location)
+		if err != nil {
+			return nil, err
+		}
+		return fsys.Open(p)
 	}
-	in, err := fsys.Open(p)
+	var in io.ReadSeekCloser
+	var err error
+	if strings.HasPrefix(location, "hdfs://") {
+		retried := func(err error, next time.Duration) {
+			a.log.WithError(err).Warnf("reading %s: HDFS does not answer; trying again in %s (%s)", location, next, hdfsfs.RetrySpecKey)
+		}
+		in, err = w.o.hdfsRetry.OpenResuming(a.ctx, "reading "+location, open, retried)
+	} else {
+		in, err = open()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", location, err)
 	}

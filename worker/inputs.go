@@ -124,15 +124,15 @@ func (w *worker) copySplits(a *attempt) error {
 		if err := a.ctx.Err(); err != nil {
 			return err
 		}
-		if err := w.copySplit(filepath.Join(dir, strconv.Itoa(i)), s); err != nil {
+		if err := w.copySplit(a, filepath.Join(dir, strconv.Itoa(i)), s); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *worker) copySplit(dst string, s *ebbpb.InputSplit) error {
-	in, err := w.openSplit(s.GetPath())
+func (w *worker) copySplit(a *attempt, dst string, s *ebbpb.InputSplit) error {
+	in, err := w.openSplit(a, s.GetPath())
 	if err != nil {
 		return err
 	}

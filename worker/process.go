@@ -66,7 +66,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 		return failedf("starting %q: %v", name, err)
 	}
 	sr.start()
-	streams := startSplitStreams(fifos, req.GetSplits(), w.openSplit, a.log)
+	streams := startSplitStreams(fifos, req.GetSplits(), func(p string) (io.ReadSeekCloser, error) { return w.openSplit(a, p) }, a.log)
 	pid := cmd.Process.Pid
 	a.mu.Lock()
 	a.pgid = pid

@@ -181,7 +181,7 @@ func (r *streamRun) feedSplits(bw *bufio.Writer) error {
 		f.KVSeparator = st.KeyValueSeparator[0]
 	}
 	for _, sp := range r.a.req.GetSplits() {
-		in, err := r.w.openSplit(sp.GetPath())
+		in, err := r.w.openSplit(r.a, sp.GetPath())
 		if err != nil {
 			return err
 		}
@@ -473,15 +473,15 @@ func (w *worker) placeFiles(a *attempt, files []string) error {
 			}
 			continue
 		}
-		if err := w.copyFile(src, dst); err != nil {
+		if err := w.copyFile(a, src, dst); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *worker) copyFile(src, dst string) error {
-	in, err := w.openSplit(src)
+func (w *worker) copyFile(a *attempt, src, dst string) error {
+	in, err := w.openSplit(a, src)
 	if err != nil {
 		return err
 	}

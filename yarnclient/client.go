@@ -78,7 +78,9 @@ type Options struct {
 	DialFS func() (Store, error)
 	// RMRetryLog, when set, is told of the retries of calls to the
 	// ResourceManager while it restarts or fails over (the first, every
-	// tenth, the answer that ends them), so a user sees why a command waits.
+	// tenth, the answer that ends them), and of each retry of a call to
+	// HDFS while its NameNode does not answer, so a user sees why a
+	// command waits.
 	RMRetryLog func(format string, args ...any)
 	// Kerberos says where the Kerberos credentials are (ticket cache, or
 	// principal and keytab) when the cluster's
@@ -140,11 +142,11 @@ func New(o Options) (*Client, error) {
 		c.rm = rm
 	}
 	if c.dialFS == nil {
-		c.dialFS = func() (Store, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
-			defer cancel()
-			return c.sec.DialHDFS(ctx, o.Conf.DefaultFS(), c.login, nil, c.user)
+		retry, err := hdfsfs.RetryFrom(o.Conf.Raw)
+		if err != nil {
+			return nil, err
 		}
+		c.dialFS = func() (Store, error) { return c.dialHDFS(o.Conf.DefaultFS(), retry, o.RMRetryLog) }
 	}
 	return c, nil
 }
@@ -269,4 +271,29 @@ func (c *Client) Report(ctx context.Context, id yarn.AppID) (yarn.AppReport, err
 		return rep, fmt.Errorf("report of %s: %w", id, err)
 	}
 	return rep, nil
+}
+
+// dialHDFS opens the staging file system, waiting out a NameNode that does
+// not answer (restarting) within dfs.client.retry.policy.spec, as every
+// call on it then does (hdfsfs.FS.SetRetry); log, when set, hears of each
+// retry.
+func (c *Client) dialHDFS(defaultFS string, retry hdfsfs.Retry, log func(format string, args ...any)) (Store, error) {
+	told := func(what string, err error, next time.Duration) {
+		if log != nil {
+			log("%s: HDFS does not answer (%v); trying again in %s (%s)", what, err, next, hdfsfs.RetrySpecKey)
+		}
+	}
+	var fs *hdfsfs.FS
+	err := retry.Do(context.Background(), "connecting to "+defaultFS, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
+		defer cancel()
+		var err error
+		fs, err = c.sec.DialHDFS(ctx, defaultFS, c.login, nil, c.user)
+		return err
+	}, func(err error, next time.Duration) { told("connecting to "+defaultFS, err, next) })
+	if err != nil {
+		return nil, err
+	}
+	fs.SetRetry(retry, told)
+	return fs, nil
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
@@ -34,7 +35,8 @@ func (h hdfsLister) Stat(p string) (streaming.Entry, error) {
 	if err != nil {
 		return streaming.Entry{}, err
 	}
-	fi, err := h.fs.Client().Stat(hp)
+	var fi os.FileInfo
+	err = h.fs.Do("stat "+p, func() (err error) { fi, err = h.fs.Client().Stat(hp); return err })
 	if err != nil {
 		return streaming.Entry{}, err
 	}
@@ -54,7 +56,8 @@ func (h hdfsLister) ReadDir(p string) ([]streaming.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	fis, err := h.fs.Client().ReadDir(hp)
+	var fis []os.FileInfo
+	err = h.fs.Do("listing "+p, func() (err error) { fis, err = h.fs.Client().ReadDir(hp); return err })
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +77,8 @@ func (h hdfsLister) Glob(pattern string) ([]string, error) {
 	if strings.ContainsAny(dir, "*?[") {
 		return nil, fmt.Errorf("-input %q: on HDFS only the last element of a path may hold a glob", pattern)
 	}
-	fis, err := h.fs.Client().ReadDir(dir)
+	var fis []os.FileInfo
+	err = h.fs.Do("listing "+dir, func() (err error) { fis, err = h.fs.Client().ReadDir(dir); return err })
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -102,6 +106,15 @@ func runStreamingYARN(ctx context.Context, c *conf.Config, job *streaming.Job, s
 		return err
 	}
 	defer func() { _ = fs.Close() }() // the client's connection only
+	// Listing the inputs and staging -files wait out a NameNode that does
+	// not answer (restarting), as Hadoop's clients do.
+	retry, err := hdfsfs.RetryFrom(c.Raw)
+	if err != nil {
+		return err
+	}
+	fs.SetRetry(retry, func(what string, err error, next time.Duration) {
+		_, _ = fmt.Fprintf(errOut, "ebb: %s: HDFS does not answer (%v); trying again in %s (%s)\n", what, err, next, hdfsfs.RetrySpecKey)
+	})
 	qualify := func(p string) (string, error) {
 		switch {
 		case strings.HasPrefix(p, "hdfs://"):

@@ -26,9 +26,10 @@ vertices:
 `
 
 // TestYarnNodeManagerRestart is issue 33's NodeManager restart without NM
-// recovery (the faults cluster's NodeManagers keep no state): a
-// NodeManager running workers (not the AM's) is stopped mid-DAG, which
-// kills its containers, and started again once the AM has lost them. The
+// recovery: a NodeManager running workers (not the AM's) is stopped
+// mid-DAG as one without (supervised) recovery stops, killing its
+// containers (the faults cluster's NodeManagers have recovery on:
+// StopNodeManagerKilling), and started again once the AM has lost them. The
 // loss is a lost worker's: its attempts run again elsewhere, none counted
 // as failed, and the DAG succeeds with each task's result once.
 func TestYarnNodeManagerRestart(t *testing.T) {
@@ -61,7 +62,7 @@ func TestYarnNodeManagerRestart(t *testing.T) {
 	}
 	node := env["NM"+strconv.Itoa(nm)+"_NODE_ID"]
 	stop := time.Now()
-	if err := ctl.StopNodeManager(ctx, nm); err != nil {
+	if err := ctl.StopNodeManagerKilling(ctx, nm); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("NodeManager %d (%s, workers %v) stopped in %s", nm, node, byNode[node], time.Since(stop).Round(time.Millisecond))

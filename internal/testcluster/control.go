@@ -17,7 +17,9 @@ import (
 
 // EnvFaultsConfDir names the conf dir of the fault-injection minicluster:
 // two ResourceManagers (HA, manual failover), RM recovery from a
-// file-system state store, work-preserving, and restartable daemons
+// file-system state store, work-preserving, NodeManager recovery
+// (supervised, each NM on fixed ports with its own state store), and
+// restartable daemons
 // (scripts/test.sh starts it). Tests that stop its daemons hold it with
 // ExclusiveAt.
 const EnvFaultsConfDir = "EBB_TEST_FAULTS_HADOOP_CONF_DIR"
@@ -190,9 +192,20 @@ func (c *Control) StartNameNode(ctx context.Context) error {
 }
 
 // StopNodeManager stops NodeManager i (0-based, as NMi_* in cluster.env).
-// Its containers outlive it only if its recovery settings say so.
+// Its containers outlive it only if its recovery settings say so
+// (yarn.nodemanager.recovery.enabled and .supervised, as on the faults
+// cluster).
 func (c *Control) StopNodeManager(ctx context.Context, i int) error {
 	_, err := c.call(ctx, http.MethodPost, "/nm/stop", url.Values{"nm": {strconv.Itoa(i)}})
+	return err
+}
+
+// StopNodeManagerKilling stops NodeManager i as a NodeManager without
+// (supervised) recovery stops, whatever its settings: it kills its
+// containers and leaves the RM. The next StartNodeManager starts it with
+// the cluster's settings again.
+func (c *Control) StopNodeManagerKilling(ctx context.Context, i int) error {
+	_, err := c.call(ctx, http.MethodPost, "/nm/stop", url.Values{"nm": {strconv.Itoa(i)}, "containers": {"kill"}})
 	return err
 }
 

@@ -129,6 +129,8 @@ func TestLiveControlVerbs(t *testing.T) {
 	step("activate rm0", func() error { return c.ActivateRM(ctx, "rm0") })
 	step("stop NodeManager 2", func() error { return c.StopNodeManager(ctx, 2) })
 	step("start NodeManager 2", func() error { return c.StartNodeManager(ctx, 2) })
+	step("stop NodeManager 2, killing", func() error { return c.StopNodeManagerKilling(ctx, 2) })
+	step("start NodeManager 2 again", func() error { return c.StartNodeManager(ctx, 2) })
 	step("stop NameNode", func() error { return c.StopNameNode(ctx) })
 	step("start NameNode", func() error { return c.StartNameNode(ctx) })
 	if err := c.StopNodeManager(ctx, 7); err == nil || !strings.Contains(err.Error(), "nm=7: want 0..2") {

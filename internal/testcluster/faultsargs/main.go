@@ -37,6 +37,14 @@ func main() {
 		// AMs of the RM tests heartbeat every 250 ms and reach a
 		// restarted RM within a second of its recovery.
 		"yarn.am.liveness-monitor.expiry-interval-ms=15000",
+		// NodeManager work-preserving restart: an NM keeps its containers'
+		// state in a leveldb store and, supervised (restarted by whatever
+		// stopped it, as the launcher's control channel does), leaves them
+		// running when it stops, to take them back when it starts. The
+		// launcher gives each NM its own recovery directory and a fixed
+		// port, which Hadoop requires for this.
+		"yarn.nodemanager.recovery.enabled=true",
+		"yarn.nodemanager.recovery.supervised=true",
 	}
 	// Two RMs (rm0 active, rm1 standby) imply --restartable.
 	fmt.Println("--resourcemanagers=2 --set " + strings.Join(sets, " --set "))

@@ -52,7 +52,11 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
  *   POST /nn/start            start it on the same ports and wait until it is active
  *                             with its DataNodes
  *   POST /nm/stop?nm=I        stop NodeManager I (containers stay up only if its
- *                             recovery settings say so, as on a real node)
+ *                             recovery settings say so, as on a real node);
+ *                             with containers=kill it stops as an NM that is not
+ *                             supervised does, whatever its settings: it kills its
+ *                             containers and leaves the RM (the next /nm/start
+ *                             restores the cluster's settings)
  *   POST /nm/start?nm=I       start it again with the same ports and directories
  *                             and wait until the RM has it RUNNING
  *
@@ -108,7 +112,7 @@ final class Control {
     if (nmRecovery) {
       long deadline = System.currentTimeMillis() + DEFAULT_TIMEOUT_MS;
       for (int i = 0; i < nodeManagers; i++) {
-        c.stopNM(i);
+        c.stopNM(i, false);
         Main.log("NodeManager %d: %s", i, c.startNM(i, deadline));
       }
       // Clients reading the conf dir see what the NMs run with.
@@ -276,7 +280,12 @@ final class Control {
         };
       case "/nm/stop": {
         int i = nmIndex(q);
-        return () -> stopNM(i);
+        String containers = q.getOrDefault("containers", "");
+        if (!containers.isEmpty() && !containers.equals("kill")) {
+          throw new IllegalArgumentException("containers=" + containers + ": want kill, or no containers");
+        }
+        boolean kill = containers.equals("kill");
+        return () -> stopNM(i, kill);
       }
       case "/nm/start": {
         int i = nmIndex(q);
@@ -408,13 +417,20 @@ final class Control {
     }
   }
 
-  private String stopNM(int i) {
+  private String stopNM(int i, boolean kill) {
     NodeManager nm = yarn.getNodeManager(i);
     if (nm == null || nm.getServiceState() == org.apache.hadoop.service.Service.STATE.STOPPED) {
       throw new IllegalStateException("NodeManager " + i + " is not running");
     }
+    if (kill) {
+      // The NM and its services read this key from the one configuration
+      // object they share when they stop: unsupervised, they kill their
+      // containers and unregister, as an NM without recovery does.
+      nm.getConfig().setBoolean(YarnConfiguration.NM_RECOVERY_SUPERVISED, false);
+    }
     nm.stop();
-    return "NodeManager " + i + " (" + nm.getNMContext().getNodeId() + ") stopped";
+    return "NodeManager " + i + " (" + nm.getNMContext().getNodeId() + ") stopped"
+        + (kill ? ", its containers killed" : "");
   }
 
   private String startNM(int i, long deadline) throws Exception {
@@ -437,6 +453,9 @@ final class Control {
       conf.setBoolean(YarnConfiguration.NM_RECOVERY_ENABLED, true);
       conf.set(YarnConfiguration.NM_RECOVERY_DIR, runDir.resolve("nm-recovery").resolve("nm" + i).toString());
     }
+    // What a /nm/stop with containers=kill changed goes back to the cluster's setting.
+    conf.setBoolean(YarnConfiguration.NM_RECOVERY_SUPERVISED, yarn.getConfig().getBoolean(
+        YarnConfiguration.NM_RECOVERY_SUPERVISED, YarnConfiguration.DEFAULT_NM_RECOVERY_SUPERVISED));
     NodeManager nm = new NodeManager();
     nm.init(conf);
     nm.start();
