@@ -35,8 +35,11 @@
 #   EBB_KUBE_NODE_MEMORY   each node's memory (default 8Gi)
 #   EBB_KUBE_IMAGES        IMAGE=BINARY pairs, space-separated, written to
 #                          RUNDIR/images (e.g. "ebb:dev=/tmp/ebb")
-#   EBB_KUBE_CA_ARGS       more testca flags, e.g. the short
-#                          "--scale-down-unneeded-time=5s" tests use
+#   EBB_KUBE_CA_ARGS       testca's timing flags; by default the short ones
+#                          tests use: "--scan-interval=1s
+#                          --scale-down-unneeded-time=5s
+#                          --scale-down-delay-after-add=5s" (the CA's own
+#                          defaults, testca's, are 10s, 10m and 10m)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -117,7 +120,8 @@ contexts:
 current-context: ebb-test
 KC
 chmod 600 "$rundir/kubeconfig"
-: >"$rundir/images"
+# busybox stands for any image whose commands are the host's (sh, sleep).
+echo "busybox=" >"$rundir/images"
 for pair in ${EBB_KUBE_IMAGES:-}; do echo "$pair" >>"$rundir/images"; done
 
 # start NAME ARGS...: runs $bin/NAME in its own session, logging to
@@ -190,11 +194,12 @@ start testkubelet --kubeconfig "$rundir/kubeconfig" --dir "$rundir/pods" --image
   --listen "127.0.0.1:$kubelet_port" --control "127.0.0.1:$control_port"
 await testkubelet curl -sf "http://127.0.0.1:$control_port/healthz"
 
-# shellcheck disable=SC2086 # EBB_KUBE_CA_ARGS is a list of flags
+ca_args="${EBB_KUBE_CA_ARGS:---scan-interval=1s --scale-down-unneeded-time=5s --scale-down-delay-after-add=5s}"
+# shellcheck disable=SC2086 # ca_args is a list of flags
 start testca --kubeconfig "$rundir/kubeconfig" --nodes "$nodes" \
   --max-nodes "${EBB_KUBE_MAX_NODES:-6}" \
   --node-cpu "${EBB_KUBE_NODE_CPU:-4}" --node-memory "${EBB_KUBE_NODE_MEMORY:-8Gi}" \
-  --kubelet-port "$kubelet_port" ${EBB_KUBE_CA_ARGS:-}
+  --kubelet-port "$kubelet_port" $ca_args
 ready_nodes() {
   curl -sf --cacert "$pki/ca.crt" -H "Authorization: Bearer $token" "$server/api/v1/nodes" |
     python3 -c 'import json, sys

@@ -29,6 +29,8 @@ type autoscaler struct {
 	pods  listersv1.PodLister
 	nodes listersv1.NodeLister
 
+	namespaceLister listersv1.NamespaceLister
+
 	nextNode    int
 	lastScaleUp time.Time
 	// unneeded: since when each node was found unneeded, for the nodes
@@ -266,7 +268,7 @@ func (a *autoscaler) scaleDown(ctx context.Context, now time.Time, pods []*corev
 		if ready(n) {
 			why = a.needed(n, on[n.Name])
 		}
-		if why != a.why[n.Name] {
+		if prev, seen := a.why[n.Name]; !seen || why != prev {
 			if why == "" {
 				a.log.Printf("scale-down: node %s is unneeded (rule: requests under %.2f and every pod movable); timer starts", n.Name, a.o.threshold)
 			} else if _, was := a.unneeded[n.Name]; was {

@@ -16,7 +16,8 @@
 // with the rule that made it. The controllers: every namespace gets a
 // "default" ServiceAccount; a pod whose owner pod is gone is deleted (the
 // garbage collector, for pods owned by pods only); pods left bound to a
-// deleted node are deleted (the pod garbage collector).
+// deleted node are deleted (the pod garbage collector); a namespace being
+// deleted is emptied and finalized (the namespace controller).
 package main
 
 import (
@@ -108,7 +109,8 @@ func run(o options) error {
 	f := informers.NewSharedInformerFactory(cs, 0)
 	a := &autoscaler{o: o, cs: cs, log: harness.Logger("testca"),
 		pods: f.Core().V1().Pods().Lister(), nodes: f.Core().V1().Nodes().Lister(),
-		unneeded: map[string]time.Time{}}
+		namespaceLister: f.Core().V1().Namespaces().Lister(),
+		unneeded:        map[string]time.Time{}}
 	if err := a.controllers(ctx, f); err != nil {
 		return err
 	}
@@ -127,6 +129,7 @@ func run(o options) error {
 			return nil
 		case <-t.C:
 			a.scan(ctx, time.Now())
+			a.namespaces(ctx)
 		}
 	}
 }
