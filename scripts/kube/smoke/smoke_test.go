@@ -252,3 +252,28 @@ func TestPodCredentialsAreSubjectToRBAC(t *testing.T) {
 		return err == nil, nil
 	})
 }
+
+// A killed container of a pod with restartPolicy Always is started again
+// (as the AM pod is after a kill): restartCount 1, the last state
+// terminated by SIGKILL, the log of both runs.
+func TestKilledContainerRestarts(t *testing.T) {
+	c := start(t)
+	p := pod("again", "echo started; sleep 3600")
+	p.Spec.RestartPolicy = corev1.RestartPolicyAlways
+	c.create(t, p)
+	c.phase(t, "again", corev1.PodRunning, 30*time.Second)
+	c.fault(t, "again", "kill")
+	c.until(t, "a restart", 30*time.Second, func() (bool, error) {
+		q := c.get(t, "again")
+		cs := q.Status.ContainerStatuses
+		return q.Status.Phase == corev1.PodRunning && len(cs) == 1 && cs[0].RestartCount == 1 && cs[0].State.Running != nil, nil
+	})
+	last := c.get(t, "again").Status.ContainerStatuses[0].LastTerminationState.Terminated
+	if last == nil || last.ExitCode != 137 {
+		t.Fatalf("last state %+v, want terminated with exit 137", last)
+	}
+	c.until(t, "the log of two runs", 10*time.Second, func() (bool, error) {
+		b, err := os.ReadFile(filepath.Join(c.env["EBB_KUBE_PODS"], c.ns+"_again", "log"))
+		return string(b) == "started\nstarted\n", err
+	})
+}
