@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,15 +107,11 @@ func lookupImage(file, image string) (string, bool, error) {
 }
 
 // environment is the container's environment: a base a container runtime
-// would give (PATH, HOME, HOSTNAME, the apiserver's service variables),
-// the harness's EBB_KUBE_POD_DIR, KUBECONFIG when a service-account token
-// is mounted (in-cluster credentials cannot be faked on a shared host),
+// would give (PATH, HOME, HOSTNAME), the harness's EBB_KUBE_POD_DIR and
+// EBB_KUBE_SERVER, KUBECONFIG when a service-account token is mounted
+// (in-cluster credentials cannot be faked on a shared host),
 // then envFrom and env in order, with $(VAR) expanded.
 func (r *podRun) environment(ctx context.Context, p *corev1.Pod, c corev1.Container, sa bool) ([]string, error) {
-	u, err := url.Parse(r.k.server)
-	if err != nil {
-		return nil, err
-	}
 	var order []string
 	vars := map[string]string{}
 	set := func(k, v string) {
@@ -128,10 +123,12 @@ func (r *podRun) environment(ctx context.Context, p *corev1.Pod, c corev1.Contai
 	set("PATH", os.Getenv("PATH"))
 	set("HOME", r.dir)
 	set("HOSTNAME", p.Name)
-	set("KUBERNETES_SERVICE_HOST", u.Hostname())
-	set("KUBERNETES_SERVICE_PORT", u.Port())
 	set("EBB_KUBE_POD_DIR", r.dir)
+	set("EBB_KUBE_SERVER", r.k.server)
 	if sa {
+		// Not KUBERNETES_SERVICE_HOST/_PORT: programs take them to mean
+		// "in a pod, use rest.InClusterConfig", whose token path no pod
+		// can have to itself here.
 		set("KUBECONFIG", filepath.Join(r.dir, "kubeconfig"))
 	}
 	for _, ef := range c.EnvFrom {
