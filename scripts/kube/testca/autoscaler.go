@@ -184,7 +184,6 @@ func (a *autoscaler) scaleUp(ctx context.Context, now time.Time, pods []*corev1.
 		a.lastScaleUp, added = now, true
 		// The lister learns of the node later; count it now.
 		waitFor(func() bool { _, err := a.nodes.Get(name); return err == nil })
-		nodes = a.group()
 	}
 	return added
 }

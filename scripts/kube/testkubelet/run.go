@@ -212,7 +212,7 @@ func (r *podRun) runOnce(ctx context.Context, p *corev1.Pod, l *launch, last *co
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(logf, "testkubelet: %v\n", err)
+		_, _ = fmt.Fprintf(logf, "testkubelet: %v\n", err)
 		return ended{code: 128, reason: "StartError", started: started, finished: time.Now()}
 	}
 	pid := cmd.Process.Pid
