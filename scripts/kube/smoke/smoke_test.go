@@ -277,3 +277,20 @@ func TestKilledContainerRestarts(t *testing.T) {
 		return string(b) == "started\nstarted\n", err
 	})
 }
+
+// Deleting a pod deletes the pods that name it as their owner (testca's
+// garbage collector, for pods owned by pods: ebb's AM pod and its
+// workers).
+func TestOwnedPodsGoWithTheirOwner(t *testing.T) {
+	c := start(t)
+	ctx := context.Background()
+	owner := c.create(t, pod("owner", "sleep 3600"))
+	child := pod("child", "sleep 3600")
+	child.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: owner.Name, UID: owner.UID}}
+	c.create(t, child)
+	c.phase(t, "child", corev1.PodRunning, 30*time.Second)
+	if err := c.cs.CoreV1().Pods(c.ns).Delete(ctx, "owner", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.deleted(t, "child", 60*time.Second)
+}
