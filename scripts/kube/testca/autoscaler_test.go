@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	listersv1 "k8s.io/client-go/listers/core/v1"
 	k8stesting "k8s.io/client-go/testing"
@@ -91,7 +90,7 @@ func (w *world) created(kind string) int {
 	n := 0
 	for _, a := range w.cs.Actions() {
 		if c, ok := a.(k8stesting.CreateAction); ok && a.GetResource().Resource == kind {
-			if _, isNode := c.GetObject().(runtime.Object).(*corev1.Node); isNode {
+			if _, isNode := c.GetObject().(*corev1.Node); isNode {
 				n++
 			}
 		}
