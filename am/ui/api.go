@@ -161,6 +161,10 @@ type Group struct {
 	// SlowStartKilled: gathering consumers the AM killed to break a
 	// slow-start stall (core/stall.go).
 	SlowStartKilled int `json:"slowStartKilled"`
+	// PendingReason: why its workers wait, in the cluster's words (on
+	// Kubernetes, the scheduler's message for a pod it cannot place);
+	// omitted when nothing says.
+	PendingReason string `json:"pendingReason,omitempty"`
 }
 
 // GroupDetail is GET api/v1/groups/{name}: the chart's data.
