@@ -173,6 +173,12 @@ start_background s3 EBB_TEST_S3_DIR scripts/s3server/start.sh
 start_background faults EBB_TEST_FAULTS_HADOOP_CONF_DIR \
   env EBB_MINICLUSTER_ARGS="$(go run ./internal/testcluster/faultsargs)" scripts/minicluster/start.sh
 
+# Kubernetes (issue 36): a real etcd, kube-apiserver and kube-scheduler
+# (built from the Go module proxy by scripts/kube/build.sh, cached in
+# ~/.cache/ebb/kube like ~/.m2), kwok's nodes, testkubelet running pods as
+# local processes, testca as the cluster autoscaler (docs/kubernetes.md).
+start_background kube EBB_TEST_KUBE_DIR scripts/kube/start.sh
+
 cluster_started=
 # A cluster of this run's own, in its own directory, so a run never reuses
 # or stops a cluster somebody else started.
@@ -198,11 +204,17 @@ cleanup() {
 trap 'cleanup; stop_background' EXIT # every cluster this run started
 wait_background
 
+# The test cluster's own module (scripts/kube, kept out of ebb's go.mod):
+# vet, tidy, and its smoke test against the cluster started above (it
+# fails under CI=true without one).
+echo "== scripts/kube: go vet, go mod tidy, the test cluster's smoke test"
+(cd scripts/kube && go vet ./... && go mod tidy -diff && go test -count=1 -timeout 5m ./...) || failed_kube=1
+
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)
 # Both sets always run, so a failure in one does not hide failures in the
 # other; the script fails if either did.
-failed=
+failed=${failed_kube:-}
 echo "== go test -race (${race_patterns[*]})"
 go test -count=1 -race -timeout 25m $race_pkgs || failed=1
 # The lock-order checker (internal/lockorder) watches the worker's and the

@@ -3,7 +3,9 @@
 # (kube-apiserver, kube-scheduler, etcd) and kwok's fake nodes, from the Go
 # module proxy, into a directory named for this module's go.sum, so a
 # second run (or CI with the directory cached, like ~/.m2) builds nothing.
-# Prints the directory last. Not part of CI yet (docs/kubernetes.md).
+# Also builds the test harness of this module (testkubelet, testca) into the
+# same directory, again only when its sources changed.
+# Prints the directory last.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 sum=$(sha256sum "$here/go.sum" "$here/go.mod" | sha256sum | cut -c1-16)
@@ -27,5 +29,12 @@ if [ -n "$missing" ]; then
 	# go names that binary "server".
 	mv "$out.tmp/server" "$out.tmp/etcd"
 	rm -rf "$out" && mv "$out.tmp" "$out"
+fi
+# The harness is ours and changes more often: a stamp of its sources
+# decides whether it is rebuilt.
+hsum=$(cd "$here" && find testkubelet testca internal -name '*.go' ! -name '*_test.go' | sort | xargs cat go.sum go.mod | sha256sum | cut -c1-16)
+if [ "$(cat "$out/harness.sum" 2>/dev/null)" != "$hsum" ] || [ ! -x "$out/testkubelet" ] || [ ! -x "$out/testca" ]; then
+	(cd "$here" && go build -o "$out/" ./testkubelet ./testca)
+	echo "$hsum" >"$out/harness.sum"
 fi
 echo "$out"
