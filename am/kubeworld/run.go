@@ -29,25 +29,29 @@ func (w *World) Start(ctx context.Context) error {
 	nodes := informers.NewSharedInformerFactory(w.o.Client, 0)
 	pi := pods.Core().V1().Pods().Informer()
 	ni := nodes.Core().V1().Nodes().Informer()
-	if _, err := pi.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+	preg, err := pi.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc:    func(obj any, initial bool) { w.onPod(obj, false, initial) },
 		UpdateFunc: func(_, obj any) { w.onPod(obj, false, false) },
 		DeleteFunc: func(obj any) { w.onPod(obj, true, false) },
-	}); err != nil {
+	})
+	if err != nil {
 		cancel()
 		return fmt.Errorf("kubernetes: watching pods: %w", err)
 	}
-	if _, err := ni.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	nreg, err := ni.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { w.onNode(obj, false) },
 		UpdateFunc: func(_, obj any) { w.onNode(obj, false) },
 		DeleteFunc: func(obj any) { w.onNode(obj, true) },
-	}); err != nil {
+	})
+	if err != nil {
 		cancel()
 		return fmt.Errorf("kubernetes: watching nodes: %w", err)
 	}
 	pods.Start(run.Done())
 	nodes.Start(run.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), pi.HasSynced, ni.HasSynced) {
+	// The handlers' registrations, not the informers: synced once the
+	// handlers have taken the first list (the Book knows the nodes).
+	if !cache.WaitForCacheSync(ctx.Done(), preg.HasSynced, nreg.HasSynced) {
 		cancel()
 		return fmt.Errorf("kubernetes: listing the pods of %s and the nodes: %w", w.o.Pods.App, context.Cause(ctx))
 	}

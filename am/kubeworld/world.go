@@ -125,6 +125,14 @@ func (w *World) NodeMB(node string) int64 {
 	return w.book.NodeMB(node)
 }
 
+// LargestNodeMB is the largest node's allocatable memory (0: none known):
+// the largest worker the cluster can hold.
+func (w *World) LargestNodeMB() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.book.LargestNodeMB()
+}
+
 // Tick fails the groups whose pods have stayed unschedulable longer than
 // the timeout, and retries what failed.
 func (w *World) Tick(now time.Time, _ core.Summary) {
