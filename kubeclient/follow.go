@@ -3,6 +3,7 @@ package kubeclient
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,9 @@ func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, say fu
 		ok, line, done := follow(w, pod, say, &last)
 		w.Stop()
 		if done {
+			if line == "" {
+				line = lastLogLine(ctx, cs, ns, pod)
+			}
 			return ok, line, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -89,8 +93,28 @@ func termination(p *corev1.Pod) string {
 			if t.Message != "" {
 				return strings.TrimSpace(t.Message)
 			}
-			return fmt.Sprintf("the AM exited with code %d (%s); `kubectl logs %s -n %s` says why", t.ExitCode, t.Reason, p.Name, p.Namespace)
+			return "" // Follow reads the log's last line instead
 		}
 	}
 	return "pod " + p.Name + " " + string(p.Status.Phase)
+}
+
+// lastLogLine is the AM's last log line (its final word, when the kubelet
+// kept no termination message), the message of a logrus line.
+func lastLogLine(ctx context.Context, cs kubernetes.Interface, ns, pod string) string {
+	tail := int64(1)
+	b, err := cs.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{TailLines: &tail}).DoRaw(ctx)
+	line := strings.TrimSpace(string(b))
+	if err != nil || line == "" {
+		return fmt.Sprintf("pod %s ended; `kubectl logs %s -n %s` says how (its last line: %q, %v)", pod, pod, ns, line, err)
+	}
+	if i := strings.Index(line, ` msg="`); i >= 0 {
+		rest := line[i+len(" msg="):]
+		if j := strings.LastIndex(rest, `"`); j > 0 {
+			if msg, err := strconv.Unquote(rest[:j+1]); err == nil {
+				return msg
+			}
+		}
+	}
+	return line
 }

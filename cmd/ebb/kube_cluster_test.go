@@ -12,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -163,4 +167,165 @@ func (k *kubeTest) amLog() string {
 		_ = f.Close() // read only
 	}
 	return b.String()
+}
+
+// kubeconfigFor writes a kubeconfig that speaks as service account sa of
+// the test's namespace (a token from the TokenRequest API).
+func (k *kubeTest) kubeconfigFor(sa string) string {
+	k.t.Helper()
+	ctx := context.Background()
+	if _, err := k.cs.CoreV1().ServiceAccounts(k.ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{}); err != nil {
+		k.t.Fatal(err)
+	}
+	tok, err := k.cs.CoreV1().ServiceAccounts(k.ns).CreateToken(ctx, sa, &authnv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	env := map[string]string{}
+	b, err := os.ReadFile(filepath.Join(k.dir, "kube.env"))
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if key, v, ok := strings.Cut(l, "="); ok {
+			env[key] = v
+		}
+	}
+	p := filepath.Join(k.t.TempDir(), "kubeconfig")
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: test, cluster: {server: %q, certificate-authority: %q}}]
+users: [{name: %s, user: {token: %q}}]
+contexts: [{name: test, context: {cluster: test, user: %s, namespace: %s}}]
+current-context: test
+`, env["EBB_KUBE_SERVER"], env["EBB_KUBE_CA"], sa, tok.Status.Token, sa, k.ns)
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		k.t.Fatal(err)
+	}
+	return p
+}
+
+// TestKubeSubmitRefusesMissingRBAC: a user whose Role grants everything
+// `ebb submit` does but "watch" on nodes is refused in one line naming
+// it, before anything is created, by the real API server's RBAC.
+func TestKubeSubmitRefusesMissingRBAC(t *testing.T) {
+	k := newKubeTest(t)
+	ctx := context.Background()
+	all := []string{"create", "get", "list", "watch", "patch", "delete", "deletecollection"}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: k.ns + "-submitter"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"pods", "configmaps", "secrets", "services", "serviceaccounts"}, Verbs: all},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings", "clusterroles", "clusterrolebindings"}, Verbs: all},
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}}, // no watch
+	}}
+	if _, err := k.cs.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = k.cs.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "submitter", Namespace: k.ns}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: role.Name}}
+	if _, err := k.cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = k.cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), crb.Name, metav1.DeleteOptions{})
+	})
+	kc := k.kubeconfigFor("submitter")
+	k.kubeconfig = kc
+	text, err := k.submit(wordcountDAG(t))
+	if err == nil {
+		t.Fatalf("ebb submit accepted a caller that may not watch nodes:\n%s", text)
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "may not watch nodes (cluster-wide)") {
+		t.Errorf("ebb submit printed %q, want one line naming watch nodes", text)
+	}
+	pods, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{})
+	if err != nil || len(pods.Items) != 0 {
+		t.Errorf("pods after the refusal: %v %v", pods, err)
+	}
+	t.Logf("ebb submit printed: %s", text)
+}
+
+// TestKubePreemptedWorkerIsNotAFailure: a higher-priority pod that needs
+// a whole node preempts ebb's workers (PriorityClass -10, below the AM
+// pod's 0, so the scheduler takes workers, not the AM) mid-DAG; their
+// attempts run again elsewhere (testca adds a node) and the DAG succeeds
+// with 0 failed attempts.
+func TestKubePreemptedWorkerIsNotAFailure(t *testing.T) {
+	k := newKubeTest(t)
+	ctx := context.Background()
+	for name, v := range map[string]int32{k.ns + "-low": -10, k.ns + "-high": 1000} {
+		pc := &schedv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v}
+		if _, err := k.cs.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = k.cs.SchedulingV1().PriorityClasses().Delete(context.Background(), name, metav1.DeleteOptions{})
+		})
+	}
+	spec := filepath.Join(t.TempDir(), "sleep.yaml")
+	if err := os.WriteFile(spec, []byte(`name: sleepers
+containerGroup: {name: sleepers, workerMemoryMB: 1024, workerVCores: 1}
+vertices: [{name: sleep, command: [sh, -c, "sleep 8"], parallelism: 4, memoryMB: 1024}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var text string
+	var err error
+	go func() {
+		defer close(done)
+		text, err = k.submit(spec, "--set", "ebb.k8s.pod.worker.priority.class.name="+k.ns+"-low")
+	}()
+	k.waitRunningWorkers(4)
+	high := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "high", Namespace: k.ns}, Spec: corev1.PodSpec{
+		PriorityClassName: k.ns + "-high", RestartPolicy: corev1.RestartPolicyNever,
+		Containers: []corev1.Container{{Name: "c", Image: "busybox", Command: []string{"sleep", "60"},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}}}}}}
+	if _, err := k.cs.CoreV1().Pods(k.ns).Create(ctx, high, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	log := k.amLog()
+	// The AM's own last line (ebb submit prints it too, from the pod's
+	// log, when the pod is still there to read it from).
+	if err != nil || !strings.Contains(log, "SUCCEEDED (4/4 tasks, 0 failed attempts") {
+		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", err, text, log)
+	}
+	hp, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, "high", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hp.Spec.NodeName == "" || !strings.Contains(log, " lost ") {
+		t.Fatalf("the high-priority pod (on node %q) took no worker's place; AM log:\n%s", hp.Spec.NodeName, log)
+	}
+	t.Logf("ebb submit printed:\n%s", text)
+}
+
+// waitRunningWorkers waits, up to a deadline, for n running worker pods.
+func (k *kubeTest) waitRunningWorkers(n int) {
+	k.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		l, err := k.cs.CoreV1().Pods(k.ns).List(context.Background(), metav1.ListOptions{LabelSelector: "ebb.io/role=worker"})
+		if err != nil {
+			k.t.Fatal(err)
+		}
+		running := 0
+		for _, p := range l.Items {
+			if p.Status.Phase == corev1.PodRunning {
+				running++
+			}
+		}
+		if running >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			k.t.Fatalf("%d worker pods running after 2 min, want %d", running, n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
