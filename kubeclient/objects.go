@@ -1,8 +1,6 @@
 package kubeclient
 
 import (
-	"strconv"
-
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -136,6 +134,3 @@ func rbacObjects(o SubmitOptions) (*corev1.ServiceAccount, *rbacv1.Role, *rbacv1
 		RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: cname}}
 	return sa, role, rb, cr, crb
 }
-
-// portString is a port as kubectl port-forward takes it.
-func portString(p int) string { return strconv.Itoa(p) }
