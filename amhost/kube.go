@@ -27,6 +27,16 @@ import (
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
+// The Kubernetes world is a World, and the loop finds its optional parts
+// by type assertion: a signature that drifted would go silently unused.
+var (
+	_ am.World           = (*kubeworld.World)(nil)
+	_ am.WorkerViewer    = (*kubeworld.World)(nil)
+	_ am.PendingReporter = (*kubeworld.World)(nil)
+	_ am.SpecChecker     = (*kubeworld.World)(nil)
+	_ am.WorkerKiller    = (*kubeworld.World)(nil)
+)
+
 // KubeOptions are `ebb am --master kubernetes`'s flags.
 type KubeOptions struct {
 	App string
