@@ -246,6 +246,9 @@ func (l *Loop) Run(ctx context.Context) error {
 			now := l.clock()
 			l.apply(now, core.Tick{}, nil)
 			l.world.Tick(now, l.core.Summary())
+			if wv, ok := l.world.(WorkerViewer); ok {
+				wv.WorkersViewed(now, l.core.Workers())
+			}
 		case <-ctx.Done():
 			l.mu.Lock()
 			hooks := l.onStop

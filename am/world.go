@@ -70,3 +70,19 @@ type WorkerKiller interface {
 type WorkerJoiner interface {
 	WorkerJoined(now time.Time, worker, group string)
 }
+
+// WorkerViewer is a World that acts on what each worker holds and runs:
+// the Kubernetes world marks a pod whose worker holds outputs a running
+// DAG needs safe-to-evict "false" (so the cluster autoscaler keeps its
+// node), and fails an OOMKilled pod's attempts on the memory retry path.
+// The loop hands it the core's workers at every tick.
+type WorkerViewer interface {
+	WorkersViewed(now time.Time, workers []core.WorkerView)
+}
+
+// PendingReporter is a World whose groups may wait on something outside
+// the AM: the Kubernetes world's pods the scheduler cannot place. The UI
+// shows, per group, why (the scheduler's own message).
+type PendingReporter interface {
+	PendingReasons() map[string]string
+}

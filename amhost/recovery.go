@@ -55,9 +55,14 @@ func openRecoveryLog(fs *hdfsfs.FS, staging string, c *conf.Config, log *logrus.
 	if err := fs.MkdirPrivate(dir); err != nil {
 		return nil, nil, err
 	}
+	return openRecoveryIn(hdfsfs.RecoveryLog{FS: fs}, dir, c, log)
+}
+
+// openRecoveryIn opens the recovery log in dir of rfs (made).
+func openRecoveryIn(rfs recovery.FS, dir string, c *conf.Config, log *logrus.Logger) (*am.Recovery, []recoverylog.Record, error) {
 	// The log keeps the ended DAGs the AM keeps whole; older ones live in
 	// the history only.
-	d, all, records, torn, err := recovery.Open(hdfsfs.RecoveryLog{FS: fs}, dir, recovery.KeepEnded(c.Int("ebb.am.dag.retained.count")))
+	d, all, records, torn, err := recovery.Open(rfs, dir, recovery.KeepEnded(c.Int("ebb.am.dag.retained.count")))
 	if err != nil {
 		return nil, nil, err
 	}

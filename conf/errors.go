@@ -37,9 +37,15 @@ type UnknownKeyError struct {
 	Line       int
 	Key        string
 	Suggestion string // the nearest known key
+	// Unsupported: why ebb does not carry out this key of MR3's (empty
+	// for a key that is nobody's).
+	Unsupported string
 }
 
 func (e *UnknownKeyError) Error() string {
+	if e.Unsupported != "" {
+		return fmt.Sprintf("%s: %s is MR3's but not supported by ebb: %s; remove it", where(e.File, e.Line), e.Key, e.Unsupported)
+	}
 	return fmt.Sprintf("%s: unknown key %s (did you mean %s?)", where(e.File, e.Line), e.Key, e.Suggestion)
 }
 

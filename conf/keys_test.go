@@ -125,6 +125,20 @@ func TestKeysFromConfigMD(t *testing.T) {
 		"ebb.am.uber.max.tasks":                                   "10",
 		"ebb.am.uber.max.input.mb":                                "128",
 		"ebb.am.uber.memory.mb":                                   "1024",
+		"mr3.master.mode":                                         "yarn",
+		"mr3.k8s.client.config.file":                              "",
+		"mr3.k8s.namespace":                                       "default",
+		"mr3.k8s.pod.master.image":                                "ebb:latest",
+		"mr3.k8s.pod.worker.image":                                "ebb:latest",
+		"mr3.k8s.pod.image.pull.policy":                           "IfNotPresent",
+		"mr3.k8s.pod.master.serviceaccount":                       "",
+		"mr3.k8s.pod.worker.serviceaccount":                       "",
+		"mr3.k8s.worker.secret":                                   "",
+		"mr3.k8s.pod.creation.timeout.ms":                         "300000",
+		"mr3.k8s.pod.worker.emptydirs":                            "/ebb/work",
+		"ebb.k8s.pod.worker.priority.class.name":                  "",
+		"ebb.k8s.pod.worker.preemption.policy":                    "PreemptLowerPriority",
+		"ebb.k8s.am.port":                                         "7000",
 	}
 	c := Defaults()
 	for name, def := range want {

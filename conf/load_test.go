@@ -32,6 +32,12 @@ func TestLoadErrors(t *testing.T) {
 			as:   new(*UnknownKeyError),
 		},
 		{
+			name: "an MR3 Kubernetes key ebb does not carry out is refused by name, with why",
+			site: site(prop("mr3.k8s.pod.worker.node.selector", "disk=ssd")),
+			want: "$F:3: mr3.k8s.pod.worker.node.selector is MR3's but not supported by ebb: worker pods carry no node selector (ebb places them by node affinity); remove it",
+			as:   new(*UnknownKeyError),
+		},
+		{
 			name: "unknown key is reported at its name line",
 			site: site("<property>\n<name>ebb.local.node</name>\n<value>3</value>\n</property>"),
 			want: "$F:4: unknown key ebb.local.node (did you mean ebb.local.nodes?)",

@@ -11,7 +11,7 @@ func unknownKey(key string, o origin) *UnknownKeyError {
 		return nil
 	}
 	file, line := o.nameWhere()
-	return &UnknownKeyError{File: file, Line: line, Key: key, Suggestion: nearest(key)}
+	return &UnknownKeyError{File: file, Line: line, Key: key, Suggestion: nearest(key), Unsupported: unsupportedK8s[key]}
 }
 
 // nearest returns the table key with the smallest edit distance to key,

@@ -65,3 +65,8 @@ func withoutS3Secrets(eff map[string]string) map[string]string {
 	}
 	return out
 }
+
+// WithoutS3Secrets is the effective configuration without the S3 keys
+// that are secrets: what may be written where others can read it (the
+// staging directory, a Kubernetes ConfigMap).
+func WithoutS3Secrets(eff map[string]string) map[string]string { return withoutS3Secrets(eff) }

@@ -15,7 +15,7 @@ func TestBookImportsOnlyPurePackages(t *testing.T) {
 	allowed := map[string]bool{
 		module + "am/core": true,
 		"errors":           true, "fmt": true, "hash/fnv": true, "maps": true, "regexp": true,
-		"slices": true, "sort": true, "strconv": true,
+		"slices": true, "sort": true, "strconv": true, "strings": true,
 	}
 	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, module+"am/kube").CombinedOutput()
 	if err != nil {

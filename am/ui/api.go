@@ -166,6 +166,10 @@ type Group struct {
 	TargetP95    float64 `json:"targetP95Slowdown"`   // ebb.auto.scale.target.p95.slowdown in force (or as `ebb autoscale --target` set it); 0 when the group is not sized from the work in sight
 	MeasuredP95  float64 `json:"measuredP95Slowdown"` // p95, over the latest measuredDAGs DAGs that succeeded, of each one's completion time over its critical path (0: none measured)
 	MeasuredDAGs int     `json:"measuredDAGs"`        // how many DAGs measuredP95Slowdown is over (the latest 50 at most; the cold start's are not counted)
+	// PendingReason: why its workers wait, in the cluster's words (on
+	// Kubernetes, the scheduler's message for a pod it cannot place);
+	// omitted when nothing says.
+	PendingReason string `json:"pendingReason,omitempty"`
 }
 
 // Latency is the group's latency cell: the measured p95 slowdown over the

@@ -36,8 +36,14 @@ func (u *UI) overview(v View) Overview {
 	for _, d := range v.DAGs() {
 		o.DAGs = append(o.DAGs, u.dag(d, now))
 	}
+	var pending map[string]string
+	if u.o.PendingReasons != nil {
+		pending = u.o.PendingReasons()
+	}
 	for _, g := range v.GroupViews() {
-		o.Groups = append(o.Groups, group(g))
+		gr := group(g)
+		gr.PendingReason = pending[g.Name]
+		o.Groups = append(o.Groups, gr)
 	}
 	for _, n := range v.NodeViews() {
 		o.Nodes = append(o.Nodes, u.node(n))

@@ -96,6 +96,9 @@ type Options struct {
 	// compacted or forgotten are built from it. It is called off the
 	// loop: it may do IO.
 	DAGHistory func(id string) (core.DAGView, bool)
+	// PendingReasons, when set, says per group why its workers wait (the
+	// world's am.PendingReporter); called off the loop.
+	PendingReasons func() map[string]string
 }
 
 // UI serves the pages, the API and the metrics.

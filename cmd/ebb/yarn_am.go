@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 // and turns the attempt's end into the exit code.
 func newYarnAMCmd() *cobra.Command {
 	var o amhost.YarnOptions
+	var master string
+	var ko amhost.KubeOptions
 	cmd := &cobra.Command{
 		Use:    "am",
 		Short:  "Run as the ApplicationMaster in a YARN container (started by `ebb submit`, not by people)",
@@ -26,6 +29,10 @@ func newYarnAMCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
+			if master == "kubernetes" {
+				ko.ConfPath, ko.DAGPath, ko.DAGName, ko.Output, ko.Overwrite = o.ConfPath, o.DAGPath, o.DAGName, o.Output, o.Overwrite
+				return runKubeAM(ctx, ko, amhost.ReadKubeEnv(os.Getenv))
+			}
 			return runYarnAM(ctx, o, amhost.ReadYarnEnv(os.Getenv))
 		},
 	}
@@ -36,6 +43,9 @@ func newYarnAMCmd() *cobra.Command {
 	f.StringVar(&o.Output, "output", "", "override the DAG's output")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "replace an output that already holds results, once the DAG succeeds")
 	f.StringVar(&o.LogDir, "log-dir", "", "write the log to am.log here, rolled as ebb.log.roll.* say; stderr keeps warnings and errors")
+	f.StringVar(&master, "master", "yarn", "the world the AM runs in: yarn (a YARN container) or kubernetes (the AM pod `ebb submit` makes)")
+	f.StringVar(&ko.App, "app", "", "kubernetes: the application's name (its pods' prefix and ebb.io/app label)")
+	f.StringVar(&ko.StateDir, "state-dir", "/ebb/state", "kubernetes: the AM pod's emptyDir, for the recovery log and the history (it outlives the container's restarts)")
 	return cmd
 }
 
@@ -51,4 +61,21 @@ func runYarnAM(ctx context.Context, o amhost.YarnOptions, env amhost.YarnEnv) er
 	}
 	status, diag := y.Run(ctx)
 	return y.Finish(status, diag)
+}
+
+// runKubeAM runs the AM in its pod; its log goes to stdout (kubectl logs).
+func runKubeAM(ctx context.Context, o amhost.KubeOptions, env amhost.KubeEnv) error {
+	log := newLogger("info", "", "")
+	log.SetOutput(os.Stdout)
+	k, err := amhost.StartKube(ctx, o, env, log)
+	if err != nil {
+		log.Errorf("ebb am: %v", err)
+		return err
+	}
+	ok, diag := k.Run(ctx)
+	k.Finish(diag)
+	if !ok {
+		return errors.New(diag)
+	}
+	return nil
 }

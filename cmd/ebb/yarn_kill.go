@@ -2,20 +2,38 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ebb-am/ebb/am/kubeworld"
 	"github.com/ebb-am/ebb/am/yarn"
+	"github.com/ebb-am/ebb/kubeclient"
 )
 
 func newKillCmd() *cobra.Command {
 	var timeout time.Duration
+	var master string
 	cmd := &cobra.Command{
 		Use:   "kill APPLICATION_ID",
-		Short: "Kill an ebb application on YARN and wait until it is KILLED",
+		Short: "Kill an ebb application on YARN (and wait until it is KILLED) or on Kubernetes (delete its objects)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if master == "" {
+				c, err := loadClientConf()
+				if err != nil {
+					return err
+				}
+				master = c.String("mr3.master.mode")
+			}
+			if master == "kubernetes" {
+				ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+				defer cancel()
+				return runKubeKill(ctx, args[0], cmd.OutOrStdout())
+			}
 			id, err := yarn.ParseAppID(args[0])
 			if err != nil {
 				return err
@@ -49,5 +67,33 @@ func newKillCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait for the application to end")
+	cmd.Flags().StringVar(&master, "master", "", "yarn, or kubernetes (the application's name as `ebb submit` printed it; mr3.k8s.namespace); default mr3.master.mode")
 	return cmd
+}
+
+// runKubeKill deletes what application app made on Kubernetes: the AM
+// pod (and its workers), its ConfigMap, Secret, Service, service account
+// and roles.
+func runKubeKill(ctx context.Context, app string, w io.Writer) error {
+	c, err := loadClientConf()
+	if err != nil {
+		return err
+	}
+	cs, _, err := kubeworld.Connect(c.String("mr3.k8s.client.config.file"), "")
+	if err != nil {
+		return err
+	}
+	ns := c.String("mr3.k8s.namespace")
+	gone, err := kubeclient.Kill(ctx, cs, ns, app)
+	out := &printer{w: w}
+	if err != nil {
+		return out.done(err)
+	}
+	if len(gone) == 0 {
+		return out.done(fmt.Errorf("no application %s in namespace %s (mr3.k8s.namespace): nothing labelled ebb.io/app=%s", app, ns, app))
+	}
+	// Worker pods carry the label too: they go with the rest, whether or
+	// not the AM, stopping, got to delete them.
+	out.printf("application %s killed: deleted %s\n", app, strings.Join(gone, ", "))
+	return out.done(nil)
 }

@@ -31,6 +31,7 @@ type submitOptions struct {
 func newSubmitCmd() *cobra.Command {
 	var cf confFlags
 	var o submitOptions
+	var master string
 	cmd := &cobra.Command{
 		Use:   "submit [DAG.yaml]",
 		Short: "Start an ebb AM on YARN (from HADOOP_CONF_DIR) and run a DAG on it",
@@ -65,6 +66,20 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 			} else {
 				o.Session = true
 			}
+			if cmd.Flags().Changed("master") {
+				if err := c.Set("mr3.master.mode", master); err != nil {
+					return err
+				}
+			}
+			switch c.String("mr3.master.mode") {
+			case "kubernetes":
+				return runKubeSubmit(ctx, c, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			case "local":
+				if o.DAGPath == "" {
+					return errors.New("mr3.master.mode=local runs one DAG on this machine: give a DAG file (a session needs yarn or kubernetes)")
+				}
+				return runLocal(ctx, cmd.OutOrStdout(), cf, localRunOptions{specPath: o.DAGPath, output: o.Output, overwrite: o.Overwrite}, false)
+			}
 			errOut := &printer{w: cmd.ErrOrStderr()}
 			o.Warn = func(w string) { errOut.println("ebb submit: warning:", w) }
 			o.Progress = func(s string) { errOut.println("ebb submit:", s) }
@@ -73,6 +88,7 @@ sends it DAGs, and it finishes after ebb.session.idle.timeout.secs without one.`
 	}
 	cf.register(cmd)
 	f := cmd.Flags()
+	f.StringVar(&master, "master", "yarn", "where the AM runs: yarn, kubernetes (docs/kubernetes.md) or local (as `ebb local run`); sets mr3.master.mode")
 	f.BoolVar(&o.detach, "detach", false, "return once the AM runs (exit non-zero if the application fails first)")
 	f.StringVar(&o.Queue, "queue", "", "the YARN queue (default: the cluster's default)")
 	f.IntVar(&o.priority, "priority", -1, "the application's YARN priority (ebb.am.priority; higher goes first in a full queue)")
