@@ -46,6 +46,10 @@ type StreamSpec struct {
 	// SortBufferMB bounds the records the worker holds in memory before it
 	// sorts and spills them (0: a quarter of memoryMB).
 	SortBufferMB int64 `yaml:"sortBufferMB,omitempty" json:"sortBufferMB,omitempty"`
+	// ReporterPrefix starts the stderr lines that report to the
+	// framework (default "reporter:"): PREFIXcounter:GROUP,NAME,AMOUNT and
+	// PREFIXstatus:MESSAGE, as Streaming's stream.stderr.reporter.prefix.
+	ReporterPrefix string `yaml:"reporterPrefix,omitempty" json:"reporterPrefix,omitempty"`
 }
 
 // ShuffleSpec makes a scatter-gather edge keyed: the worker partitions the

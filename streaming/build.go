@@ -78,7 +78,7 @@ func Build(j *Job, s *Settings, p *Plan, o BuildOptions) (*dag.Spec, error) {
 			InputFormat:     map[bool]string{true: dag.FormatKeyValue, false: dag.FormatText}[j.InputFormat == keyValueInput],
 			InputSeparator:  s.MapInputSeparator,
 			OutputSeparator: s.MapOutputSeparator, KeyFields: s.MapKeyFields,
-			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files,
+			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files, ReporterPrefix: s.ReporterPrefix,
 		},
 	}
 	if s.KeyValueSeparator != "" {
@@ -95,7 +95,7 @@ func Build(j *Job, s *Settings, p *Plan, o BuildOptions) (*dag.Spec, error) {
 			InputSeparator:  s.ReduceInputSeparator,
 			OutputSeparator: s.ReduceOutputSeparator, KeyFields: s.ReduceKeyFields,
 			SinkSeparator: s.OutputSeparator, LazyOutput: j.LazyOutput,
-			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files,
+			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files, ReporterPrefix: s.ReporterPrefix,
 		},
 	}
 	aggregate := dag.Command{"ebb", "task", "aggregate"}

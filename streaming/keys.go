@@ -38,6 +38,7 @@ type Settings struct {
 	LocalBlockSize           int64
 	DFSBlockSize             int64
 	DefaultFS                string
+	ReporterPrefix           string
 }
 
 // key is one -D key ebb streaming reads: its names (the current one
@@ -119,6 +120,14 @@ var keys = []key{
 			}
 			return nil
 		}},
+	{[]string{"stream.stderr.reporter.prefix"}, "starts the stderr lines that count (PREFIXcounter:GROUP,NAME,AMOUNT) and set the status (PREFIXstatus:MESSAGE) (reporter:)",
+		func(s *Settings, name, v string) error {
+			if v == "" {
+				return refuse("-D "+name, v, "want a non-empty prefix")
+			}
+			s.ReporterPrefix = v
+			return nil
+		}},
 	{[]string{"stream.map.input.ignoreKey"}, "true with TextInputFormat, false with KeyValueTextInputFormat (their defaults; the other value is refused)", strKey(func(s *Settings) *string { return &s.IgnoreKey })},
 	{[]string{"mapreduce.map.output.key.field.separator", "map.output.key.field.separator"}, "splits keys into fields for -k options (TAB)", strKey(func(s *Settings) *string { return &s.KeyFieldSeparator })},
 	{[]string{"mapreduce.partition.keypartitioner.options", "mapred.text.key.partitioner.options"}, "KeyFieldBasedPartitioner's -k options", strKey(func(s *Settings) *string { return &s.PartitionerOptions })},
@@ -163,7 +172,7 @@ var ignoredKeys = map[string]bool{
 	"mapreduce.map.log.level": true, "mapreduce.reduce.log.level": true,
 	"mapreduce.map.output.compress": true, "mapreduce.map.output.compress.codec": true,
 	"mapreduce.fileoutputcommitter.algorithm.version": true, "mapreduce.map.combine.minspills": true,
-	"stream.stderr.reporter.prefix": true, "stream.stderr.reporter.enabled": true, "stream.jobconf.truncate.limit": true,
+	"stream.stderr.reporter.enabled": true, "stream.jobconf.truncate.limit": true,
 	"mapreduce.job.user.classpath.first": true, "mapreduce.job.ubertask.enable": true,
 	"yarn.app.mapreduce.am.resource.mb": true, "mapreduce.reduce.shuffle.parallelcopies": true,
 }
