@@ -34,10 +34,11 @@ type Snapshot struct {
 // node RUNNING), so oldestHistoryVersion stays 1. Version 3 added the
 // groups' slow-start kills (SlowStartKilled) and speculative execution (a
 // DAG's backup counts, whether an attempt was a backup or lost its race);
-// version 4 a DAG's slow nodes; all are zero when absent, so older files
+// version 4 a DAG's slow nodes; version 5 the counters of DAGs, vertices
+// and attempts, and attempts' status; all are zero when absent, so older files
 // still read.
 const (
-	historyVersion       = 4
+	historyVersion       = 5
 	oldestHistoryVersion = 1
 )
 
