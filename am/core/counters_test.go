@@ -8,7 +8,9 @@ import (
 	"github.com/ebb-am/ebb/dag"
 )
 
-func counted(group, name string, v int64) []Counter { return []Counter{{Group: group, Name: name, Value: v}} }
+func counted(group, name string, v int64) []Counter {
+	return []Counter{{Group: group, Name: name, Value: v}}
+}
 
 // A vertex's counters are the sums over its succeeded tasks, each counted
 // once by the attempt whose output stands: a failed attempt's counts, and
