@@ -442,7 +442,7 @@ func (r *streamRun) collect() (add func(k, v []byte) error, done func() error, e
 		}
 		r.combinerStderr = stderr
 		cc.Stderr = &reporterWriter{r: r.rep, out: stderr}
-		cfg.Combine = cc.Combine
+		cfg.Combine, cfg.CombineMinSpills = cc.Combine, c.MinSpills
 	}
 	col := shuffle.NewCollector(cfg)
 	dir := filepath.Join(r.a.outputDir(), out.GetConsumer())

@@ -97,6 +97,16 @@ func streamCases(repo string) []streamCase {
 			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}",
 				"-mapper", `awk '{for (i = 1; i <= NF; i++) {print "LongValueSum:" $i "\t1"; print "UniqValueCount:len" length($i) "\t" $i; print "DoubleValueSum:tenths\t0.1"; print "LongValueMax:longest\t" length($i)}}'`,
 				"-reducer", "aggregate"}},
+		{name: "aggregate-histogram", files: map[string]string{"in.txt": strings.Repeat(streamWords, 3) + "a bb a ccc bb a\n"},
+			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}",
+				"-mapper", `awk '{for (i = 1; i <= NF; i++) {print "ValueHistogram:len\t" length($i); print "ValueHistogram:initial\t" substr($i, 1, 1) "\t2"; print "ValueHistogram:word\t" $i}}'`,
+				"-reducer", "aggregate"}},
+		// Many spills (a 1 MB sort buffer on both sides): the combiner runs
+		// over each spill and again over the final merge, so the reducer
+		// gets one value per key (it prints how many it got).
+		{name: "combiner-over-the-final-merge", files: map[string]string{"in.txt": strings.Repeat(streamWords, 15000), "comb.py": streamMarkingCombiner, "red.py": streamValuesReducer},
+			args: []string{"-D", "mapreduce.task.io.sort.mb=1", "-input", "{d}/in.txt", "-output", "{out}",
+				"-mapper", `awk '{for (i = 1; i <= NF; i++) print $i "\t" 1}'`, "-combiner", "python3 {d}/comb.py", "-reducer", "python3 {d}/red.py"}},
 		{name: "reporter-counters-with-combiner", files: map[string]string{"in.txt": strings.Repeat(streamWords, 4), "count.sh": streamCountingMapper, "sum.py": streamCountingReducer},
 			args:     []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", "{d}/count.sh", "-combiner", "python3 {d}/sum.py combine", "-reducer", "python3 {d}/sum.py reduce"},
 			counters: true},
@@ -149,6 +159,38 @@ for line in sys.stdin:
     total += int(count)
 emit()
 sys.stderr.write(f"reporter:counter:{role},in,{n_in}\nreporter:counter:{role},out,{n_out}\n")
+`
+
+// streamMarkingCombiner sums each key's counts, with or without its mark
+// C, and marks the sum: what it ran over is told apart from map output.
+const streamMarkingCombiner = `import sys
+last, total = None, 0
+for line in sys.stdin:
+    word, count = line.rstrip("\n").split("\t", 1)
+    if word != last and last is not None:
+        print(f"{last}\tC{total}")
+        total = 0
+    last = word
+    total += int(count.lstrip("C"))
+if last is not None:
+    print(f"{last}\tC{total}")
+`
+
+// streamValuesReducer prints each key's sum and the number of values it
+// got: one per map when the combiner ran over the final merge, one per
+// spill (or per unmarked record) otherwise.
+const streamValuesReducer = `import sys
+last, total, n = None, 0, 0
+for line in sys.stdin:
+    word, count = line.rstrip("\n").split("\t", 1)
+    if word != last and last is not None:
+        print(f"{last}\t{total}\t{n}")
+        total, n = 0, 0
+    last = word
+    total += int(count.lstrip("C"))
+    n += 1
+if last is not None:
+    print(f"{last}\t{total}\t{n}")
 `
 
 // hadoopStreaming finds Java, Maven and the reference's class path, or
