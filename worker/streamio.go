@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 	"github.com/ebb-am/ebb/shuffle"
 )
@@ -204,6 +205,14 @@ func (r *streamRun) feedSplits(bw *bufio.Writer) error {
 		f.KVSeparator = st.KeyValueSeparator[0]
 	}
 	for _, sp := range r.a.req.GetSplits() {
+		if c, ok := fsys.CodecOf(sp.GetPath()); ok {
+			n, err := r.feedCompressed(bw, f, c, sp)
+			r.inputN += n
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		in, err := r.w.openSplit(sp.GetPath())
 		if err != nil {
 			return err
@@ -222,6 +231,30 @@ func (r *streamRun) feedSplits(bw *bufio.Writer) error {
 		}
 	}
 	return nil
+}
+
+// feedCompressed writes the lines of a compressed file, read whole and
+// decompressed by its suffix's codec, as Hadoop's LineRecordReader reads
+// a file it cannot split.
+func (r *streamRun) feedCompressed(bw *bufio.Writer, f shuffle.InputFormat, c fsys.Codec, sp *ebbpb.InputSplit) (int64, error) {
+	if sp.GetOffset() != 0 {
+		return 0, fmt.Errorf("%s [%d+%d]: a compressed file is read whole, from its start (give the vertex a splitSize)", sp.GetPath(), sp.GetOffset(), sp.GetLength())
+	}
+	in, err := r.w.openSplit(sp.GetPath())
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = in.Close() }() // read-only
+	dec, err := c.Open(sp.GetPath(), bufio.NewReaderSize(in, 64<<10))
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = dec.Close() }() // a decompressor: nothing to lose
+	n, err := f.FeedSplit(bw, dec, true)
+	if err != nil {
+		return n, fmt.Errorf("%s: %w", sp.GetPath(), err)
+	}
+	return n, nil
 }
 
 // feedMerged writes the merge of every producer's sorted partition as

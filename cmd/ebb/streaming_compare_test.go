@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"compress/gzip"
+	"compress/zlib"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +110,19 @@ func streamCases(repo string) []streamCase {
 		{name: "combiner-over-the-final-merge", files: map[string]string{"in.txt": strings.Repeat(streamWords, 15000), "comb.py": streamMarkingCombiner, "red.py": streamValuesReducer},
 			args: []string{"-D", "mapreduce.task.io.sort.mb=1", "-input", "{d}/in.txt", "-output", "{out}",
 				"-mapper", `awk '{for (i = 1; i <= NF; i++) print $i "\t" 1}'`, "-combiner", "python3 {d}/comb.py", "-reducer", "python3 {d}/red.py"}},
+		// One split per compressed file, read by its suffix's codec:
+		// map-only, so each file's part number shows Hadoop's split order
+		// (by length, largest first) and that none was cut.
+		{name: "compressed-inputs-map-only", files: map[string]string{
+			"in/a.txt.gz":  gzipped(strings.Repeat("gzip line\n", 40)) + gzipped("a second member\n"),
+			"in/b.bz2":     bzipped(strings.Repeat("bzip2 line\n", 300)),
+			"in/c.deflate": zlibbed("deflate one\r\ndeflate two\n"),
+			"in/d.txt":     "plain\n",
+			"in/e.gz":      gzipped(""),
+		},
+			args: []string{"-input", "{d}/in", "-output", "{out}", "-mapper", "cat", "-numReduceTasks", "0"}},
+		{name: "compressed-wordcount", files: map[string]string{"in.txt.gz": gzipped(strings.Repeat(streamWords, 30)), "more.bz2": bzipped(streamWords)},
+			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt.gz", "-input", "{d}/more.bz2", "-output", "{out}", "-mapper", py(mapper), "-reducer", py(reducer)}},
 		{name: "reporter-counters-with-combiner", files: map[string]string{"in.txt": strings.Repeat(streamWords, 4), "count.sh": streamCountingMapper, "sum.py": streamCountingReducer},
 			args:     []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", "{d}/count.sh", "-combiner", "python3 {d}/sum.py combine", "-reducer", "python3 {d}/sum.py reduce"},
 			counters: true},
@@ -192,6 +208,35 @@ for line in sys.stdin:
 if last is not None:
     print(f"{last}\t{total}\t{n}")
 `
+
+// gzipped, zlibbed and bzipped compress s as Hadoop's GzipCodec,
+// DefaultCodec (zlib's format) and BZip2Codec write files; bzip2 by
+// Python's bz2 (Go has no writer; Python is needed by the cases anyway).
+func gzipped(s string) string {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.String()
+}
+
+func zlibbed(s string) string {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.String()
+}
+
+func bzipped(s string) string {
+	cmd := exec.Command("python3", "-c", "import bz2, sys; sys.stdout.buffer.write(bz2.compress(sys.stdin.buffer.read()))")
+	cmd.Stdin = strings.NewReader(s)
+	out, err := cmd.Output()
+	if err != nil {
+		panic(fmt.Sprintf("bzip2 with python3: %v", err))
+	}
+	return string(out)
+}
 
 // hadoopStreaming finds Java, Maven and the reference's class path, or
 // skips (fails under CI=true).
