@@ -1,6 +1,7 @@
 package fsys
 
 import (
+	"bufio"
 	"compress/bzip2"
 	"compress/gzip"
 	"compress/zlib"
@@ -61,15 +62,21 @@ func (c Codec) Check(path string) error {
 	return fmt.Errorf("%s: %s files (Hadoop's %s) cannot be read by ebb: want plain text, .gz, .bz2 or .deflate", path, c.Suffix, c.Name)
 }
 
-// Open decompresses r. An empty file is an empty input, as on Hadoop.
+// Open decompresses r. A file of no bytes at all is no bzip2 data and no
+// record, as Hadoop's BZip2Codec reads it; a gzip or deflate reader fails
+// on it, as Hadoop's do (an EOF in the header).
 func (c Codec) Open(path string, r io.Reader) (io.ReadCloser, error) {
 	if err := c.Check(path); err != nil {
 		return nil, err
 	}
-	rc, err := c.open(r)
-	if errors.Is(err, io.EOF) {
-		return io.NopCloser(strings.NewReader("")), nil
+	br := bufio.NewReaderSize(r, 64<<10)
+	if _, err := br.Peek(1); errors.Is(err, io.EOF) {
+		if c.Suffix == ".bz2" {
+			return io.NopCloser(strings.NewReader("")), nil
+		}
+		return nil, fmt.Errorf("%s: an empty file is not %s data (Hadoop's %s fails on it too)", path, c.Suffix, c.Name)
 	}
+	rc, err := c.open(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not %s data: %w", path, c.Suffix, err)
 	}

@@ -245,7 +245,7 @@ func (r *streamRun) feedCompressed(bw *bufio.Writer, f shuffle.InputFormat, c fs
 		return 0, err
 	}
 	defer func() { _ = in.Close() }() // read-only
-	dec, err := c.Open(sp.GetPath(), bufio.NewReaderSize(in, 64<<10))
+	dec, err := c.Open(sp.GetPath(), in)
 	if err != nil {
 		return 0, err
 	}

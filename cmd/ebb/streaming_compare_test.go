@@ -119,10 +119,13 @@ func streamCases(repo string) []streamCase {
 			"in/c.deflate": zlibbed("deflate one\r\ndeflate two\n"),
 			"in/d.txt":     "plain\n",
 			"in/e.gz":      gzipped(""),
+			"in/f.bz2":     "", // no bytes: no record on Hadoop
 		},
 			args: []string{"-input", "{d}/in", "-output", "{out}", "-mapper", "cat", "-numReduceTasks", "0"}},
 		{name: "compressed-wordcount", files: map[string]string{"in.txt.gz": gzipped(strings.Repeat(streamWords, 30)), "more.bz2": bzipped(streamWords)},
 			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt.gz", "-input", "{d}/more.bz2", "-output", "{out}", "-mapper", py(mapper), "-reducer", py(reducer)}},
+		{name: "compressed-empty-gz-fails", files: map[string]string{"in.gz": ""},
+			args: []string{"-input", "{d}/in.gz", "-output", "{out}", "-mapper", "cat"}, wantFail: true},
 		{name: "reporter-counters-with-combiner", files: map[string]string{"in.txt": strings.Repeat(streamWords, 4), "count.sh": streamCountingMapper, "sum.py": streamCountingReducer},
 			args:     []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", "{d}/count.sh", "-combiner", "python3 {d}/sum.py combine", "-reducer", "python3 {d}/sum.py reduce"},
 			counters: true},

@@ -70,22 +70,38 @@ func (h hdfsLister) Glob(pattern string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, base := path.Split(hp)
-	if strings.ContainsAny(dir, "*?[") {
-		return nil, fmt.Errorf("-input %q: on HDFS only the last element of a path may hold a glob", pattern)
+	readDir := func(dir string) ([]string, error) {
+		fi, err := h.fs.Client().Stat(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, nil // a file matched an element before the last: nothing under it
+		}
+		fis, err := h.fs.Client().ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, len(fis))
+		for i, fi := range fis {
+			names[i] = fi.Name()
+		}
+		return names, nil
 	}
-	fis, err := h.fs.Client().ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	exists := func(p string) (bool, error) {
+		_, err := h.fs.Client().Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
 	}
+	matches, err := streaming.GlobDirs(hp, readDir, exists)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, fi := range fis {
-		if ok, _ := path.Match(base, fi.Name()); ok {
-			out = append(out, h.fs.URL(path.Join(dir, fi.Name())))
-		}
+	out := make([]string, len(matches))
+	for i, m := range matches {
+		out[i] = h.fs.URL(m)
 	}
 	return out, nil
 }

@@ -17,8 +17,9 @@
 #     -files mapper,reducer;
 #  5. reads the ResourceManager's report of each application (MB-seconds,
 #     vcore-seconds, run time), counts its containers, sums the spills ebb's
-#     workers logged, and compares the two outputs byte for byte (the part
-#     files, in order);
+#     workers logged, samples the peak resident memory of Hadoop's task JVMs
+#     and of ebb's workers (lib.sh's rss_watch), and compares the two outputs
+#     byte for byte (the part files, in order);
 #  6. prints a markdown table and writes it to --out (WORK/streaming.md).
 #
 # Default size 1 GiB. Exit status: 0 when every job succeeded and every pair
@@ -91,6 +92,8 @@ streaming_jar="$(tr ':' '\n' <"$ref/target/classpath.txt" | grep '/hadoop-stream
 jars="$jars:$streaming_jar"
 bench_cluster
 mr_opts
+# The cluster's own directory: its NodeManagers' containers run under it.
+cluster_dir="$(cd "$confdir/.." && pwd -P)"
 
 # -- the scripts, as a tutorial's
 mkdir -p "$work/scripts"
@@ -141,6 +144,14 @@ for tool in "${tool_list[@]}"; do
     job_args "$tool" "$outdir"
     runlog="$work/$tool-$sys.log"
     say "$tool: $sys streaming"
+    # Peak resident memory of the task processes: Hadoop's task JVMs
+    # (YarnChild, which hold the sort buffer), ebb's workers (likewise);
+    # the programs they run (awk, python) are not counted on either side.
+    if [[ "$sys" == hadoop ]]; then
+      rss_watch '^[^ ]*java .*org[.]apache[.]hadoop[.]mapred[.]YarnChild' "$cluster_dir" "$work/$tool-$sys.rss"
+    else
+      rss_watch '^[^ ]*ebb worker' "$cluster_dir" "$work/$tool-$sys.rss"
+    fi
     t0=$(now_ms)
     rc=0
     if [[ "$sys" == hadoop ]]; then
@@ -151,6 +162,8 @@ for tool in "${tool_list[@]}"; do
         "${args[@]}" >"$runlog" 2>&1 || rc=$?
     fi
     wall=$(( ($(now_ms) - t0) / 1000 ))
+    rss_stop
+    read -r rss_one rss_all <"$work/$tool-$sys.rss"
     app="$(grep -oiE 'submitted application application_[0-9]+_[0-9]+' "$runlog" | head -n 1 | awk '{print $3}' || true)"
     read -r final mbs vcs rm_s <<<"$(app_report "${app:-none}")"
     cont="$(containers "${app:-none}")"
@@ -165,8 +178,8 @@ for tool in "${tool_list[@]}"; do
       done
     fi
     [[ "$rc" == 0 ]] || status=1
-    say "$tool $sys: exit $rc in $wall s (RM ${rm_s:-?} s), ${mbs:-?} MB-s, $cont containers, spills $spills"
-    rows+=("| $tool | $sys streaming | $rc | $wall | ${rm_s:-?} | ${mbs:-?} | ${vcs:-?} | $cont | $spills |")
+    say "$tool $sys: exit $rc in $wall s (RM ${rm_s:-?} s), ${mbs:-?} MB-s, $cont containers, spills $spills, peak RSS $rss_one MB per task process, $rss_all MB together"
+    rows+=("| $tool | $sys streaming | $rc | $wall | ${rm_s:-?} | ${mbs:-?} | ${vcs:-?} | $cont | $rss_one | $rss_all | $spills |")
     fs -cat "$outdir/part-*" >"$work/$tool-$sys.out" 2>>"$log" || true
   done
   if cmp -s "$work/$tool-hadoop.out" "$work/$tool-ebb.out" && [[ -s "$work/$tool-hadoop.out" ]]; then
@@ -175,14 +188,14 @@ for tool in "${tool_list[@]}"; do
     agree="DIFFER"
     status=1
   fi
-  rows+=("| $tool | outputs | | | | | | | $agree |")
+  rows+=("| $tool | outputs | | | | | | | | | $agree |")
 done
 
 {
   echo "Hadoop Streaming 3.4.2 vs ebb streaming, word count of $size bytes (zipf over 1,000,000 words), $reduces reducers, on $(hostname) (ebb $rev)"
   echo
-  echo "| tool | system | exit | wall s | RM s | MB-seconds | vcore-seconds | containers | spills / outputs |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| tool | system | exit | wall s | RM s | MB-seconds | vcore-seconds | containers | peak RSS per task process, MB | peak RSS together, MB | spills / outputs |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 } | tee "$out"
 exit "$status"
