@@ -28,6 +28,29 @@ public final class RunJobs {
     }
   }
 
+  /**
+   * Prints a finished job's counters. A local job's are in reach; a YARN
+   * job's client is closed by then (its counters would need the history
+   * server), so none are printed for it.
+   */
+  static void printCounters(RunningJob ran) {
+    Counters counters;
+    try {
+      counters = ran.getCounters();
+    } catch (Exception e) {
+      System.err.println("no counters: " + e);
+      return;
+    }
+    if (counters == null) {
+      return;
+    }
+    for (Counters.Group g : counters) {
+      for (Counters.Counter c : g) {
+        System.out.println("COUNTER " + g.getName() + "\t" + c.getName() + "\t" + c.getValue());
+      }
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     List<String> jobs = Files.readAllLines(Paths.get(args[0]), StandardCharsets.UTF_8);
     for (String line : jobs) {
@@ -43,11 +66,7 @@ public final class RunJobs {
         code = 1;
       }
       if (code == 0 && job.ran() != null) {
-        for (Counters.Group g : job.ran().getCounters()) {
-          for (Counters.Counter c : g) {
-            System.out.println("COUNTER " + g.getName() + "\t" + c.getName() + "\t" + c.getValue());
-          }
-        }
+        printCounters(job.ran());
       }
       System.out.println("EXIT " + code);
       System.out.flush();
