@@ -95,7 +95,7 @@ func TestStreamingOnYARNMatchesHadoopStreaming(t *testing.T) {
 			gzArgs[i] = y.fs.URL(path.Join(y.dir, "gz/2024-*/*.gz"))
 		}
 	}
-	gzLog, err := y.ebb(ctx, append([]string{"streaming", "-verbose"}, gzArgs...)...)
+	gzLog, err := y.ebb(ctx, append(append([]string{"streaming"}, gzArgs...), "-verbose")...)
 	if err != nil {
 		t.Fatalf("ebb streaming on YARN over gzipped inputs: %v\n%s", err, tailBytes(gzLog, 4000))
 	}
