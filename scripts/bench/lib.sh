@@ -177,7 +177,9 @@ rss_watch() {
 
 # rss_stop: ends rss_watch's sampler.
 rss_stop() {
-  [[ -n "${rss_pid:-}" ]] && kill "$rss_pid" 2>/dev/null && wait "$rss_pid" 2>/dev/null
+  if [[ -n "${rss_pid:-}" ]]; then
+    kill "$rss_pid" 2>/dev/null || true
+    wait "$rss_pid" 2>/dev/null || true # its status is the kill's, not a failure
+  fi
   rss_pid=""
-  return 0
 }
