@@ -134,7 +134,7 @@ func dagStatusPB(d core.DAGStatus) *ebbpb.DAGStatus {
 		FailedAttempts: int32(d.Failed), SubmitUnixMs: d.Submit.UnixMilli(), Output: d.Output, Group: d.Group,
 		SReq: d.SReq, Utility: d.Utility, Slots: int32(d.Slots), Recovered: d.Recovered,
 		BackupsLaunched: int32(d.Speculation.Launched), BackupsWon: int32(d.Speculation.Won), BackupsLost: int32(d.Speculation.Lost),
-		SlowNodes: d.SlowNodes}
+		SlowNodes: d.SlowNodes, Counters: CountersPB(d.Counters)}
 	if !d.Finish.IsZero() {
 		p.FinishUnixMs = d.Finish.UnixMilli()
 	}
@@ -158,7 +158,7 @@ func DAGStatusFromPB(p *ebbpb.DAGStatus) core.DAGStatus {
 		TotalTasks: int(p.TotalTasks), Succeeded: int(p.SucceededTasks), Running: int(p.RunningAttempts),
 		Failed: int(p.FailedAttempts), SReq: p.SReq, Utility: p.Utility, Slots: int(p.Slots), Recovered: p.Recovered,
 		Speculation: core.SpeculationCounts{Launched: int(p.BackupsLaunched), Won: int(p.BackupsWon), Lost: int(p.BackupsLost)},
-		SlowNodes:   p.SlowNodes}
+		SlowNodes:   p.SlowNodes, Counters: CountersFromPB(p.Counters)}
 	d.State, _ = core.ParseDAGState(p.State)
 	d.Submit = time.UnixMilli(p.SubmitUnixMs)
 	if p.FinishUnixMs != 0 {
@@ -296,4 +296,22 @@ func resolveSpec(r SubmitRequest, defaultFS string) (*dag.Spec, string, error) {
 		out = r.Output
 	}
 	return spec, resolve(out), nil
+}
+
+// CountersPB is counters on the wire (AttemptUpdate, DAGStatus).
+func CountersPB(cs []core.Counter) []*ebbpb.Counter {
+	var out []*ebbpb.Counter
+	for _, c := range cs {
+		out = append(out, &ebbpb.Counter{Group: c.Group, Name: c.Name, Value: c.Value})
+	}
+	return out
+}
+
+// CountersFromPB is the other side of CountersPB.
+func CountersFromPB(ps []*ebbpb.Counter) []core.Counter {
+	var out []core.Counter
+	for _, p := range ps {
+		out = append(out, core.Counter{Group: p.GetGroup(), Name: p.GetName(), Value: p.GetValue()})
+	}
+	return out
 }

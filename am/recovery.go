@@ -69,8 +69,12 @@ func (a *AM) syncAccepted(ctx context.Context, id string, ticket uint64) error {
 func (a *AM) recordTasks(ts []core.TaskDone) {
 	recs := make([]recoverylog.Record, 0, len(ts))
 	for _, t := range ts {
+		var cs []recoverylog.Counter
+		for _, c := range t.Counters {
+			cs = append(cs, recoverylog.Counter{Group: c.Group, Name: c.Name, Value: c.Value})
+		}
 		recs = append(recs, recoverylog.Record{TaskSucceeded: &recoverylog.TaskSucceeded{
-			DAG: t.DAG, Vertex: t.Vertex, Task: t.Task, Attempt: t.Attempt, Worker: t.Worker}})
+			DAG: t.DAG, Vertex: t.Vertex, Task: t.Task, Attempt: t.Attempt, Worker: t.Worker, Counters: cs}})
 	}
 	a.record(recs...)
 }
@@ -226,7 +230,11 @@ func RecoveredDAGs(records []recoverylog.Record, defaultFS string) ([]core.Recov
 				warns = append(warns, fmt.Sprintf("task %s of unknown DAG %s", x.Attempt, x.DAG))
 				continue
 			}
-			d.Succeeded = append(d.Succeeded, core.RecoveredTask{Vertex: x.Vertex, Task: x.Task, Attempt: x.Attempt, Worker: x.Worker})
+			var cs []core.Counter
+			for _, c := range x.Counters {
+				cs = append(cs, core.Counter{Group: c.Group, Name: c.Name, Value: c.Value})
+			}
+			d.Succeeded = append(d.Succeeded, core.RecoveredTask{Vertex: x.Vertex, Task: x.Task, Attempt: x.Attempt, Worker: x.Worker, Counters: cs})
 		case r.DAGEnded != nil:
 			x := r.DAGEnded
 			d, ok := byID[x.DAG]

@@ -64,7 +64,7 @@ func ComputeSplits(spec *dag.Spec, list func(pattern string) ([]fsys.FileInfo, e
 func hadoopCut(files []fsys.FileInfo, size int64, n int) ([][]core.Split, error) {
 	var splits []core.Split
 	for _, f := range files {
-		for _, s := range fsys.HadoopSplits(f.Size, size) {
+		for _, s := range fsys.SplitsOf(f.Path, f.Size, size) {
 			splits = append(splits, core.Split{Path: f.Path, Offset: s[0], Length: s[1]})
 		}
 	}

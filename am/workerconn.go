@@ -156,5 +156,6 @@ func attemptUpdate(u *ebbpb.AttemptUpdate) core.AttemptUpdate {
 		r = core.AttemptCommitPending
 	}
 	return core.AttemptUpdate{AttemptID: u.AttemptId, Result: r, Progress: float64(u.Progress), ExitCode: int(u.ExitCode),
-		Diagnostics: u.Diagnostics, OutputBytes: u.OutputBytes, FetchFailedAttempt: u.FetchFailedAttempt, MemoryUsedMB: u.MemoryUsedMb}
+		Diagnostics: u.Diagnostics, OutputBytes: u.OutputBytes, FetchFailedAttempt: u.FetchFailedAttempt, MemoryUsedMB: u.MemoryUsedMb,
+		Counters: CountersFromPB(u.Counters), Status: u.Status}
 }

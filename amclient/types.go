@@ -46,6 +46,15 @@ type DAG struct {
 	// SlowNodes: where the DAG's attempts straggled (its backups and, while
 	// others have room, its later attempts go elsewhere).
 	SlowNodes []string
+	// Counters: what its succeeded tasks counted, summed by group and
+	// name (a Streaming program's reporter:counter: lines), sorted.
+	Counters []Counter
+}
+
+// Counter is one of a DAG's counters.
+type Counter struct {
+	Group, Name string
+	Value       int64
 }
 
 func dagOf(d *ebbpb.DAGStatus) DAG {
@@ -55,7 +64,15 @@ func dagOf(d *ebbpb.DAGStatus) DAG {
 		Output: d.Output, Recovered: d.Recovered, SReq: d.SReq, Utility: d.Utility, Slots: int(d.Slots),
 		Submitted: time.UnixMilli(d.SubmitUnixMs), Finished: unixMilliOrZero(d.FinishUnixMs),
 		BackupsLaunched: int(d.BackupsLaunched), BackupsWon: int(d.BackupsWon), BackupsLost: int(d.BackupsLost),
-		SlowNodes: d.SlowNodes}
+		SlowNodes: d.SlowNodes, Counters: countersOf(d.Counters)}
+}
+
+func countersOf(ps []*ebbpb.Counter) []Counter {
+	var out []Counter
+	for _, p := range ps {
+		out = append(out, Counter{Group: p.GetGroup(), Name: p.GetName(), Value: p.GetValue()})
+	}
+	return out
 }
 
 // unixMilliOrZero is the time of ms, or the zero time for 0 (not set).

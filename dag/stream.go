@@ -46,6 +46,10 @@ type StreamSpec struct {
 	// SortBufferMB bounds the records the worker holds in memory before it
 	// sorts and spills them (0: a quarter of memoryMB).
 	SortBufferMB int64 `yaml:"sortBufferMB,omitempty" json:"sortBufferMB,omitempty"`
+	// ReporterPrefix starts the stderr lines that report to the
+	// framework (default "reporter:"): PREFIXcounter:GROUP,NAME,AMOUNT and
+	// PREFIXstatus:MESSAGE, as Streaming's stream.stderr.reporter.prefix.
+	ReporterPrefix string `yaml:"reporterPrefix,omitempty" json:"reporterPrefix,omitempty"`
 }
 
 // ShuffleSpec makes a scatter-gather edge keyed: the worker partitions the
@@ -73,6 +77,10 @@ type CombinerSpec struct {
 	InputSeparator  string  `yaml:"inputSeparator,omitempty" json:"inputSeparator,omitempty"`
 	OutputSeparator string  `yaml:"outputSeparator,omitempty" json:"outputSeparator,omitempty"`
 	KeyFields       int     `yaml:"keyFields,omitempty" json:"keyFields,omitempty"`
+	// MinSpills: with at least this many spills, a producer's final merge
+	// of each partition runs through the combiner too (0: 3, Hadoop's
+	// mapreduce.map.combine.minspills).
+	MinSpills int `yaml:"minSpills,omitempty" json:"minSpills,omitempty"`
 }
 
 // Partitioners and input formats a spec may name.
@@ -218,6 +226,9 @@ func (sh *ShuffleSpec) validate(f string) error {
 		}
 		if c.KeyFields < 0 {
 			return fieldErr(f+".combiner.keyFields", "%d: want 1 or more (0: 1)", c.KeyFields)
+		}
+		if c.MinSpills < 0 {
+			return fieldErr(f+".combiner.minSpills", "%d: want 1 or more (0: 3)", c.MinSpills)
 		}
 	}
 	return nil

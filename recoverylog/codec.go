@@ -103,6 +103,16 @@ type TaskSucceeded struct {
 	Attempt string `json:"a"`
 	Worker  string `json:"w,omitempty"`
 	Address string `json:"h,omitempty"`
+	// Counters: what the attempt counted (a Streaming program's
+	// reporter:counter: lines), so a DAG's sums survive a new AM attempt.
+	Counters []Counter `json:"c,omitempty"`
+}
+
+// Counter is one counter of a TaskSucceeded.
+type Counter struct {
+	Group string `json:"g"`
+	Name  string `json:"n"`
+	Value int64  `json:"v"`
 }
 
 // DAGEnded is a DAG that reached a final state.

@@ -27,7 +27,14 @@ type Config struct {
 	// the partition's sorted records and emits what is written instead,
 	// in its own order (Hadoop's combiner).
 	Combine func(in Source, emit func(key, value []byte) error) error
+	// CombineMinSpills: with a combiner and at least this many spills, the
+	// final merge of each partition runs through the combiner too
+	// (Hadoop's mapreduce.map.combine.minspills; 0: its default, 3).
+	CombineMinSpills int
 }
+
+// DefaultCombineMinSpills is Hadoop's mapreduce.map.combine.minspills.
+const DefaultCombineMinSpills = 3
 
 // Stats counts what a Collector did.
 type Stats struct {
@@ -235,13 +242,27 @@ func (c *Collector) Finish(dst func(p int) (io.WriteCloser, error)) error {
 		}
 		files[i] = f
 	}
+	minSpills := c.cfg.CombineMinSpills
+	if minSpills <= 0 {
+		minSpills = DefaultCombineMinSpills
+	}
 	return c.eachPartition(dst, func(p int, w *RunWriter) error {
 		srcs := make([]Source, len(c.spills))
 		for i, sp := range c.spills {
 			sec := io.NewSectionReader(files[i], sp.index[p], sp.index[p+1]-sp.index[p])
 			srcs[i] = NewRunReader(sec, 32<<10, sp.path)
 		}
-		return Merge(srcs, c.cfg.Compare, w.Write)
+		if c.cfg.Combine == nil || len(c.spills) < minSpills {
+			return Merge(srcs, c.cfg.Compare, w.Write)
+		}
+		// As MapTask.mergeParts: many spills, so the combiner runs again
+		// over the merge (for a non-empty partition, as over a spill).
+		m, err := NewMergeSource(srcs, c.cfg.Compare)
+		if err != nil || m.Empty() {
+			return err
+		}
+		c.Stats.CombineRuns++
+		return c.cfg.Combine(m, w.Write)
 	})
 }
 

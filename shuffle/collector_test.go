@@ -18,8 +18,15 @@ type rec struct{ k, v string }
 // returns what each partition file holds.
 func collect(t *testing.T, recs []rec, parts int, buffer int64, cmp Compare, combine func(Source, func(k, v []byte) error) error) ([][]rec, Stats) {
 	t.Helper()
+	return collectWith(t, recs, Config{Partitions: parts, BufferBytes: buffer, Compare: cmp, Combine: combine})
+}
+
+func collectWith(t *testing.T, recs []rec, cfg Config) ([][]rec, Stats) {
+	t.Helper()
 	dir := t.TempDir()
-	c := NewCollector(Config{Partitions: parts, BufferBytes: buffer, Dir: filepath.Join(dir, "spills"), Compare: cmp, Combine: combine})
+	parts := cfg.Partitions
+	cfg.Dir = filepath.Join(dir, "spills")
+	c := NewCollector(cfg)
 	for _, r := range recs {
 		if err := c.Add([]byte(r.k), []byte(r.v)); err != nil {
 			t.Fatal(err)
@@ -124,31 +131,7 @@ func TestCollectorCombinesEachSpill(t *testing.T) {
 	for i := range 30000 {
 		recs = append(recs, rec{k: fmt.Sprintf("w%d", i%10), v: "1"})
 	}
-	sum := func(in Source, emit func(k, v []byte) error) error {
-		var cur []byte
-		n := 0
-		for {
-			k, v, err := in.Next()
-			if err == io.EOF || (err == nil && cur != nil && !bytes.Equal(k, cur)) {
-				if cur != nil {
-					if e := emit(cur, []byte(strconv.Itoa(n))); e != nil {
-						return e
-					}
-				}
-				if err == io.EOF {
-					return nil
-				}
-				n = 0
-			}
-			if err != nil && err != io.EOF {
-				return err
-			}
-			cur = append(cur[:0], k...)
-			c, _ := strconv.Atoi(string(v))
-			n += c
-		}
-	}
-	got, st := collect(t, recs, 2, 64<<10, bytes.Compare, sum)
+	got, st := collect(t, recs, 2, 64<<10, bytes.Compare, sumCombiner)
 	if st.Spills < 2 {
 		t.Fatalf("%d spills, want several", st.Spills)
 	}
@@ -168,6 +151,68 @@ func TestCollectorCombinesEachSpill(t *testing.T) {
 	}
 	if lines > int(st.Spills)*10 {
 		t.Errorf("%d records after combining %d spills: the combiner did not run on each", lines, st.Spills)
+	}
+}
+
+// TestCollectorCombinesTheFinalMerge: with CombineMinSpills spills or
+// more (Hadoop's mapreduce.map.combine.minspills, 3 by default), the
+// merge of each partition goes through the combiner again, as
+// MapTask.mergeParts does, so each key leaves the producer once; with
+// fewer, the merge is written as it is.
+func TestCollectorCombinesTheFinalMerge(t *testing.T) {
+	var recs []rec
+	for i := range 30000 {
+		recs = append(recs, rec{k: fmt.Sprintf("w%d", i%10), v: "1"})
+	}
+	for _, x := range []struct {
+		minSpills int
+		merged    bool
+	}{{0, true}, {3, true}, {1000, false}} {
+		got, st := collectWith(t, recs, Config{Partitions: 2, BufferBytes: 64 << 10, Combine: sumCombiner, CombineMinSpills: x.minSpills})
+		if st.Spills < 3 {
+			t.Fatalf("%d spills, want 3 or more", st.Spills)
+		}
+		keys, lines := map[string]bool{}, 0
+		for _, p := range got {
+			for _, r := range p {
+				keys[r.k] = true
+				lines++
+			}
+		}
+		if x.merged && (lines != 10 || st.CombineRuns != st.Spills*2+2) {
+			t.Errorf("minSpills %d: %d records of %d keys, %d combiner runs over %d spills; want each key once, a run per spill and partition, then one per partition",
+				x.minSpills, lines, len(keys), st.CombineRuns, st.Spills)
+		}
+		if !x.merged && (lines != int(st.Spills)*10 || st.CombineRuns != st.Spills*2) {
+			t.Errorf("minSpills %d: %d records, %d combiner runs over %d spills; want each key once per spill, no run over the merge",
+				x.minSpills, lines, st.CombineRuns, st.Spills)
+		}
+	}
+}
+
+// sumCombiner sums the counts of each key's run.
+func sumCombiner(in Source, emit func(k, v []byte) error) error {
+	var cur []byte
+	n := 0
+	for {
+		k, v, err := in.Next()
+		if err == io.EOF || (err == nil && cur != nil && !bytes.Equal(k, cur)) {
+			if cur != nil {
+				if e := emit(cur, []byte(strconv.Itoa(n))); e != nil {
+					return e
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			n = 0
+		}
+		if err != nil {
+			return err
+		}
+		cur = append(cur[:0], k...)
+		c, _ := strconv.Atoi(string(v))
+		n += c
 	}
 }
 

@@ -78,7 +78,8 @@ func Build(j *Job, s *Settings, p *Plan, o BuildOptions) (*dag.Spec, error) {
 			InputFormat:     map[bool]string{true: dag.FormatKeyValue, false: dag.FormatText}[j.InputFormat == keyValueInput],
 			InputSeparator:  s.MapInputSeparator,
 			OutputSeparator: s.MapOutputSeparator, KeyFields: s.MapKeyFields,
-			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files,
+			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files, ReporterPrefix: s.ReporterPrefix,
+			SortBufferMB: s.SortMB,
 		},
 	}
 	if s.KeyValueSeparator != "" {
@@ -95,7 +96,7 @@ func Build(j *Job, s *Settings, p *Plan, o BuildOptions) (*dag.Spec, error) {
 			InputSeparator:  s.ReduceInputSeparator,
 			OutputSeparator: s.ReduceOutputSeparator, KeyFields: s.ReduceKeyFields,
 			SinkSeparator: s.OutputSeparator, LazyOutput: j.LazyOutput,
-			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files,
+			IgnoreExitCode: !s.NonZeroExitIsFailure, Files: files, ReporterPrefix: s.ReporterPrefix,
 		},
 	}
 	aggregate := dag.Command{"ebb", "task", "aggregate"}
@@ -129,14 +130,14 @@ func Build(j *Job, s *Settings, p *Plan, o BuildOptions) (*dag.Spec, error) {
 		sh.SortOptions = s.ComparatorOptions
 	}
 	if aggregateCombiner {
-		sh.Combiner = &dag.CombinerSpec{Command: append(aggregate, "--combine")}
+		sh.Combiner = &dag.CombinerSpec{Command: append(aggregate, "--combine"), MinSpills: s.CombineMinSpills}
 	} else if j.Combiner != "" {
 		c, err := command(j.Combiner, "-combiner", files, o)
 		if err != nil {
 			return nil, err
 		}
 		sh.Combiner = &dag.CombinerSpec{Command: c, InputSeparator: s.ReduceInputSeparator,
-			OutputSeparator: s.ReduceOutputSeparator, KeyFields: s.ReduceKeyFields}
+			OutputSeparator: s.ReduceOutputSeparator, KeyFields: s.ReduceKeyFields, MinSpills: s.CombineMinSpills}
 	}
 	spec.Vertices = []dag.VertexSpec{m, r}
 	spec.Edges = []dag.EdgeSpec{{From: "map", To: "reduce", Type: dag.ScatterGather, Shuffle: sh}}

@@ -38,6 +38,9 @@ type Settings struct {
 	LocalBlockSize           int64
 	DFSBlockSize             int64
 	DefaultFS                string
+	ReporterPrefix           string
+	SortMB                   int64
+	CombineMinSpills         int
 }
 
 // key is one -D key ebb streaming reads: its names (the current one
@@ -119,6 +122,18 @@ var keys = []key{
 			}
 			return nil
 		}},
+	{[]string{"stream.stderr.reporter.prefix"}, "starts the stderr lines that count (PREFIXcounter:GROUP,NAME,AMOUNT) and set the status (PREFIXstatus:MESSAGE) (reporter:)",
+		func(s *Settings, name, v string) error {
+			if v == "" {
+				return refuse("-D "+name, v, "want a non-empty prefix")
+			}
+			s.ReporterPrefix = v
+			return nil
+		}},
+	{[]string{"mapreduce.task.io.sort.mb", "io.sort.mb"}, "the map's sort buffer, MB: its output is sorted and spilled in runs of this much (a quarter of the map's memory)",
+		int64Key(func(s *Settings) *int64 { return &s.SortMB }, 1)},
+	{[]string{"mapreduce.map.combine.minspills", "min.num.spills.for.combine"}, "with a combiner and at least this many spills, a map's final merge runs through the combiner too (3)",
+		intKey(func(s *Settings) *int { return &s.CombineMinSpills }, 1)},
 	{[]string{"stream.map.input.ignoreKey"}, "true with TextInputFormat, false with KeyValueTextInputFormat (their defaults; the other value is refused)", strKey(func(s *Settings) *string { return &s.IgnoreKey })},
 	{[]string{"mapreduce.map.output.key.field.separator", "map.output.key.field.separator"}, "splits keys into fields for -k options (TAB)", strKey(func(s *Settings) *string { return &s.KeyFieldSeparator })},
 	{[]string{"mapreduce.partition.keypartitioner.options", "mapred.text.key.partitioner.options"}, "KeyFieldBasedPartitioner's -k options", strKey(func(s *Settings) *string { return &s.PartitionerOptions })},
@@ -156,14 +171,14 @@ var ignoredKeys = map[string]bool{
 	"mapreduce.task.timeout": true, "mapred.task.timeout": true,
 	"mapreduce.job.reduce.slowstart.completedmaps": true,
 	"mapreduce.map.java.opts":                      true, "mapreduce.reduce.java.opts": true, "mapred.child.java.opts": true,
-	"mapreduce.task.io.sort.mb": true, "io.sort.mb": true, "mapreduce.task.io.sort.factor": true, "io.sort.factor": true,
+	"mapreduce.task.io.sort.factor": true, "io.sort.factor": true,
 	"mapreduce.map.speculative": true, "mapreduce.reduce.speculative": true,
 	"mapreduce.input.fileinputformat.split.maxsize": true, "mapred.max.split.size": true,
 	"mapreduce.job.priority": true, "mapreduce.map.cpu.vcores": true, "mapreduce.reduce.cpu.vcores": true,
 	"mapreduce.map.log.level": true, "mapreduce.reduce.log.level": true,
 	"mapreduce.map.output.compress": true, "mapreduce.map.output.compress.codec": true,
-	"mapreduce.fileoutputcommitter.algorithm.version": true, "mapreduce.map.combine.minspills": true,
-	"stream.stderr.reporter.prefix": true, "stream.stderr.reporter.enabled": true, "stream.jobconf.truncate.limit": true,
+	"mapreduce.fileoutputcommitter.algorithm.version": true,
+	"stream.stderr.reporter.enabled":                  true, "stream.jobconf.truncate.limit": true,
 	"mapreduce.job.user.classpath.first": true, "mapreduce.job.ubertask.enable": true,
 	"yarn.app.mapreduce.am.resource.mb": true, "mapreduce.reduce.shuffle.parallelcopies": true,
 }

@@ -101,8 +101,8 @@ func MakePlan(fs FS, inputs []string, output string, s *Settings) (*Plan, error)
 		p.Files = append(p.Files, files...)
 	}
 	for _, f := range p.Files {
-		if isCompressed(f.Path) {
-			return nil, refuse("-input", f.Path, "compressed inputs are not supported by ebb streaming: decompress them first")
+		if c, ok := fsys.CodecOf(f.Path); ok && !c.Supported() {
+			return nil, refuse("-input", f.Path, fmt.Sprintf("%s files (Hadoop's %s) are not read by ebb streaming: want plain text, .gz, .bz2 or .deflate", c.Suffix, c.Name))
 		}
 	}
 	for _, f := range p.Files {
@@ -112,15 +112,6 @@ func MakePlan(fs FS, inputs []string, output string, s *Settings) (*Plan, error)
 	}
 	p.SplitSize, p.Splits = splitSize(p.Files, s)
 	return p, nil
-}
-
-func isCompressed(p string) bool {
-	for _, ext := range []string{".gz", ".bz2", ".lz4", ".snappy", ".zst", ".deflate"} {
-		if strings.HasSuffix(p, ext) {
-			return true
-		}
-	}
-	return false
 }
 
 // hidden is FileInputFormat's hiddenFileFilter: names starting with _ or .
@@ -236,7 +227,7 @@ func splitSize(files []Entry, s *Settings) (int64, int) {
 	size := max(max(s.MinSplitSize, 1), min(goal, block))
 	n := 0
 	for _, f := range files {
-		n += len(fsys.HadoopSplits(f.Size, size))
+		n += len(fsys.SplitsOf(f.Path, f.Size, size))
 	}
 	return size, n
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -18,9 +19,9 @@ import (
 // a stream program: it reads "Type:id<TAB>value" lines sorted by key on
 // stdin, aggregates the values of each key with the aggregator Type names
 // (LongValueSum, LongValueMax, LongValueMin, DoubleValueSum,
-// StringValueMax, StringValueMin, UniqValueCount; any case), and writes
-// "id<TAB>report" — or, combining, "Type:id<TAB>partial" lines, which the
-// reducer aggregates again. ValueHistogram is refused by name.
+// StringValueMax, StringValueMin, UniqValueCount, ValueHistogram; any
+// case), and writes "id<TAB>report" — or, combining, "Type:id<TAB>partial"
+// lines, which the reducer aggregates again.
 func aggregate(_ *Context, args []string) error {
 	fs := flag.NewFlagSet("aggregate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -108,8 +109,10 @@ func newAggregator(typ string) (valueAggregator, error) {
 		return &stringAgg{}, nil
 	case "uniqvaluecount":
 		return &uniqCount{seen: map[string]bool{}}, nil
+	case "valuehistogram":
+		return &histogram{counts: map[string]int64{}}, nil
 	}
-	return nil, fmt.Errorf("aggregate: aggregator %q is not supported (want LongValueSum, LongValueMax, LongValueMin, DoubleValueSum, StringValueMax, StringValueMin or UniqValueCount)", typ)
+	return nil, fmt.Errorf("aggregate: aggregator %q is not supported (want LongValueSum, LongValueMax, LongValueMin, DoubleValueSum, StringValueMax, StringValueMin, UniqValueCount or ValueHistogram)", typ)
 }
 
 type longAgg struct {
@@ -204,5 +207,62 @@ func (a *uniqCount) combinerOutput() []string {
 		out = append(out, v)
 	}
 	slices.SortFunc(out, compareUTF16) // a TreeMap's order
+	return out
+}
+
+// histogram is ValueHistogram: a count per distinct value, where a value
+// "v<TAB>n" (the last tab) counts n, else 1. Its report is the number of
+// distinct values, then the smallest, median (the sorted counts' middle,
+// upper for an even number), largest and mean count and their standard
+// deviation (over all, not a sample), tab-separated, the doubles as Java
+// prints them; its combiner output is "v<TAB>n" per value in Java's
+// String order.
+type histogram struct{ counts map[string]int64 }
+
+func (a *histogram) add(v string) error {
+	val, count := v, "1"
+	if i := strings.LastIndexByte(v, '\t'); i >= 0 {
+		val, count = v[:i], v[i+1:]
+	}
+	n, err := strconv.ParseInt(count, 10, 64) // Long.parseLong
+	if err != nil {
+		return fmt.Errorf("value %q: count %q is not a long", v, count)
+	}
+	a.counts[val] += n
+	return nil
+}
+
+func (a *histogram) report() string {
+	counts := make([]int64, 0, len(a.counts))
+	var acc int64
+	for _, n := range a.counts {
+		counts = append(counts, n)
+		acc += n
+	}
+	slices.Sort(counts)
+	s := strconv.Itoa(len(counts))
+	if len(counts) == 0 {
+		return s
+	}
+	mean := float64(acc) / float64(len(counts))
+	var sd float64
+	for _, n := range counts {
+		d := float64(n) - mean
+		sd += d * d
+	}
+	sd = math.Sqrt(sd / float64(len(counts)))
+	return fmt.Sprintf("%s\t%d\t%d\t%d\t%s\t%s", s, counts[0], counts[len(counts)/2], counts[len(counts)-1], javaDouble(mean), javaDouble(sd))
+}
+
+func (a *histogram) combinerOutput() []string {
+	vals := make([]string, 0, len(a.counts))
+	for v := range a.counts {
+		vals = append(vals, v)
+	}
+	slices.SortFunc(vals, compareUTF16) // a TreeMap's order
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = v + "\t" + strconv.FormatInt(a.counts[v], 10)
+	}
 	return out
 }

@@ -75,7 +75,12 @@ type attempt struct {
 	// queued; final is set once the final update is queued.
 	started  bool
 	progress float32
+	status   string // the last status queued
 	final    bool
+
+	// rep (under mu) is a stream vertex's reporter, whose status goes
+	// with the attempt's progress; nil for other vertices.
+	rep *reporter
 
 	// released (under the worker's mu) is set when the AM killed the
 	// attempt: its memory went back to the worker then, not when the
@@ -121,23 +126,24 @@ func (a *attempt) progressFile() string { return filepath.Join(a.dir, "progress"
 // a pipe cannot know its size, so the worker, which knows the split's
 // length, counts for it).
 func (a *attempt) reportProgress(out *sender) {
+	a.mu.Lock()
+	streams, rep := a.streams, a.rep
+	a.mu.Unlock()
 	p, ok := readProgress(a.progressFile())
 	if !ok {
-		a.mu.Lock()
-		streams := a.streams
-		a.mu.Unlock()
 		p, ok = streams.progress()
 	}
-	if !ok {
-		return
-	}
+	status := rep.currentStatus()
 	a.sendMu.Lock()
 	defer a.sendMu.Unlock()
-	if !a.started || a.final || p == a.progress {
+	if !ok {
+		p = a.progress
+	}
+	if !a.started || a.final || (p == a.progress && status == a.status) {
 		return
 	}
-	a.progress = p
-	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING, Progress: p}))
+	a.progress, a.status = p, status
+	out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING, Progress: p, Status: status}))
 }
 
 // sendRunning queues the RUNNING update that says the command started;
@@ -161,8 +167,8 @@ func (a *attempt) resendState(out *sender) {
 	case <-a.granted:
 		out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_COMMIT_PENDING, Progress: 1}))
 	default:
-		if a.progress > 0 {
-			out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING, Progress: a.progress}))
+		if a.progress > 0 || a.status != "" {
+			out.send(attemptUpdate(&ebbpb.AttemptUpdate{AttemptId: a.req.GetAttemptId(), State: ebbpb.AttemptState_ATTEMPT_RUNNING, Progress: a.progress, Status: a.status}))
 		}
 	}
 }

@@ -110,6 +110,7 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 		}
 		return &ebbpb.AttemptUpdate{
 			State:       ebbpb.AttemptState_ATTEMPT_FAILED,
+			Status:      sr.status(),
 			ExitCode:    int32(code),
 			Diagnostics: fmt.Sprintf("%s exited: %v; stderr tail:\n%s", argv[0], waitErr, tailOf(stderrPath, stderrTail)),
 		}
@@ -126,7 +127,8 @@ func (w *worker) runCommand(a *attempt, reinitEnv map[string]string, fifos []str
 			return u
 		}
 	}
-	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_SUCCEEDED, Progress: 1, OutputBytes: bytes}
+	return &ebbpb.AttemptUpdate{State: ebbpb.AttemptState_ATTEMPT_SUCCEEDED, Progress: 1, OutputBytes: bytes,
+		Counters: sr.counters(), Status: sr.status()}
 }
 
 // commitSink commits a sink attempt's outputs to dir, once the AM grants

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/proto/ebbpb"
 	"github.com/ebb-am/ebb/shuffle"
 )
@@ -52,6 +53,13 @@ type streamRun struct {
 	sinkPath string
 	// combinerStderr is the combiners' log, open while the shuffle runs.
 	combinerStderr *os.File
+
+	// rep reads the reporter lines of the program's (and its combiners')
+	// stderr, which comes through stderrR; errs ends when it is read.
+	rep              *reporter
+	stderrR, stderrW *os.File
+	stderrLog        io.Writer
+	errs             chan error
 }
 
 // sep is s's bytes, TAB when empty.
@@ -94,7 +102,8 @@ func (r *streamRun) end(waitErr error) (ioErr, exitErr error) {
 // setupStreamIO wires cmd's stdin and stdout; start begins the goroutines
 // once the command runs.
 func (w *worker) setupStreamIO(a *attempt, cmd *exec.Cmd, sio *dag.StreamIO) (*streamRun, error) {
-	r := &streamRun{w: w, a: a, sio: sio, fed: make(chan error, 1), read: make(chan error, 1)}
+	r := &streamRun{w: w, a: a, sio: sio, fed: make(chan error, 1), read: make(chan error, 1), errs: make(chan error, 1),
+		rep: newReporter(sio.Stream.ReporterPrefix, a.log), stderrLog: cmd.Stderr}
 	var err error
 	if r.stdinR, r.stdinW, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("making the stdin pipe: %w", err)
@@ -103,12 +112,21 @@ func (w *worker) setupStreamIO(a *attempt, cmd *exec.Cmd, sio *dag.StreamIO) (*s
 		r.closeAll()
 		return nil, fmt.Errorf("making the stdout pipe: %w", err)
 	}
-	cmd.Stdin, cmd.Stdout = r.stdinR, r.stdoutW
+	// A pipe of its own, not an io.Writer: exec would wait for a writer's
+	// copy, which a child the program left running could hold open.
+	if r.stderrR, r.stderrW, err = os.Pipe(); err != nil {
+		r.closeAll()
+		return nil, fmt.Errorf("making the stderr pipe: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.stdinR, r.stdoutW, r.stderrW
+	a.mu.Lock()
+	a.rep = r.rep
+	a.mu.Unlock()
 	return r, nil
 }
 
 func (r *streamRun) closeAll() {
-	for _, f := range []*os.File{r.stdinR, r.stdinW, r.stdoutR, r.stdoutW} {
+	for _, f := range []*os.File{r.stdinR, r.stdinW, r.stdoutR, r.stdoutW, r.stderrR, r.stderrW} {
 		if f != nil {
 			_ = f.Close() // pipes: nothing to lose
 		}
@@ -123,6 +141,8 @@ func (r *streamRun) start() {
 	}
 	_ = r.stdinR.Close() // the child holds its own copies
 	_ = r.stdoutW.Close()
+	_ = r.stderrW.Close()
+	go func() { r.errs <- r.readStderr() }()
 	go func() { r.fed <- r.feed() }()
 	go func() { r.read <- r.readOutput() }()
 }
@@ -140,6 +160,10 @@ func (r *streamRun) abort() {
 func (r *streamRun) finish(waitErr error) error {
 	feedErr := <-r.fed
 	readErr := <-r.read
+	if err := <-r.errs; err != nil {
+		// The log is lost, not the output: the attempt goes on.
+		r.a.log.WithError(err).Warn("writing the program's stderr log")
+	}
 	switch {
 	case feedErr != nil && waitErr == nil:
 		return fmt.Errorf("feeding the program's stdin: %w", feedErr)
@@ -181,6 +205,14 @@ func (r *streamRun) feedSplits(bw *bufio.Writer) error {
 		f.KVSeparator = st.KeyValueSeparator[0]
 	}
 	for _, sp := range r.a.req.GetSplits() {
+		if c, ok := fsys.CodecOf(sp.GetPath()); ok {
+			n, err := r.feedCompressed(bw, f, c, sp)
+			r.inputN += n
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		in, err := r.w.openSplit(r.a, sp.GetPath())
 		if err != nil {
 			return err
@@ -199,6 +231,30 @@ func (r *streamRun) feedSplits(bw *bufio.Writer) error {
 		}
 	}
 	return nil
+}
+
+// feedCompressed writes the lines of a compressed file, read whole and
+// decompressed by its suffix's codec, as Hadoop's LineRecordReader reads
+// a file it cannot split.
+func (r *streamRun) feedCompressed(bw *bufio.Writer, f shuffle.InputFormat, c fsys.Codec, sp *ebbpb.InputSplit) (int64, error) {
+	if sp.GetOffset() != 0 {
+		return 0, fmt.Errorf("%s [%d+%d]: a compressed file is read whole, from its start (give the vertex a splitSize)", sp.GetPath(), sp.GetOffset(), sp.GetLength())
+	}
+	in, err := r.w.openSplit(r.a, sp.GetPath())
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = in.Close() }() // read-only
+	dec, err := c.Open(sp.GetPath(), in)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = dec.Close() }() // a decompressor: nothing to lose
+	n, err := f.FeedSplit(bw, dec, true)
+	if err != nil {
+		return n, fmt.Errorf("%s: %w", sp.GetPath(), err)
+	}
+	return n, nil
 }
 
 // feedMerged writes the merge of every producer's sorted partition as
@@ -271,6 +327,36 @@ func partitioner(sh *dag.ShuffleSpec) (shuffle.Partitioner, error) {
 		return nil, fmt.Errorf("partitionerOptions: %w", err)
 	}
 	return shuffle.KeyFieldPartitioner{Fields: kf}, nil
+}
+
+// readStderr passes the program's stderr to its log, less the reporter's
+// lines, to its end.
+func (r *streamRun) readStderr() error {
+	defer func() { _ = r.stderrR.Close() }() // read end: nothing to lose
+	rw := &reporterWriter{r: r.rep, out: r.stderrLog}
+	_, err := io.Copy(rw, r.stderrR)
+	if ferr := rw.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		_, _ = io.Copy(io.Discard, r.stderrR) // the program must not block on a full pipe
+	}
+	return err
+}
+
+// counters and status are what the attempt reported (none for a nil r).
+func (r *streamRun) counters() []*ebbpb.Counter {
+	if r == nil {
+		return nil
+	}
+	return r.rep.counters()
+}
+
+func (r *streamRun) status() string {
+	if r == nil {
+		return ""
+	}
+	return r.rep.currentStatus()
 }
 
 // readOutput reads the program's stdout to its end.
@@ -388,8 +474,8 @@ func (r *streamRun) collect() (add func(k, v []byte) error, done func() error, e
 			return nil, nil, fmt.Errorf("creating the combiner's stderr log: %w", err)
 		}
 		r.combinerStderr = stderr
-		cc.Stderr = stderr
-		cfg.Combine = cc.Combine
+		cc.Stderr = &reporterWriter{r: r.rep, out: stderr}
+		cfg.Combine, cfg.CombineMinSpills = cc.Combine, c.MinSpills
 	}
 	col := shuffle.NewCollector(cfg)
 	dir := filepath.Join(r.a.outputDir(), out.GetConsumer())

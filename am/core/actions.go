@@ -198,6 +198,10 @@ type AttemptUpdate struct {
 	// more memory than it asked for: what it saw in use. Such a failure is
 	// retried with more memory (CoreOptions.MemoryRetry).
 	MemoryUsedMB int64
+	// Counters: what the attempt's program counted (sums by group and
+	// name); kept when it succeeds. Status: its last status line.
+	Counters []Counter
+	Status   string
 }
 
 // WorkerInfo is what a worker says when it registers.

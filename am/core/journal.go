@@ -41,6 +41,10 @@ type AttemptRecord struct {
 	// the other attempt of its task finished first (no failure).
 	Speculative bool `json:",omitempty"`
 	Loser       bool `json:",omitempty"`
+	// Status: the program's last status line (a Streaming
+	// `reporter:status:`); Counters: what it counted.
+	Status   string    `json:",omitempty"`
+	Counters []Counter `json:",omitempty"`
 }
 
 // UsagePoint is one sample of a group for the autoscaler chart.
@@ -163,6 +167,9 @@ func (j *journal) attemptReported(now time.Time, seq int64, u AttemptUpdate) {
 	if r == nil || r.State != "RUNNING" {
 		return
 	}
+	if u.Status != "" {
+		r.Status = u.Status
+	}
 	switch u.Result {
 	case AttemptRunning:
 		r.Progress = u.Progress
@@ -172,6 +179,7 @@ func (j *journal) attemptReported(now time.Time, seq int64, u AttemptUpdate) {
 	}
 	j.close(seq, r, resultNames[u.Result], now, u.Diagnostics)
 	r.ExitCode = u.ExitCode
+	r.Counters = u.Counters
 	if u.Result == AttemptSucceeded {
 		r.Progress = 1
 	}

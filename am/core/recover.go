@@ -29,6 +29,8 @@ type RecoveredTask struct {
 	Attempt string
 	// Worker holds the output; "" when it is committed (a sink).
 	Worker string
+	// Counters: what the attempt counted.
+	Counters []Counter
 }
 
 // RecoveredDAG is one DAG of the recovery log.
@@ -97,6 +99,9 @@ type TaskDone struct {
 	Task    int
 	Attempt string
 	Worker  string // "" for a sink (its output is committed)
+	// Counters: what the attempt counted, for its DAG's sums after a
+	// recovery.
+	Counters []Counter
 }
 
 // EnableJournal makes the Core keep a TaskDone for every task that
@@ -114,7 +119,8 @@ func (c *Core) noteSucceeded(t *taskRun) {
 	if !c.journaling || t.output == nil {
 		return
 	}
-	e := TaskDone{DAG: t.vertex.dag.id, Vertex: t.vertex.spec.Name, Task: t.index, Attempt: t.output.id}
+	e := TaskDone{DAG: t.vertex.dag.id, Vertex: t.vertex.spec.Name, Task: t.index, Attempt: t.output.id,
+		Counters: t.vertex.counters[t.index]}
 	if !t.vertex.sink && t.output.worker != nil {
 		e.Worker = t.output.worker.info.ID
 	}
@@ -223,6 +229,7 @@ func (c *Core) recoverEnded(r RecoveredDAG) {
 	d := c.newRecoveredDAG(r, g)
 	for _, rt := range r.Succeeded {
 		if t := d.task(rt); t != nil && t.state != taskSucceeded {
+			t.vertex.setTaskCounters(t.index, rt.Counters)
 			t.becomeSucceeded(nil)
 		}
 	}
@@ -276,6 +283,7 @@ func (c *Core) recoverRunning(r RecoveredDAG, rec *recovery, o RecoverOptions) (
 			if !ok {
 				continue
 			}
+			v.setTaskCounters(t.index, rt.Counters)
 			t.becomeSucceeded(&attemptRun{id: rt.Attempt, task: t, number: attemptNumber(rt.Attempt)})
 			if !v.sink {
 				rec.orphans[rt.Worker] = append(rec.orphans[rt.Worker], t)

@@ -43,7 +43,7 @@ func firstAttempt(t *testing.T) (RecoveredDAG, *fakeWorld) {
 	for _, e := range f.c.TakeJournal() {
 		r.Succeeded = append(r.Succeeded, RecoveredTask{Vertex: e.Vertex, Task: e.Task, Attempt: e.Attempt, Worker: e.Worker})
 	}
-	want := []RecoveredTask{{"a", 0, "dag_0001_a_000000_0", "w1"}, {"a", 1, "dag_0001_a_000001_0", "w1"}}
+	want := []RecoveredTask{{"a", 0, "dag_0001_a_000000_0", "w1", nil}, {"a", 1, "dag_0001_a_000001_0", "w1", nil}}
 	if !reflect.DeepEqual(r.Succeeded, want) {
 		t.Fatalf("journal %+v, want %+v", r.Succeeded, want)
 	}

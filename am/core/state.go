@@ -107,6 +107,9 @@ type vertexRun struct {
 	// its succeeded attempts, the finished half of speculation's
 	// comparison (speculate.go).
 	doneRates []float64
+	// counters: the counters of its tasks that reported some, by task
+	// index (counters.go).
+	counters map[int][]Counter
 }
 
 type taskRun struct {

@@ -36,6 +36,8 @@ type DAGStatus struct {
 	SReq    float64
 	Utility float64
 	Slots   int
+	// Counters: the sums of its vertices' counters (counters.go).
+	Counters []Counter
 }
 
 // VertexStatus is one vertex's progress.
@@ -44,6 +46,8 @@ type VertexStatus struct {
 	Total     int
 	Succeeded int
 	Running   int
+	// Counters: the sums of its succeeded tasks' counters.
+	Counters []Counter
 }
 
 // TaskProgress is the one definition of progress: the share of total
@@ -101,7 +105,8 @@ func (c *Core) status(d *dagRun) DAGStatus {
 		}
 	}
 	for _, v := range d.vertices {
-		vs := VertexStatus{Name: v.spec.Name, Total: len(v.tasks), Succeeded: v.succeeded}
+		vs := VertexStatus{Name: v.spec.Name, Total: len(v.tasks), Succeeded: v.succeeded, Counters: v.counterSums()}
+		s.Counters = AddCounters(s.Counters, vs.Counters)
 		for _, t := range v.tasks {
 			if t.state == taskRunning {
 				vs.Running++

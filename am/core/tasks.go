@@ -180,6 +180,7 @@ func (c *Core) AttemptUpdate(now time.Time, u AttemptUpdate) {
 		c.killLoser(a)
 		c.detach(a)
 		delete(c.attempt, a.id)
+		t.vertex.setTaskCounters(t.index, u.Counters)
 		t.becomeSucceeded(a)
 		if !t.vertex.sink {
 			a.worker = w

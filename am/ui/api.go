@@ -54,6 +54,17 @@ type DAG struct {
 	// SlowNodes: the nodes where the DAG's attempts straggled; its
 	// backups and, while others have room, its later attempts go elsewhere.
 	SlowNodes []string `json:"slowNodes,omitempty"`
+	// Counters: what its succeeded tasks counted (a Streaming program's
+	// reporter:counter: lines), summed, sorted by group and name.
+	Counters []Counter `json:"counters,omitempty"`
+}
+
+// Counter is one of a DAG's counters.
+type Counter struct {
+	Group    string           `json:"group"`              // the counter's group
+	Name     string           `json:"name"`               // its name in the group
+	Value    int64            `json:"value"`              // the sum over the DAG's succeeded tasks
+	Vertices map[string]int64 `json:"vertices,omitempty"` // the sum over each vertex's succeeded tasks, by vertex name
 }
 
 // Backups are a DAG's backup attempts and how their races ended.
@@ -124,6 +135,7 @@ type Attempt struct {
 	DurationSecs float64           `json:"durationSecs"`          // run time so far, or in all once ended
 	ExitCode     int               `json:"exitCode"`              // the task program's exit code once ended
 	Diagnostics  string            `json:"diagnostics,omitempty"` // why it failed or was killed
+	Status       string            `json:"status,omitempty"`      // the program's last status (a Streaming reporter:status: line)
 	Logs         map[string]string `json:"logs,omitempty"`        // stdout, stderr, worker: URLs relative to the UI root or absolute
 	// Speculative: a backup attempt for a straggler; Loser: killed because
 	// the other attempt of its task finished first (not a failure).

@@ -59,6 +59,7 @@ func (u *UI) dag(d core.DAGStatus, now time.Time) DAG {
 		SReq: d.SReq, Utility: d.Utility, Slots: d.Slots, Diagnostics: u.redact(d.Diagnostics), Output: d.Output, Compacted: d.Compacted}
 	out.Progress = d.Progress()
 	out.SlowNodes = d.SlowNodes
+	out.Counters = counters(d)
 	if s := d.Speculation; s.Launched > 0 {
 		out.Backups = &Backups{Launched: s.Launched, Won: s.Won, Lost: s.Lost}
 	}
@@ -70,6 +71,29 @@ func (u *UI) dag(d core.DAGStatus, now time.Time) DAG {
 		g := d.Goal
 		out.Goal = &g
 		out.GoalStatus = goalStatus(d, out.Progress, now)
+	}
+	return out
+}
+
+// counters is a DAG's counters with each vertex's share.
+func counters(d core.DAGStatus) []Counter {
+	out := make([]Counter, 0, len(d.Counters))
+	for _, c := range d.Counters {
+		x := Counter{Group: c.Group, Name: c.Name, Value: c.Value}
+		for _, v := range d.Vertices {
+			for _, vc := range v.Counters {
+				if vc.Group == c.Group && vc.Name == c.Name {
+					if x.Vertices == nil {
+						x.Vertices = map[string]int64{}
+					}
+					x.Vertices[v.Name] = vc.Value
+				}
+			}
+		}
+		out = append(out, x)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
@@ -130,7 +154,7 @@ func (u *UI) dagDetail(v View, id string, f attemptFilter) (DAGDetail, bool) {
 // attemptAt converts a record; a running attempt's duration runs to now.
 func (u *UI) attemptAt(a core.AttemptRecord, now time.Time) Attempt {
 	out := Attempt{ID: a.ID, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB, State: a.State, Worker: a.Worker,
-		Container: a.Container, Node: a.Node, Start: a.Start, ExitCode: a.ExitCode, Diagnostics: u.redact(a.Diagnostics),
+		Container: a.Container, Node: a.Node, Start: a.Start, ExitCode: a.ExitCode, Diagnostics: u.redact(a.Diagnostics), Status: u.redact(a.Status),
 		Speculative: a.Speculative, Loser: a.Loser}
 	end := now
 	if !a.End.IsZero() {

@@ -35,7 +35,8 @@ type Snapshot struct {
 // groups' slow-start kills (SlowStartKilled) and speculative execution (a
 // DAG's backup counts, whether an attempt was a backup or lost its race);
 // version 4 a DAG's slow nodes; version 5 the groups' latency target and
-// measured p95; all are zero when absent, so older files
+// measured p95, the counters of DAGs, vertices and attempts, and
+// attempts' status; all are zero when absent, so older files
 // still read.
 const (
 	historyVersion       = 5

@@ -33,17 +33,19 @@ type histFixture struct {
 func newHistFixture() histFixture {
 	t0 := time.Date(2027, 1, 15, 8, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	vs := core.VertexStatus{Name: "map", Total: 4, Succeeded: 2, Running: 1}
+	cs := []core.Counter{{Group: "wc", Name: "lines", Value: 12}}
+	vs := core.VertexStatus{Name: "map", Total: 4, Succeeded: 2, Running: 1, Counters: cs}
 	st := core.DAGStatus{ID: "app_1dag_0001", Name: "wc", State: core.DAGFailed, Diagnostics: "task failed", Group: "g",
 		Output: "/out", Submit: at(1), Finish: at(90), Goal: at(120), TotalTasks: 5, Succeeded: 2, Running: 1, Failed: 3,
 		Recovered: true, Compacted: true, Vertices: []core.VertexStatus{vs}, SReq: 1.5, Utility: 0.25, Slots: 7,
-		Speculation: core.SpeculationCounts{Launched: 3, Won: 2, Lost: 1}, SlowNodes: []string{"n7"}}
+		Speculation: core.SpeculationCounts{Launched: 3, Won: 2, Lost: 1}, SlowNodes: []string{"n7"}, Counters: cs}
 	return histFixture{
 		dag: core.DAGView{DAGStatus: st, Edges: []core.EdgeView{{From: "map", To: "reduce", Type: "scatter-gather"}},
 			Vertices: []core.VertexView{{VertexStatus: vs, MemoryMB: 512, VCores: 1, Queued: 1, Waiting: 1, Depth: 1}},
 			Attempts: []core.AttemptRecord{{ID: "app_1dag_0001_map_000001_0", DAG: "app_1dag_0001", Vertex: "map", Task: 1,
 				Number: 2, MemoryMB: 1024, Worker: "w1", Container: "container_1", Node: "n1", Start: at(2), End: at(30),
-				State: "FAILED", ExitCode: 137, Diagnostics: "killed", Progress: 0.5, Speculative: true, Loser: true}}},
+				State: "FAILED", ExitCode: 137, Diagnostics: "killed", Progress: 0.5, Speculative: true, Loser: true,
+				Status: "read 7 lines", Counters: cs}}},
 		group: core.GroupView{GroupStatus: core.GroupStatus{Name: "g", State: "SCALE_OUT", UsagePercent: 85.5, Workers: 3,
 			PendingWorkers: 2, Nodes: 2, QueuedAttempts: 4, RunningAttempts: 3, RunningMB: 1536, OfferedMB: 3072,
 			NeedsWorkers: true, Preempt: core.PreemptCounts{Warned: 5, GivenBack: 4, Lost: 1, SlowStartKilled: 3},

@@ -41,6 +41,23 @@ type histDAGStatus struct {
 	Speculation histSpeculation `json:"Speculation"`
 	// SlowNodes: version 4.
 	SlowNodes []string `json:"SlowNodes"`
+	// Counters: version 5.
+	Counters []histCounter `json:"Counters,omitempty"`
+}
+
+// histCounter is a core.Counter as the history keeps it (version 5).
+type histCounter struct {
+	Group string `json:"Group"`
+	Name  string `json:"Name"`
+	Value int64  `json:"Value"`
+}
+
+func toHistCounters(cs []core.Counter) []histCounter {
+	return mapSlice(cs, func(c core.Counter) histCounter { return histCounter(c) })
+}
+
+func coreCounters(hs []histCounter) []core.Counter {
+	return mapSlice(hs, func(h histCounter) core.Counter { return core.Counter(h) })
 }
 
 // histSpeculation is core.SpeculationCounts as the history file keeps it.
@@ -55,6 +72,8 @@ type histVertexSum struct {
 	Total     int    `json:"Total"`
 	Succeeded int    `json:"Succeeded"`
 	Running   int    `json:"Running"`
+	// Counters: version 5.
+	Counters []histCounter `json:"Counters,omitempty"`
 }
 
 // histDAGView is a DAGView: its status fields, then its graph (Vertices
@@ -101,6 +120,9 @@ type histAttempt struct {
 	// Speculative and Loser: version 3.
 	Speculative bool `json:"Speculative"`
 	Loser       bool `json:"Loser"`
+	// Status and Counters: version 5.
+	Status   string        `json:"Status,omitempty"`
+	Counters []histCounter `json:"Counters,omitempty"`
 }
 
 type histGroup struct {
@@ -199,7 +221,7 @@ func toHistStatus(s core.DAGStatus) histDAGStatus {
 		Output: s.Output, Submit: s.Submit, Finish: s.Finish, Goal: s.Goal, TotalTasks: s.TotalTasks,
 		Succeeded: s.Succeeded, Running: s.Running, Failed: s.Failed, Recovered: s.Recovered, Compacted: s.Compacted,
 		SReq: s.SReq, Utility: s.Utility, Slots: s.Slots, Vertices: mapSlice(s.Vertices, toHistVertexSum),
-		Speculation: histSpeculation(s.Speculation), SlowNodes: s.SlowNodes}
+		Speculation: histSpeculation(s.Speculation), SlowNodes: s.SlowNodes, Counters: toHistCounters(s.Counters)}
 }
 
 func (h histDAGStatus) core() core.DAGStatus {
@@ -207,15 +229,15 @@ func (h histDAGStatus) core() core.DAGStatus {
 		Output: h.Output, Submit: h.Submit, Finish: h.Finish, Goal: h.Goal, TotalTasks: h.TotalTasks,
 		Succeeded: h.Succeeded, Running: h.Running, Failed: h.Failed, Recovered: h.Recovered, Compacted: h.Compacted,
 		SReq: h.SReq, Utility: h.Utility, Slots: h.Slots, Vertices: mapSlice(h.Vertices, histVertexSum.core),
-		Speculation: core.SpeculationCounts(h.Speculation), SlowNodes: h.SlowNodes}
+		Speculation: core.SpeculationCounts(h.Speculation), SlowNodes: h.SlowNodes, Counters: coreCounters(h.Counters)}
 }
 
 func toHistVertexSum(v core.VertexStatus) histVertexSum {
-	return histVertexSum{Name: v.Name, Total: v.Total, Succeeded: v.Succeeded, Running: v.Running}
+	return histVertexSum{Name: v.Name, Total: v.Total, Succeeded: v.Succeeded, Running: v.Running, Counters: toHistCounters(v.Counters)}
 }
 
 func (h histVertexSum) core() core.VertexStatus {
-	return core.VertexStatus{Name: h.Name, Total: h.Total, Succeeded: h.Succeeded, Running: h.Running}
+	return core.VertexStatus{Name: h.Name, Total: h.Total, Succeeded: h.Succeeded, Running: h.Running, Counters: coreCounters(h.Counters)}
 }
 
 func toHistDAGView(v core.DAGView) histDAGView {
@@ -245,13 +267,15 @@ func (h histVertex) core() core.VertexView {
 func toHistAttempt(a core.AttemptRecord) histAttempt {
 	return histAttempt{ID: a.ID, DAG: a.DAG, Vertex: a.Vertex, Task: a.Task, Number: a.Number, MemoryMB: a.MemoryMB,
 		Worker: a.Worker, Container: a.Container, Node: a.Node, Start: a.Start, End: a.End, State: a.State,
-		ExitCode: a.ExitCode, Diagnostics: a.Diagnostics, Progress: a.Progress, Speculative: a.Speculative, Loser: a.Loser}
+		ExitCode: a.ExitCode, Diagnostics: a.Diagnostics, Progress: a.Progress, Speculative: a.Speculative, Loser: a.Loser,
+		Status: a.Status, Counters: toHistCounters(a.Counters)}
 }
 
 func (h histAttempt) core() core.AttemptRecord {
 	return core.AttemptRecord{ID: h.ID, DAG: h.DAG, Vertex: h.Vertex, Task: h.Task, Number: h.Number, MemoryMB: h.MemoryMB,
 		Worker: h.Worker, Container: h.Container, Node: h.Node, Start: h.Start, End: h.End, State: h.State,
-		ExitCode: h.ExitCode, Diagnostics: h.Diagnostics, Progress: h.Progress, Speculative: h.Speculative, Loser: h.Loser}
+		ExitCode: h.ExitCode, Diagnostics: h.Diagnostics, Progress: h.Progress, Speculative: h.Speculative, Loser: h.Loser,
+		Status: h.Status, Counters: coreCounters(h.Counters)}
 }
 
 // histPreempt is core.PreemptCounts as the history file keeps it.

@@ -300,6 +300,25 @@ func printDAG(out *printer, d amclient.DAG) {
 		out.printf(": %s", d.Diagnostics)
 	}
 	out.println()
+	printCounters(out, d.Counters)
+}
+
+// printCounters prints a DAG's counters as Hadoop's job client prints a
+// job's: "Counters: N", then each group and its counters, indented by
+// tabs. Nothing when there are none.
+func printCounters(out *printer, cs []amclient.Counter) {
+	if len(cs) == 0 {
+		return
+	}
+	out.printf("\tCounters: %d\n", len(cs))
+	group := ""
+	for i, c := range cs {
+		if i == 0 || c.Group != group {
+			group = c.Group
+			out.printf("\t\t%s\n", group)
+		}
+		out.printf("\t\t\t%s=%d\n", c.Name, c.Value)
+	}
 }
 
 // waitDAG polls a remote DAG until it ends. When the AM goes away and the
@@ -326,6 +345,7 @@ func waitDAG(ctx context.Context, out *printer, c *amclient.Client, id string) e
 		}
 		switch d.State {
 		case amclient.Succeeded:
+			printCounters(out, d.Counters)
 			return nil
 		case amclient.Failed, amclient.Killed:
 			return &exitError{code: 2, err: fmt.Errorf("DAG %s %s: %s", id, d.State, d.Diagnostics)}

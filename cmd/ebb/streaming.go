@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/amclient"
 	"github.com/ebb-am/ebb/conf"
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/streaming"
@@ -165,6 +166,7 @@ func runStreamingLocal(ctx context.Context, spec []byte, output string, errOut i
 		return &streaming.Error{Code: streaming.ExitFailed, Msg: "Job not successful!"}
 	}
 	p.printf("DAG %s (%s) SUCCEEDED in %s; output: %s\n", st.ID, st.Name, st.Finish.Sub(st.Submit).Round(time.Millisecond), st.Output)
+	printCounters(p, amCounters(st.Counters))
 	// The commit marker lets a later AM attempt finish a commit; this
 	// job's AM is gone, and Hadoop's output holds only _SUCCESS beside
 	// the parts.
@@ -206,4 +208,13 @@ func readHadoopXML(path string) (map[string]string, error) {
 		out[p.Name] = p.Value
 	}
 	return out, nil
+}
+
+// amCounters is the core's counters as the client's.
+func amCounters(cs []core.Counter) []amclient.Counter {
+	out := make([]amclient.Counter, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, amclient.Counter{Group: c.Group, Name: c.Name, Value: c.Value})
+	}
+	return out
 }

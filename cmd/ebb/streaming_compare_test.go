@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"compress/gzip"
+	"compress/zlib"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +42,10 @@ type streamCase struct {
 	// wantFail: the job fails; the exit codes must agree and neither
 	// output may hold _SUCCESS or a part file.
 	wantFail bool
+	// counters: the job's programs count (reporter:counter: on stderr):
+	// ebb's counters must be Hadoop's, less its framework's own, and not
+	// none. Every other case must have none on either side.
+	counters bool
 }
 
 var streamWords = "the quick brown fox\njumps over the lazy dog\nThe dog sleeps; the fox runs.\n\nbrown cows and brown foxes\n"
@@ -93,11 +100,145 @@ func streamCases(repo string) []streamCase {
 			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}",
 				"-mapper", `awk '{for (i = 1; i <= NF; i++) {print "LongValueSum:" $i "\t1"; print "UniqValueCount:len" length($i) "\t" $i; print "DoubleValueSum:tenths\t0.1"; print "LongValueMax:longest\t" length($i)}}'`,
 				"-reducer", "aggregate"}},
+		{name: "aggregate-histogram", files: map[string]string{"in.txt": strings.Repeat(streamWords, 3) + "a bb a ccc bb a\n"},
+			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}",
+				"-mapper", `awk '{for (i = 1; i <= NF; i++) {print "ValueHistogram:len\t" length($i); print "ValueHistogram:initial\t" substr($i, 1, 1) "\t2"; print "ValueHistogram:word\t" $i}}'`,
+				"-reducer", "aggregate"}},
+		// Many spills (a 1 MB sort buffer on both sides): the combiner runs
+		// over each spill and again over the final merge, so the reducer
+		// gets one value per key (it prints how many it got).
+		{name: "combiner-over-the-final-merge", files: map[string]string{"in.txt": strings.Repeat(streamWords, 15000), "comb.py": streamMarkingCombiner, "red.py": streamValuesReducer},
+			args: []string{"-D", "mapreduce.task.io.sort.mb=1", "-input", "{d}/in.txt", "-output", "{out}",
+				"-mapper", `awk '{for (i = 1; i <= NF; i++) print $i "\t" 1}'`, "-combiner", "python3 {d}/comb.py", "-reducer", "python3 {d}/red.py"}},
+		// One split per compressed file, read by its suffix's codec:
+		// map-only, so each file's part number shows Hadoop's split order
+		// (by length, largest first) and that none was cut.
+		{name: "compressed-inputs-map-only", files: map[string]string{
+			"in/a.txt.gz":  gzipped(strings.Repeat("gzip line\n", 40)) + gzipped("a second member\n"),
+			"in/b.bz2":     bzipped(strings.Repeat("bzip2 line\n", 300)),
+			"in/c.deflate": zlibbed("deflate one\r\ndeflate two\n"),
+			"in/d.txt":     "plain\n",
+			"in/e.gz":      gzipped(""),
+			"in/f.bz2":     "", // no bytes: no record on Hadoop
+		},
+			args: []string{"-input", "{d}/in", "-output", "{out}", "-mapper", "cat", "-numReduceTasks", "0"}},
+		{name: "compressed-wordcount", files: map[string]string{"in.txt.gz": gzipped(strings.Repeat(streamWords, 30)), "more.bz2": bzipped(streamWords)},
+			args: []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt.gz", "-input", "{d}/more.bz2", "-output", "{out}", "-mapper", py(mapper), "-reducer", py(reducer)}},
+		{name: "compressed-empty-gz-fails", files: map[string]string{"in.gz": ""},
+			args: []string{"-input", "{d}/in.gz", "-output", "{out}", "-mapper", "cat"}, wantFail: true},
+		{name: "reporter-counters-with-combiner", files: map[string]string{"in.txt": strings.Repeat(streamWords, 4), "count.sh": streamCountingMapper, "sum.py": streamCountingReducer},
+			args:     []string{"-D", "mapreduce.job.reduces=2", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", "{d}/count.sh", "-combiner", "python3 {d}/sum.py combine", "-reducer", "python3 {d}/sum.py reduce"},
+			counters: true},
+		{name: "reporter-prefix-map-only", files: map[string]string{"in.txt": streamWords, "mine.sh": "#!/bin/sh\nwhile read -r l; do echo \"ME:counter:lines,seen,1\" >&2; echo \"reporter:counter:lines,not-mine,1\" >&2; echo \"$l\"; done\necho \"ME:status:done\" >&2\n"},
+			args:     []string{"-D", "stream.stderr.reporter.prefix=ME:", "-input", "{d}/in.txt", "-output", "{out}", "-mapper", "{d}/mine.sh", "-numReduceTasks", "0"},
+			counters: true},
 		{name: "existing-output", files: map[string]string{"in.txt": "x\n", "{out}/keep": "old\n"},
 			args: []string{"-input", "{d}/in.txt", "-output", "{out}", "-mapper", "cat"}, wantFail: true},
 		{name: "missing-input", files: map[string]string{},
 			args: []string{"-input", "{d}/nothere.txt", "-output", "{out}", "-mapper", "cat"}, wantFail: true},
 	}
+}
+
+// streamCountingMapper reports, besides its records, what Streaming's
+// stderr protocol allows and what it ignores: a sign, several lines per
+// counter, a status, and malformed lines Hadoop only warns about (a missing
+// field, a space in the amount, an unknown command).
+const streamCountingMapper = `#!/bin/sh
+while read -r line; do
+  echo "reporter:counter:Words Seen,lines,1" >&2
+  echo "reporter:status:read $line" >&2
+  for w in $line; do
+    echo "$w	1"
+    echo "reporter:counter:Words Seen,words,+1" >&2
+  done
+  echo "not a report" >&2
+done
+echo "reporter:counter:Words Seen,bad" >&2
+echo "reporter:counter:Words Seen,spaced, 5" >&2
+echo "reporter:what:ever" >&2
+echo "reporter:counter:Words Seen,big,-9000000000" >&2
+`
+
+// streamCountingReducer sums counts per word (as a combiner or reducer)
+// and counts what it read and wrote under its role's name.
+const streamCountingReducer = `import sys
+role = sys.argv[1]
+last, total, n_in, n_out = None, 0, 0, 0
+def emit():
+    global n_out
+    if last is not None:
+        print(f"{last}\t{total}")
+        n_out += 1
+for line in sys.stdin:
+    word, count = line.rstrip("\n").split("\t", 1)
+    n_in += 1
+    if word != last:
+        emit()
+        last, total = word, 0
+    total += int(count)
+emit()
+sys.stderr.write(f"reporter:counter:{role},in,{n_in}\nreporter:counter:{role},out,{n_out}\n")
+`
+
+// streamMarkingCombiner sums each key's counts, with or without its mark
+// C, and marks the sum: what it ran over is told apart from map output.
+const streamMarkingCombiner = `import sys
+last, total = None, 0
+for line in sys.stdin:
+    word, count = line.rstrip("\n").split("\t", 1)
+    if word != last and last is not None:
+        print(f"{last}\tC{total}")
+        total = 0
+    last = word
+    total += int(count.lstrip("C"))
+if last is not None:
+    print(f"{last}\tC{total}")
+`
+
+// streamValuesReducer prints each key's sum and the number of values it
+// got: one per map when the combiner ran over the final merge, one per
+// spill (or per unmarked record) otherwise.
+const streamValuesReducer = `import sys
+last, total, n = None, 0, 0
+for line in sys.stdin:
+    word, count = line.rstrip("\n").split("\t", 1)
+    if word != last and last is not None:
+        print(f"{last}\t{total}\t{n}")
+        total, n = 0, 0
+    last = word
+    total += int(count.lstrip("C"))
+    n += 1
+if last is not None:
+    print(f"{last}\t{total}\t{n}")
+`
+
+// gzipped, zlibbed and bzipped compress s as Hadoop's GzipCodec,
+// DefaultCodec (zlib's format) and BZip2Codec write files; bzip2 by
+// Python's bz2 (Go has no writer; Python is needed by the cases anyway).
+func gzipped(s string) string {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.String()
+}
+
+func zlibbed(s string) string {
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	_, _ = w.Write([]byte(s))
+	_ = w.Close()
+	return b.String()
+}
+
+func bzipped(s string) string {
+	cmd := exec.Command("python3", "-c", "import bz2, sys; sys.stdout.buffer.write(bz2.compress(sys.stdin.buffer.read()))")
+	cmd.Stdin = strings.NewReader(s)
+	out, err := cmd.Output()
+	if err != nil {
+		panic(fmt.Sprintf("bzip2 with python3: %v", err))
+	}
+	return string(out)
 }
 
 // hadoopStreaming finds Java, Maven and the reference's class path, or
@@ -116,7 +257,7 @@ func hadoopStreaming(t *testing.T) (java, classpath string) {
 	}
 	ref, _ := filepath.Abs("../../streaming/testdata/hadoop")
 	cpFile := filepath.Join(ref, "target", "classpath.txt")
-	if _, err := os.Stat(filepath.Join(ref, "target", "classes", "ebb", "streamingref", "RunJobs.class")); err != nil {
+	if !upToDate(filepath.Join(ref, "target", "classes", "ebb", "streamingref", "RunJobs.class"), filepath.Join(ref, "src", "main", "java", "ebb", "streamingref", "RunJobs.java")) {
 		mvn, err := exec.LookPath("mvn")
 		if err != nil {
 			miss("no mvn on PATH")
@@ -134,6 +275,50 @@ func hadoopStreaming(t *testing.T) (java, classpath string) {
 		t.Fatal(err)
 	}
 	return java, filepath.Join(ref, "target", "classes") + ":" + strings.TrimSpace(string(cp))
+}
+
+// upToDate says whether built exists and is no older than source.
+func upToDate(built, source string) bool {
+	b, err := os.Stat(built)
+	if err != nil {
+		return false
+	}
+	s, err := os.Stat(source)
+	return err == nil && !b.ModTime().Before(s.ModTime())
+}
+
+// hadoopCounters are the counters Hadoop printed for a job ("COUNTER
+// group TAB name TAB value"), less the framework's own, as "group/name=value"
+// lines.
+func hadoopCounters(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 3 || strings.HasPrefix(f[0], "org.apache.hadoop.") || f[0] == "Shuffle Errors" {
+			continue
+		}
+		out = append(out, f[0]+"/"+f[1]+"="+f[2])
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ebbCounters are the counters `ebb streaming` printed after its job, in
+// Hadoop's form (a tab, "Counters: N"; two tabs, a group; three tabs,
+// name=value), as "group/name=value" lines.
+func ebbCounters(log string) []string {
+	var out []string
+	group := ""
+	for _, l := range strings.Split(log, "\n") {
+		switch {
+		case strings.HasPrefix(l, "\t\t\t"):
+			out = append(out, group+"/"+l[3:])
+		case strings.HasPrefix(l, "\t\t"):
+			group = l[2:]
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func expand(args []string, dir, out string) []string {
@@ -181,11 +366,18 @@ func TestStreamingMatchesHadoopStreaming(t *testing.T) {
 		t.Fatalf("Hadoop Streaming: %v\n%s", err, tailBytes(hlog.String(), 3000))
 	}
 	var hcodes []int
+	var hcounters [][]string
+	var counted []string
 	sc := bufio.NewScanner(bytes.NewReader(hout))
 	for sc.Scan() {
+		if c, ok := strings.CutPrefix(sc.Text(), "COUNTER "); ok {
+			counted = append(counted, c)
+		}
 		if n, ok := strings.CutPrefix(sc.Text(), "EXIT "); ok {
 			code, _ := strconv.Atoi(n)
 			hcodes = append(hcodes, code)
+			hcounters = append(hcounters, hadoopCounters(counted))
+			counted = nil
 		}
 	}
 	if len(hcodes) != len(cases) {
@@ -211,6 +403,9 @@ func TestStreamingMatchesHadoopStreaming(t *testing.T) {
 				t.Errorf("Hadoop Streaming exited %d, the case expects failure %v", hcodes[i], c.wantFail)
 			}
 			compareOutputs(t, filepath.Join(dir, "hout"), filepath.Join(dir, "eout"), c, c.wantFail)
+			if e := ebbCounters(string(log)); !slices.Equal(e, hcounters[i]) || c.counters != (len(e) > 0) {
+				t.Errorf("counters differ (the case counts: %v):\nHadoop %q\n   ebb %q", c.counters, hcounters[i], e)
+			}
 			if t.Failed() {
 				t.Logf("command: ebb streaming %s\nebb said:\n%s", strings.Join(c.args, " "), tailBytes(string(log), 2000))
 			}

@@ -73,23 +73,41 @@ func (h hdfsLister) Glob(pattern string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, base := path.Split(hp)
-	if strings.ContainsAny(dir, "*?[") {
-		return nil, fmt.Errorf("-input %q: on HDFS only the last element of a path may hold a glob", pattern)
+	// Each NameNode call waits out a restart, as every gateway call does
+	// (hdfsfs.FS.Do, dfs.client.retry.policy.spec).
+	readDir := func(dir string) ([]string, error) {
+		var fis []os.FileInfo
+		err := h.fs.Do("listing "+dir, func() error {
+			fi, err := h.fs.Client().Stat(dir)
+			if err != nil || !fi.IsDir() {
+				return err // a file matched an element before the last: nothing under it
+			}
+			fis, err = h.fs.Client().ReadDir(dir)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, len(fis))
+		for i, fi := range fis {
+			names[i] = fi.Name()
+		}
+		return names, nil
 	}
-	var fis []os.FileInfo
-	err = h.fs.Do("listing "+dir, func() (err error) { fis, err = h.fs.Client().ReadDir(dir); return err })
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	exists := func(p string) (bool, error) {
+		err := h.fs.Do("looking up "+p, func() error { _, err := h.fs.Client().Stat(p); return err })
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
 	}
+	matches, err := streaming.GlobDirs(hp, readDir, exists)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, fi := range fis {
-		if ok, _ := path.Match(base, fi.Name()); ok {
-			out = append(out, h.fs.URL(path.Join(dir, fi.Name())))
-		}
+	out := make([]string, len(matches))
+	for i, m := range matches {
+		out[i] = h.fs.URL(m)
 	}
 	return out, nil
 }

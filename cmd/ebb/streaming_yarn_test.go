@@ -29,8 +29,21 @@ func TestStreamingOnYARNMatchesHadoopStreaming(t *testing.T) {
 	if err := y.fs.Client().MkdirAll(y.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := y.fs.WriteFile(path.Join(y.dir, "in.txt"), []byte(strings.Repeat(streamWords, 30)), 0o644); err != nil {
+	text := strings.Repeat(streamWords, 30)
+	if _, err := y.fs.WriteFile(path.Join(y.dir, "in.txt"), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// The same text, gzipped and split in two files, under directories a
+	// glob in a middle element picks (and one it must not).
+	half := strings.Index(text[len(text)/2:], "\n") + len(text)/2 + 1
+	for p, data := range map[string]string{"gz/2024-01/in.gz": gzipped(text[:half]), "gz/2024-02/in.gz": gzipped(text[half:]),
+		"gz/2023-12/in.gz": gzipped("not this\n"), "gz/2024-03/in.txt": "nor this\n"} {
+		if err := y.fs.Client().MkdirAll(path.Dir(path.Join(y.dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := y.fs.WriteFile(path.Join(y.dir, p), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	args := func(out string) []string {
 		return []string{"-D", "mapreduce.framework.name=yarn", "-D", "mapreduce.job.reduces=3",
@@ -75,7 +88,21 @@ func TestStreamingOnYARNMatchesHadoopStreaming(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ebb streaming on YARN: %v\n%s", err, tailBytes(log, 4000))
 	}
-	hdir, edir := t.TempDir(), t.TempDir()
+	// ebb again, on the gzipped copy through the glob: Hadoop's output again.
+	gzArgs := args("eout-gz")
+	for i, a := range gzArgs {
+		if a == y.fs.URL(path.Join(y.dir, "in.txt")) {
+			gzArgs[i] = y.fs.URL(path.Join(y.dir, "gz/2024-*/*.gz"))
+		}
+	}
+	gzLog, err := y.ebb(ctx, append(append([]string{"streaming"}, gzArgs...), "-verbose")...)
+	if err != nil {
+		t.Fatalf("ebb streaming on YARN over gzipped inputs: %v\n%s", err, tailBytes(gzLog, 4000))
+	}
+	if !strings.Contains(gzLog, "2024-01/in.gz") || !strings.Contains(gzLog, "2024-02/in.gz") || strings.Contains(gzLog, "2023-12") || strings.Contains(gzLog, "2024-03") {
+		t.Errorf("the glob gz/2024-*/*.gz did not pick exactly 2024-01/in.gz and 2024-02/in.gz; the DAG:\n%s", tailBytes(gzLog, 3000))
+	}
+	hdir, edir, gzdir := t.TempDir(), t.TempDir(), t.TempDir()
 	fetch := func(out, local string) []string {
 		entries, err := y.fs.List(path.Join(y.dir, out))
 		if err != nil {
@@ -102,6 +129,8 @@ func TestStreamingOnYARNMatchesHadoopStreaming(t *testing.T) {
 		t.Errorf("Hadoop wrote %q, want three parts and _SUCCESS", hnames)
 	}
 	compareOutputs(t, hdir, edir, streamCase{}, false)
+	fetch("eout-gz", gzdir)
+	compareOutputs(t, hdir, gzdir, streamCase{}, false)
 	if t.Failed() {
 		t.Logf("ebb streaming said:\n%s\nfiles: Hadoop %q, ebb %q", tailBytes(log, 3000), hnames, enames)
 	}

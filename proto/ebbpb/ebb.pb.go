@@ -467,7 +467,13 @@ type AttemptUpdate struct {
 	// Set when the worker killed the attempt for using more memory than it
 	// asked for: the resident memory it saw (MB). The AM may retry the task
 	// with more memory (ebb.task.memory.retry.*).
-	MemoryUsedMb  int64 `protobuf:"varint,8,opt,name=memory_used_mb,json=memoryUsedMb,proto3" json:"memory_used_mb,omitempty"`
+	MemoryUsedMb int64 `protobuf:"varint,8,opt,name=memory_used_mb,json=memoryUsedMb,proto3" json:"memory_used_mb,omitempty"`
+	// What the attempt's program counted (a Streaming program's
+	// reporter:counter: lines on stderr), summed by group and name; sent
+	// with the final update.
+	Counters []*Counter `protobuf:"bytes,9,rep,name=counters,proto3" json:"counters,omitempty"`
+	// The program's last status (reporter:status:).
+	Status        string `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -558,6 +564,80 @@ func (x *AttemptUpdate) GetMemoryUsedMb() int64 {
 	return 0
 }
 
+func (x *AttemptUpdate) GetCounters() []*Counter {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
+func (x *AttemptUpdate) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+type Counter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Group         string                 `protobuf:"bytes,1,opt,name=group,proto3" json:"group,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Value         int64                  `protobuf:"varint,3,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Counter) Reset() {
+	*x = Counter{}
+	mi := &file_ebb_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Counter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Counter) ProtoMessage() {}
+
+func (x *Counter) ProtoReflect() protoreflect.Message {
+	mi := &file_ebb_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Counter.ProtoReflect.Descriptor instead.
+func (*Counter) Descriptor() ([]byte, []int) {
+	return file_ebb_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Counter) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
+func (x *Counter) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Counter) GetValue() int64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
 type AMMessage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Msg:
@@ -578,7 +658,7 @@ type AMMessage struct {
 
 func (x *AMMessage) Reset() {
 	*x = AMMessage{}
-	mi := &file_ebb_proto_msgTypes[5]
+	mi := &file_ebb_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +670,7 @@ func (x *AMMessage) String() string {
 func (*AMMessage) ProtoMessage() {}
 
 func (x *AMMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[5]
+	mi := &file_ebb_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +683,7 @@ func (x *AMMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AMMessage.ProtoReflect.Descriptor instead.
 func (*AMMessage) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{5}
+	return file_ebb_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AMMessage) GetMsg() isAMMessage_Msg {
@@ -764,7 +844,7 @@ type CommitGranted struct {
 
 func (x *CommitGranted) Reset() {
 	*x = CommitGranted{}
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -776,7 +856,7 @@ func (x *CommitGranted) String() string {
 func (*CommitGranted) ProtoMessage() {}
 
 func (x *CommitGranted) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[6]
+	mi := &file_ebb_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -789,7 +869,7 @@ func (x *CommitGranted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommitGranted.ProtoReflect.Descriptor instead.
 func (*CommitGranted) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{6}
+	return file_ebb_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CommitGranted) GetAttemptId() string {
@@ -815,7 +895,7 @@ type Registered struct {
 
 func (x *Registered) Reset() {
 	*x = Registered{}
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -827,7 +907,7 @@ func (x *Registered) String() string {
 func (*Registered) ProtoMessage() {}
 
 func (x *Registered) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[7]
+	mi := &file_ebb_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -840,7 +920,7 @@ func (x *Registered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Registered.ProtoReflect.Descriptor instead.
 func (*Registered) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{7}
+	return file_ebb_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Registered) GetWorkerId() string {
@@ -910,7 +990,7 @@ type RunAttempt struct {
 
 func (x *RunAttempt) Reset() {
 	*x = RunAttempt{}
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -922,7 +1002,7 @@ func (x *RunAttempt) String() string {
 func (*RunAttempt) ProtoMessage() {}
 
 func (x *RunAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[8]
+	mi := &file_ebb_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -935,7 +1015,7 @@ func (x *RunAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunAttempt.ProtoReflect.Descriptor instead.
 func (*RunAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{8}
+	return file_ebb_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RunAttempt) GetAttemptId() string {
@@ -1086,7 +1166,7 @@ type AttemptInputs struct {
 
 func (x *AttemptInputs) Reset() {
 	*x = AttemptInputs{}
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1098,7 +1178,7 @@ func (x *AttemptInputs) String() string {
 func (*AttemptInputs) ProtoMessage() {}
 
 func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[9]
+	mi := &file_ebb_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1111,7 +1191,7 @@ func (x *AttemptInputs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttemptInputs.ProtoReflect.Descriptor instead.
 func (*AttemptInputs) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{9}
+	return file_ebb_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AttemptInputs) GetAttemptId() string {
@@ -1145,7 +1225,7 @@ type OutputSpec struct {
 
 func (x *OutputSpec) Reset() {
 	*x = OutputSpec{}
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1237,7 @@ func (x *OutputSpec) String() string {
 func (*OutputSpec) ProtoMessage() {}
 
 func (x *OutputSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[10]
+	mi := &file_ebb_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1250,7 @@ func (x *OutputSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputSpec.ProtoReflect.Descriptor instead.
 func (*OutputSpec) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{10}
+	return file_ebb_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *OutputSpec) GetConsumer() string {
@@ -1203,7 +1283,7 @@ type InputFetch struct {
 
 func (x *InputFetch) Reset() {
 	*x = InputFetch{}
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1295,7 @@ func (x *InputFetch) String() string {
 func (*InputFetch) ProtoMessage() {}
 
 func (x *InputFetch) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[11]
+	mi := &file_ebb_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1308,7 @@ func (x *InputFetch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputFetch.ProtoReflect.Descriptor instead.
 func (*InputFetch) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{11}
+	return file_ebb_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *InputFetch) GetProducerVertex() string {
@@ -1289,7 +1369,7 @@ type InputSplit struct {
 
 func (x *InputSplit) Reset() {
 	*x = InputSplit{}
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1381,7 @@ func (x *InputSplit) String() string {
 func (*InputSplit) ProtoMessage() {}
 
 func (x *InputSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[12]
+	mi := &file_ebb_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1394,7 @@ func (x *InputSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputSplit.ProtoReflect.Descriptor instead.
 func (*InputSplit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{12}
+	return file_ebb_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InputSplit) GetPath() string {
@@ -1355,7 +1435,7 @@ type KillAttempt struct {
 
 func (x *KillAttempt) Reset() {
 	*x = KillAttempt{}
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1367,7 +1447,7 @@ func (x *KillAttempt) String() string {
 func (*KillAttempt) ProtoMessage() {}
 
 func (x *KillAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[13]
+	mi := &file_ebb_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1380,7 +1460,7 @@ func (x *KillAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillAttempt.ProtoReflect.Descriptor instead.
 func (*KillAttempt) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{13}
+	return file_ebb_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *KillAttempt) GetAttemptId() string {
@@ -1407,7 +1487,7 @@ type DAGDone struct {
 
 func (x *DAGDone) Reset() {
 	*x = DAGDone{}
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1419,7 +1499,7 @@ func (x *DAGDone) String() string {
 func (*DAGDone) ProtoMessage() {}
 
 func (x *DAGDone) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[14]
+	mi := &file_ebb_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1432,7 +1512,7 @@ func (x *DAGDone) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGDone.ProtoReflect.Descriptor instead.
 func (*DAGDone) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{14}
+	return file_ebb_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DAGDone) GetDagId() string {
@@ -1455,7 +1535,7 @@ type Stop struct {
 
 func (x *Stop) Reset() {
 	*x = Stop{}
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1467,7 +1547,7 @@ func (x *Stop) String() string {
 func (*Stop) ProtoMessage() {}
 
 func (x *Stop) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[15]
+	mi := &file_ebb_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1480,7 +1560,7 @@ func (x *Stop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stop.ProtoReflect.Descriptor instead.
 func (*Stop) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{15}
+	return file_ebb_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Stop) GetGraceful() bool {
@@ -1510,7 +1590,7 @@ type Reinit struct {
 
 func (x *Reinit) Reset() {
 	*x = Reinit{}
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1522,7 +1602,7 @@ func (x *Reinit) String() string {
 func (*Reinit) ProtoMessage() {}
 
 func (x *Reinit) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[16]
+	mi := &file_ebb_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1535,7 +1615,7 @@ func (x *Reinit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reinit.ProtoReflect.Descriptor instead.
 func (*Reinit) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{16}
+	return file_ebb_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Reinit) GetGroup() string {
@@ -1573,7 +1653,7 @@ type Credentials struct {
 
 func (x *Credentials) Reset() {
 	*x = Credentials{}
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1585,7 +1665,7 @@ func (x *Credentials) String() string {
 func (*Credentials) ProtoMessage() {}
 
 func (x *Credentials) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[17]
+	mi := &file_ebb_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1598,7 +1678,7 @@ func (x *Credentials) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credentials.ProtoReflect.Descriptor instead.
 func (*Credentials) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{17}
+	return file_ebb_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Credentials) GetTokens() []byte {
@@ -1630,7 +1710,7 @@ type SubmitDAGRequest struct {
 
 func (x *SubmitDAGRequest) Reset() {
 	*x = SubmitDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1642,7 +1722,7 @@ func (x *SubmitDAGRequest) String() string {
 func (*SubmitDAGRequest) ProtoMessage() {}
 
 func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[18]
+	mi := &file_ebb_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1655,7 +1735,7 @@ func (x *SubmitDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGRequest.ProtoReflect.Descriptor instead.
 func (*SubmitDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{18}
+	return file_ebb_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SubmitDAGRequest) GetSpec() []byte {
@@ -1709,7 +1789,7 @@ type SubmitDAGResponse struct {
 
 func (x *SubmitDAGResponse) Reset() {
 	*x = SubmitDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1721,7 +1801,7 @@ func (x *SubmitDAGResponse) String() string {
 func (*SubmitDAGResponse) ProtoMessage() {}
 
 func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[19]
+	mi := &file_ebb_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1734,7 +1814,7 @@ func (x *SubmitDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitDAGResponse.ProtoReflect.Descriptor instead.
 func (*SubmitDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{19}
+	return file_ebb_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SubmitDAGResponse) GetDagId() string {
@@ -1753,7 +1833,7 @@ type DAGStatusRequest struct {
 
 func (x *DAGStatusRequest) Reset() {
 	*x = DAGStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1765,7 +1845,7 @@ func (x *DAGStatusRequest) String() string {
 func (*DAGStatusRequest) ProtoMessage() {}
 
 func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[20]
+	mi := &file_ebb_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1778,7 +1858,7 @@ func (x *DAGStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusRequest.ProtoReflect.Descriptor instead.
 func (*DAGStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{20}
+	return file_ebb_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DAGStatusRequest) GetDagId() string {
@@ -1797,7 +1877,7 @@ type DAGStatusResponse struct {
 
 func (x *DAGStatusResponse) Reset() {
 	*x = DAGStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1809,7 +1889,7 @@ func (x *DAGStatusResponse) String() string {
 func (*DAGStatusResponse) ProtoMessage() {}
 
 func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[21]
+	mi := &file_ebb_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1822,7 +1902,7 @@ func (x *DAGStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatusResponse.ProtoReflect.Descriptor instead.
 func (*DAGStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{21}
+	return file_ebb_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DAGStatusResponse) GetDag() *DAGStatus {
@@ -1863,14 +1943,16 @@ type DAGStatus struct {
 	BackupsLost     int32 `protobuf:"varint,21,opt,name=backups_lost,json=backupsLost,proto3" json:"backups_lost,omitempty"`
 	// The nodes where the DAG's attempts straggled: its backups and, while
 	// other nodes have room, its later attempts go elsewhere.
-	SlowNodes     []string `protobuf:"bytes,22,rep,name=slow_nodes,json=slowNodes,proto3" json:"slow_nodes,omitempty"`
+	SlowNodes []string `protobuf:"bytes,22,rep,name=slow_nodes,json=slowNodes,proto3" json:"slow_nodes,omitempty"`
+	// The sums of the counters of its succeeded tasks.
+	Counters      []*Counter `protobuf:"bytes,23,rep,name=counters,proto3" json:"counters,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DAGStatus) Reset() {
 	*x = DAGStatus{}
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1882,7 +1964,7 @@ func (x *DAGStatus) String() string {
 func (*DAGStatus) ProtoMessage() {}
 
 func (x *DAGStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[22]
+	mi := &file_ebb_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1895,7 +1977,7 @@ func (x *DAGStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DAGStatus.ProtoReflect.Descriptor instead.
 func (*DAGStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{22}
+	return file_ebb_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DAGStatus) GetDagId() string {
@@ -2052,6 +2134,13 @@ func (x *DAGStatus) GetSlowNodes() []string {
 	return nil
 }
 
+func (x *DAGStatus) GetCounters() []*Counter {
+	if x != nil {
+		return x.Counters
+	}
+	return nil
+}
+
 type VertexStatus struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -2065,7 +2154,7 @@ type VertexStatus struct {
 
 func (x *VertexStatus) Reset() {
 	*x = VertexStatus{}
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2077,7 +2166,7 @@ func (x *VertexStatus) String() string {
 func (*VertexStatus) ProtoMessage() {}
 
 func (x *VertexStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[23]
+	mi := &file_ebb_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2090,7 +2179,7 @@ func (x *VertexStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VertexStatus.ProtoReflect.Descriptor instead.
 func (*VertexStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{23}
+	return file_ebb_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *VertexStatus) GetName() string {
@@ -2138,7 +2227,7 @@ type KillDAGRequest struct {
 
 func (x *KillDAGRequest) Reset() {
 	*x = KillDAGRequest{}
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2150,7 +2239,7 @@ func (x *KillDAGRequest) String() string {
 func (*KillDAGRequest) ProtoMessage() {}
 
 func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[24]
+	mi := &file_ebb_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2163,7 +2252,7 @@ func (x *KillDAGRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGRequest.ProtoReflect.Descriptor instead.
 func (*KillDAGRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{24}
+	return file_ebb_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *KillDAGRequest) GetDagId() string {
@@ -2188,7 +2277,7 @@ type KillDAGResponse struct {
 
 func (x *KillDAGResponse) Reset() {
 	*x = KillDAGResponse{}
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2200,7 +2289,7 @@ func (x *KillDAGResponse) String() string {
 func (*KillDAGResponse) ProtoMessage() {}
 
 func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[25]
+	mi := &file_ebb_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2213,7 +2302,7 @@ func (x *KillDAGResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KillDAGResponse.ProtoReflect.Descriptor instead.
 func (*KillDAGResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{25}
+	return file_ebb_proto_rawDescGZIP(), []int{26}
 }
 
 // ListDAGsRequest pages and filters: a session that ran 12,000 DAGs is not
@@ -2233,7 +2322,7 @@ type ListDAGsRequest struct {
 
 func (x *ListDAGsRequest) Reset() {
 	*x = ListDAGsRequest{}
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2245,7 +2334,7 @@ func (x *ListDAGsRequest) String() string {
 func (*ListDAGsRequest) ProtoMessage() {}
 
 func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[26]
+	mi := &file_ebb_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2258,7 +2347,7 @@ func (x *ListDAGsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsRequest.ProtoReflect.Descriptor instead.
 func (*ListDAGsRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{26}
+	return file_ebb_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListDAGsRequest) GetState() string {
@@ -2296,7 +2385,7 @@ type ListDAGsResponse struct {
 
 func (x *ListDAGsResponse) Reset() {
 	*x = ListDAGsResponse{}
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2308,7 +2397,7 @@ func (x *ListDAGsResponse) String() string {
 func (*ListDAGsResponse) ProtoMessage() {}
 
 func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[27]
+	mi := &file_ebb_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2321,7 +2410,7 @@ func (x *ListDAGsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDAGsResponse.ProtoReflect.Descriptor instead.
 func (*ListDAGsResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{27}
+	return file_ebb_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListDAGsResponse) GetDags() []*DAGStatus {
@@ -2353,7 +2442,7 @@ type ClusterStatusRequest struct {
 
 func (x *ClusterStatusRequest) Reset() {
 	*x = ClusterStatusRequest{}
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2365,7 +2454,7 @@ func (x *ClusterStatusRequest) String() string {
 func (*ClusterStatusRequest) ProtoMessage() {}
 
 func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[28]
+	mi := &file_ebb_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2378,7 +2467,7 @@ func (x *ClusterStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusRequest.ProtoReflect.Descriptor instead.
 func (*ClusterStatusRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{28}
+	return file_ebb_proto_rawDescGZIP(), []int{29}
 }
 
 type ClusterStatusResponse struct {
@@ -2392,7 +2481,7 @@ type ClusterStatusResponse struct {
 
 func (x *ClusterStatusResponse) Reset() {
 	*x = ClusterStatusResponse{}
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2404,7 +2493,7 @@ func (x *ClusterStatusResponse) String() string {
 func (*ClusterStatusResponse) ProtoMessage() {}
 
 func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[29]
+	mi := &file_ebb_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2417,7 +2506,7 @@ func (x *ClusterStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterStatusResponse.ProtoReflect.Descriptor instead.
 func (*ClusterStatusResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{29}
+	return file_ebb_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ClusterStatusResponse) GetGroups() []*GroupStatus {
@@ -2472,7 +2561,7 @@ type GroupStatus struct {
 
 func (x *GroupStatus) Reset() {
 	*x = GroupStatus{}
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2573,7 @@ func (x *GroupStatus) String() string {
 func (*GroupStatus) ProtoMessage() {}
 
 func (x *GroupStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[30]
+	mi := &file_ebb_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2586,7 @@ func (x *GroupStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GroupStatus.ProtoReflect.Descriptor instead.
 func (*GroupStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{30}
+	return file_ebb_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GroupStatus) GetName() string {
@@ -2625,7 +2714,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2637,7 +2726,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[31]
+	mi := &file_ebb_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2650,7 +2739,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{31}
+	return file_ebb_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *NodeStatus) GetId() string {
@@ -2701,7 +2790,7 @@ type Transition struct {
 
 func (x *Transition) Reset() {
 	*x = Transition{}
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2713,7 +2802,7 @@ func (x *Transition) String() string {
 func (*Transition) ProtoMessage() {}
 
 func (x *Transition) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[32]
+	mi := &file_ebb_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2726,7 +2815,7 @@ func (x *Transition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Transition.ProtoReflect.Descriptor instead.
 func (*Transition) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{32}
+	return file_ebb_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Transition) GetUnixMs() int64 {
@@ -2777,7 +2866,7 @@ type SetAutoscaleRequest struct {
 
 func (x *SetAutoscaleRequest) Reset() {
 	*x = SetAutoscaleRequest{}
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2789,7 +2878,7 @@ func (x *SetAutoscaleRequest) String() string {
 func (*SetAutoscaleRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[33]
+	mi := &file_ebb_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2802,7 +2891,7 @@ func (x *SetAutoscaleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{33}
+	return file_ebb_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SetAutoscaleRequest) GetGroup() string {
@@ -2841,7 +2930,7 @@ type SetAutoscaleResponse struct {
 
 func (x *SetAutoscaleResponse) Reset() {
 	*x = SetAutoscaleResponse{}
-	mi := &file_ebb_proto_msgTypes[34]
+	mi := &file_ebb_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2853,7 +2942,7 @@ func (x *SetAutoscaleResponse) String() string {
 func (*SetAutoscaleResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[34]
+	mi := &file_ebb_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2866,7 +2955,7 @@ func (x *SetAutoscaleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{34}
+	return file_ebb_proto_rawDescGZIP(), []int{35}
 }
 
 // The latency target (ebb.auto.scale.target.p95.slowdown) of one group's
@@ -2882,7 +2971,7 @@ type SetAutoscaleTargetRequest struct {
 
 func (x *SetAutoscaleTargetRequest) Reset() {
 	*x = SetAutoscaleTargetRequest{}
-	mi := &file_ebb_proto_msgTypes[35]
+	mi := &file_ebb_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2894,7 +2983,7 @@ func (x *SetAutoscaleTargetRequest) String() string {
 func (*SetAutoscaleTargetRequest) ProtoMessage() {}
 
 func (x *SetAutoscaleTargetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[35]
+	mi := &file_ebb_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2907,7 +2996,7 @@ func (x *SetAutoscaleTargetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleTargetRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleTargetRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{35}
+	return file_ebb_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SetAutoscaleTargetRequest) GetGroup() string {
@@ -2932,7 +3021,7 @@ type SetAutoscaleTargetResponse struct {
 
 func (x *SetAutoscaleTargetResponse) Reset() {
 	*x = SetAutoscaleTargetResponse{}
-	mi := &file_ebb_proto_msgTypes[36]
+	mi := &file_ebb_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2944,7 +3033,7 @@ func (x *SetAutoscaleTargetResponse) String() string {
 func (*SetAutoscaleTargetResponse) ProtoMessage() {}
 
 func (x *SetAutoscaleTargetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[36]
+	mi := &file_ebb_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2957,7 +3046,7 @@ func (x *SetAutoscaleTargetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoscaleTargetResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoscaleTargetResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{36}
+	return file_ebb_proto_rawDescGZIP(), []int{37}
 }
 
 type ShutdownRequest struct {
@@ -2969,7 +3058,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_ebb_proto_msgTypes[37]
+	mi := &file_ebb_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2981,7 +3070,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[37]
+	mi := &file_ebb_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2994,7 +3083,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{37}
+	return file_ebb_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ShutdownRequest) GetReason() string {
@@ -3012,7 +3101,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_ebb_proto_msgTypes[38]
+	mi := &file_ebb_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3024,7 +3113,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_ebb_proto_msgTypes[38]
+	mi := &file_ebb_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3037,7 +3126,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_ebb_proto_rawDescGZIP(), []int{38}
+	return file_ebb_proto_rawDescGZIP(), []int{39}
 }
 
 var File_ebb_proto protoreflect.FileDescriptor
@@ -3073,7 +3162,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\tHeartbeat\x12)\n" +
 	"\x10running_attempts\x18\x01 \x03(\tR\x0frunningAttempts\x12$\n" +
 	"\x0eused_memory_mb\x18\x02 \x01(\x03R\fusedMemoryMb\x12\x1c\n" +
-	"\tunhealthy\x18\x03 \x01(\tR\tunhealthy\"\xb0\x02\n" +
+	"\tunhealthy\x18\x03 \x01(\tR\tunhealthy\"\xf5\x02\n" +
 	"\rAttemptUpdate\x12\x1d\n" +
 	"\n" +
 	"attempt_id\x18\x01 \x01(\tR\tattemptId\x12*\n" +
@@ -3083,7 +3172,14 @@ const file_ebb_proto_rawDesc = "" +
 	"\vdiagnostics\x18\x05 \x01(\tR\vdiagnostics\x12!\n" +
 	"\foutput_bytes\x18\x06 \x01(\x03R\voutputBytes\x120\n" +
 	"\x14fetch_failed_attempt\x18\a \x01(\tR\x12fetchFailedAttempt\x12$\n" +
-	"\x0ememory_used_mb\x18\b \x01(\x03R\fmemoryUsedMb\"\xb2\x03\n" +
+	"\x0ememory_used_mb\x18\b \x01(\x03R\fmemoryUsedMb\x12+\n" +
+	"\bcounters\x18\t \x03(\v2\x0f.ebb.v1.CounterR\bcounters\x12\x16\n" +
+	"\x06status\x18\n" +
+	" \x01(\tR\x06status\"I\n" +
+	"\aCounter\x12\x14\n" +
+	"\x05group\x18\x01 \x01(\tR\x05group\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\x03R\x05value\"\xb2\x03\n" +
 	"\tAMMessage\x124\n" +
 	"\n" +
 	"registered\x18\x01 \x01(\v2\x12.ebb.v1.RegisteredH\x00R\n" +
@@ -3191,7 +3287,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10DAGStatusRequest\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\"8\n" +
 	"\x11DAGStatusResponse\x12#\n" +
-	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xcb\x05\n" +
+	"\x03dag\x18\x01 \x01(\v2\x11.ebb.v1.DAGStatusR\x03dag\"\xf8\x05\n" +
 	"\tDAGStatus\x12\x15\n" +
 	"\x06dag_id\x18\x01 \x01(\tR\x05dagId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -3219,7 +3315,8 @@ const file_ebb_proto_rawDesc = "" +
 	"backupsWon\x12!\n" +
 	"\fbackups_lost\x18\x15 \x01(\x05R\vbackupsLost\x12\x1d\n" +
 	"\n" +
-	"slow_nodes\x18\x16 \x03(\tR\tslowNodes\"\x86\x01\n" +
+	"slow_nodes\x18\x16 \x03(\tR\tslowNodes\x12+\n" +
+	"\bcounters\x18\x17 \x03(\v2\x0f.ebb.v1.CounterR\bcounters\"\x86\x01\n" +
 	"\fVertexStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
@@ -3325,7 +3422,7 @@ func file_ebb_proto_rawDescGZIP() []byte {
 }
 
 var file_ebb_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_ebb_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_ebb_proto_goTypes = []any{
 	(AttemptState)(0),                  // 0: ebb.v1.AttemptState
 	(*WorkerMessage)(nil),              // 1: ebb.v1.WorkerMessage
@@ -3333,42 +3430,43 @@ var file_ebb_proto_goTypes = []any{
 	(*HeldAttempt)(nil),                // 3: ebb.v1.HeldAttempt
 	(*Heartbeat)(nil),                  // 4: ebb.v1.Heartbeat
 	(*AttemptUpdate)(nil),              // 5: ebb.v1.AttemptUpdate
-	(*AMMessage)(nil),                  // 6: ebb.v1.AMMessage
-	(*CommitGranted)(nil),              // 7: ebb.v1.CommitGranted
-	(*Registered)(nil),                 // 8: ebb.v1.Registered
-	(*RunAttempt)(nil),                 // 9: ebb.v1.RunAttempt
-	(*AttemptInputs)(nil),              // 10: ebb.v1.AttemptInputs
-	(*OutputSpec)(nil),                 // 11: ebb.v1.OutputSpec
-	(*InputFetch)(nil),                 // 12: ebb.v1.InputFetch
-	(*InputSplit)(nil),                 // 13: ebb.v1.InputSplit
-	(*KillAttempt)(nil),                // 14: ebb.v1.KillAttempt
-	(*DAGDone)(nil),                    // 15: ebb.v1.DAGDone
-	(*Stop)(nil),                       // 16: ebb.v1.Stop
-	(*Reinit)(nil),                     // 17: ebb.v1.Reinit
-	(*Credentials)(nil),                // 18: ebb.v1.Credentials
-	(*SubmitDAGRequest)(nil),           // 19: ebb.v1.SubmitDAGRequest
-	(*SubmitDAGResponse)(nil),          // 20: ebb.v1.SubmitDAGResponse
-	(*DAGStatusRequest)(nil),           // 21: ebb.v1.DAGStatusRequest
-	(*DAGStatusResponse)(nil),          // 22: ebb.v1.DAGStatusResponse
-	(*DAGStatus)(nil),                  // 23: ebb.v1.DAGStatus
-	(*VertexStatus)(nil),               // 24: ebb.v1.VertexStatus
-	(*KillDAGRequest)(nil),             // 25: ebb.v1.KillDAGRequest
-	(*KillDAGResponse)(nil),            // 26: ebb.v1.KillDAGResponse
-	(*ListDAGsRequest)(nil),            // 27: ebb.v1.ListDAGsRequest
-	(*ListDAGsResponse)(nil),           // 28: ebb.v1.ListDAGsResponse
-	(*ClusterStatusRequest)(nil),       // 29: ebb.v1.ClusterStatusRequest
-	(*ClusterStatusResponse)(nil),      // 30: ebb.v1.ClusterStatusResponse
-	(*GroupStatus)(nil),                // 31: ebb.v1.GroupStatus
-	(*NodeStatus)(nil),                 // 32: ebb.v1.NodeStatus
-	(*Transition)(nil),                 // 33: ebb.v1.Transition
-	(*SetAutoscaleRequest)(nil),        // 34: ebb.v1.SetAutoscaleRequest
-	(*SetAutoscaleResponse)(nil),       // 35: ebb.v1.SetAutoscaleResponse
-	(*SetAutoscaleTargetRequest)(nil),  // 36: ebb.v1.SetAutoscaleTargetRequest
-	(*SetAutoscaleTargetResponse)(nil), // 37: ebb.v1.SetAutoscaleTargetResponse
-	(*ShutdownRequest)(nil),            // 38: ebb.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),           // 39: ebb.v1.ShutdownResponse
-	nil,                                // 40: ebb.v1.RunAttempt.EnvEntry
-	nil,                                // 41: ebb.v1.Reinit.EnvEntry
+	(*Counter)(nil),                    // 6: ebb.v1.Counter
+	(*AMMessage)(nil),                  // 7: ebb.v1.AMMessage
+	(*CommitGranted)(nil),              // 8: ebb.v1.CommitGranted
+	(*Registered)(nil),                 // 9: ebb.v1.Registered
+	(*RunAttempt)(nil),                 // 10: ebb.v1.RunAttempt
+	(*AttemptInputs)(nil),              // 11: ebb.v1.AttemptInputs
+	(*OutputSpec)(nil),                 // 12: ebb.v1.OutputSpec
+	(*InputFetch)(nil),                 // 13: ebb.v1.InputFetch
+	(*InputSplit)(nil),                 // 14: ebb.v1.InputSplit
+	(*KillAttempt)(nil),                // 15: ebb.v1.KillAttempt
+	(*DAGDone)(nil),                    // 16: ebb.v1.DAGDone
+	(*Stop)(nil),                       // 17: ebb.v1.Stop
+	(*Reinit)(nil),                     // 18: ebb.v1.Reinit
+	(*Credentials)(nil),                // 19: ebb.v1.Credentials
+	(*SubmitDAGRequest)(nil),           // 20: ebb.v1.SubmitDAGRequest
+	(*SubmitDAGResponse)(nil),          // 21: ebb.v1.SubmitDAGResponse
+	(*DAGStatusRequest)(nil),           // 22: ebb.v1.DAGStatusRequest
+	(*DAGStatusResponse)(nil),          // 23: ebb.v1.DAGStatusResponse
+	(*DAGStatus)(nil),                  // 24: ebb.v1.DAGStatus
+	(*VertexStatus)(nil),               // 25: ebb.v1.VertexStatus
+	(*KillDAGRequest)(nil),             // 26: ebb.v1.KillDAGRequest
+	(*KillDAGResponse)(nil),            // 27: ebb.v1.KillDAGResponse
+	(*ListDAGsRequest)(nil),            // 28: ebb.v1.ListDAGsRequest
+	(*ListDAGsResponse)(nil),           // 29: ebb.v1.ListDAGsResponse
+	(*ClusterStatusRequest)(nil),       // 30: ebb.v1.ClusterStatusRequest
+	(*ClusterStatusResponse)(nil),      // 31: ebb.v1.ClusterStatusResponse
+	(*GroupStatus)(nil),                // 32: ebb.v1.GroupStatus
+	(*NodeStatus)(nil),                 // 33: ebb.v1.NodeStatus
+	(*Transition)(nil),                 // 34: ebb.v1.Transition
+	(*SetAutoscaleRequest)(nil),        // 35: ebb.v1.SetAutoscaleRequest
+	(*SetAutoscaleResponse)(nil),       // 36: ebb.v1.SetAutoscaleResponse
+	(*SetAutoscaleTargetRequest)(nil),  // 37: ebb.v1.SetAutoscaleTargetRequest
+	(*SetAutoscaleTargetResponse)(nil), // 38: ebb.v1.SetAutoscaleTargetResponse
+	(*ShutdownRequest)(nil),            // 39: ebb.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),           // 40: ebb.v1.ShutdownResponse
+	nil,                                // 41: ebb.v1.RunAttempt.EnvEntry
+	nil,                                // 42: ebb.v1.Reinit.EnvEntry
 }
 var file_ebb_proto_depIdxs = []int32{
 	2,  // 0: ebb.v1.WorkerMessage.register:type_name -> ebb.v1.Register
@@ -3376,50 +3474,52 @@ var file_ebb_proto_depIdxs = []int32{
 	5,  // 2: ebb.v1.WorkerMessage.attempt:type_name -> ebb.v1.AttemptUpdate
 	3,  // 3: ebb.v1.Register.attempts:type_name -> ebb.v1.HeldAttempt
 	0,  // 4: ebb.v1.AttemptUpdate.state:type_name -> ebb.v1.AttemptState
-	8,  // 5: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
-	9,  // 6: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
-	14, // 7: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
-	15, // 8: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
-	16, // 9: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
-	17, // 10: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
-	10, // 11: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
-	18, // 12: ebb.v1.AMMessage.credentials:type_name -> ebb.v1.Credentials
-	7,  // 13: ebb.v1.AMMessage.commit:type_name -> ebb.v1.CommitGranted
-	40, // 14: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
-	11, // 15: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
-	12, // 16: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
-	13, // 17: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
-	12, // 18: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
-	41, // 19: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
-	23, // 20: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
-	24, // 21: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
-	23, // 22: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
-	31, // 23: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
-	32, // 24: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
-	33, // 25: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
-	1,  // 26: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
-	19, // 27: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
-	21, // 28: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
-	25, // 29: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
-	27, // 30: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
-	29, // 31: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
-	34, // 32: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
-	36, // 33: ebb.v1.Client.SetAutoscaleTarget:input_type -> ebb.v1.SetAutoscaleTargetRequest
-	38, // 34: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
-	6,  // 35: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
-	20, // 36: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
-	22, // 37: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
-	26, // 38: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
-	28, // 39: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
-	30, // 40: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
-	35, // 41: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
-	37, // 42: ebb.v1.Client.SetAutoscaleTarget:output_type -> ebb.v1.SetAutoscaleTargetResponse
-	39, // 43: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
-	35, // [35:44] is the sub-list for method output_type
-	26, // [26:35] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	6,  // 5: ebb.v1.AttemptUpdate.counters:type_name -> ebb.v1.Counter
+	9,  // 6: ebb.v1.AMMessage.registered:type_name -> ebb.v1.Registered
+	10, // 7: ebb.v1.AMMessage.run:type_name -> ebb.v1.RunAttempt
+	15, // 8: ebb.v1.AMMessage.kill:type_name -> ebb.v1.KillAttempt
+	16, // 9: ebb.v1.AMMessage.dag_done:type_name -> ebb.v1.DAGDone
+	17, // 10: ebb.v1.AMMessage.stop:type_name -> ebb.v1.Stop
+	18, // 11: ebb.v1.AMMessage.reinit:type_name -> ebb.v1.Reinit
+	11, // 12: ebb.v1.AMMessage.inputs:type_name -> ebb.v1.AttemptInputs
+	19, // 13: ebb.v1.AMMessage.credentials:type_name -> ebb.v1.Credentials
+	8,  // 14: ebb.v1.AMMessage.commit:type_name -> ebb.v1.CommitGranted
+	41, // 15: ebb.v1.RunAttempt.env:type_name -> ebb.v1.RunAttempt.EnvEntry
+	12, // 16: ebb.v1.RunAttempt.outputs:type_name -> ebb.v1.OutputSpec
+	13, // 17: ebb.v1.RunAttempt.inputs:type_name -> ebb.v1.InputFetch
+	14, // 18: ebb.v1.RunAttempt.splits:type_name -> ebb.v1.InputSplit
+	13, // 19: ebb.v1.AttemptInputs.inputs:type_name -> ebb.v1.InputFetch
+	42, // 20: ebb.v1.Reinit.env:type_name -> ebb.v1.Reinit.EnvEntry
+	24, // 21: ebb.v1.DAGStatusResponse.dag:type_name -> ebb.v1.DAGStatus
+	25, // 22: ebb.v1.DAGStatus.vertices:type_name -> ebb.v1.VertexStatus
+	6,  // 23: ebb.v1.DAGStatus.counters:type_name -> ebb.v1.Counter
+	24, // 24: ebb.v1.ListDAGsResponse.dags:type_name -> ebb.v1.DAGStatus
+	32, // 25: ebb.v1.ClusterStatusResponse.groups:type_name -> ebb.v1.GroupStatus
+	33, // 26: ebb.v1.ClusterStatusResponse.nodes:type_name -> ebb.v1.NodeStatus
+	34, // 27: ebb.v1.ClusterStatusResponse.transitions:type_name -> ebb.v1.Transition
+	1,  // 28: ebb.v1.Worker.Connect:input_type -> ebb.v1.WorkerMessage
+	20, // 29: ebb.v1.Client.SubmitDAG:input_type -> ebb.v1.SubmitDAGRequest
+	22, // 30: ebb.v1.Client.DAGStatus:input_type -> ebb.v1.DAGStatusRequest
+	26, // 31: ebb.v1.Client.KillDAG:input_type -> ebb.v1.KillDAGRequest
+	28, // 32: ebb.v1.Client.ListDAGs:input_type -> ebb.v1.ListDAGsRequest
+	30, // 33: ebb.v1.Client.ClusterStatus:input_type -> ebb.v1.ClusterStatusRequest
+	35, // 34: ebb.v1.Client.SetAutoscale:input_type -> ebb.v1.SetAutoscaleRequest
+	37, // 35: ebb.v1.Client.SetAutoscaleTarget:input_type -> ebb.v1.SetAutoscaleTargetRequest
+	39, // 36: ebb.v1.Client.Shutdown:input_type -> ebb.v1.ShutdownRequest
+	7,  // 37: ebb.v1.Worker.Connect:output_type -> ebb.v1.AMMessage
+	21, // 38: ebb.v1.Client.SubmitDAG:output_type -> ebb.v1.SubmitDAGResponse
+	23, // 39: ebb.v1.Client.DAGStatus:output_type -> ebb.v1.DAGStatusResponse
+	27, // 40: ebb.v1.Client.KillDAG:output_type -> ebb.v1.KillDAGResponse
+	29, // 41: ebb.v1.Client.ListDAGs:output_type -> ebb.v1.ListDAGsResponse
+	31, // 42: ebb.v1.Client.ClusterStatus:output_type -> ebb.v1.ClusterStatusResponse
+	36, // 43: ebb.v1.Client.SetAutoscale:output_type -> ebb.v1.SetAutoscaleResponse
+	38, // 44: ebb.v1.Client.SetAutoscaleTarget:output_type -> ebb.v1.SetAutoscaleTargetResponse
+	40, // 45: ebb.v1.Client.Shutdown:output_type -> ebb.v1.ShutdownResponse
+	37, // [37:46] is the sub-list for method output_type
+	28, // [28:37] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_ebb_proto_init() }
@@ -3432,7 +3532,7 @@ func file_ebb_proto_init() {
 		(*WorkerMessage_Heartbeat)(nil),
 		(*WorkerMessage_Attempt)(nil),
 	}
-	file_ebb_proto_msgTypes[5].OneofWrappers = []any{
+	file_ebb_proto_msgTypes[6].OneofWrappers = []any{
 		(*AMMessage_Registered)(nil),
 		(*AMMessage_Run)(nil),
 		(*AMMessage_Kill)(nil),
@@ -3449,7 +3549,7 @@ func file_ebb_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_ebb_proto_rawDesc), len(file_ebb_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   41,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -11,6 +11,7 @@
 #   mr_opts         the -D settings every MapReduce job here gets
 #   app_report APP  prints "final mb_s vcore_s rm_s" from the RM's report
 #   containers APP  container log directories of APP over every NodeManager
+#   rss_watch PATTERN DIR FILE, rss_stop  peak resident memory of matching processes
 
 say() { echo "bench: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -145,3 +146,40 @@ containers() {
 }
 
 now_ms() { date +%s%3N; }
+
+# rss_watch PATTERN DIR FILE: samples, once a second until rss_stop, the
+# resident memory of every process whose command line (ps's args) matches
+# the extended regex PATTERN and whose working directory is under DIR (the
+# cluster's NodeManager directories: not another cluster's processes on
+# the same machine), and keeps in FILE "peak_single_mb peak_sum_mb": the
+# most one such process held, and the most all of them held at once.
+# Sampled, so a peak shorter than a second may be missed.
+rss_watch() {
+  local pattern="$1" dir="$2" file="$3"
+  echo "0 0" >"$file"
+  (
+    single=0 sum=0
+    while :; do
+      s=0 t=0
+      while read -r pid rss; do
+        [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$dir"/* ]] || continue
+        ((rss > s)) && s=$rss
+        t=$((t + rss))
+      done < <(ps -eo pid=,rss=,args= | awk -v p="$pattern" '{ pid = $1; r = $2; sub(/^ *[0-9]+ +[0-9]+ /, "") } $0 ~ p { print pid, r }')
+      ((s > single)) && single=$s
+      ((t > sum)) && sum=$t
+      echo "$((single / 1024)) $((sum / 1024))" >"$file"
+      sleep 1
+    done
+  ) &
+  rss_pid=$!
+}
+
+# rss_stop: ends rss_watch's sampler.
+rss_stop() {
+  if [[ -n "${rss_pid:-}" ]]; then
+    kill "$rss_pid" 2>/dev/null || true
+    wait "$rss_pid" 2>/dev/null || true # its status is the kill's, not a failure
+  fi
+  rss_pid=""
+}

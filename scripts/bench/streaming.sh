@@ -4,7 +4,7 @@
 # `ebb streaming` (an ebb application) with the same command line, on the same
 # input, on the same YARN cluster, side by side (issue #34, item 4).
 #
-# usage: scripts/bench/streaming.sh [--size BYTES] [--tools awk,python] [--reduces N]
+# usage: scripts/bench/streaming.sh [--size BYTES] [--tools awk,python] [--systems hadoop,ebb] [--reduces N]
 #                                   [--conf-dir DIR | --rundir DIR [--keep-cluster]]
 #                                   [--out FILE.md] [--work DIR] [--hdfs-dir PATH] [--timeout SECS]
 #
@@ -12,13 +12,15 @@
 #     AppReport; streaming/testdata/hadoop/pom.xml for hadoop-streaming 3.4.2);
 #  2. starts the minicluster (or uses --conf-dir's, and leaves it running);
 #  3. generates the input (zipf over 1,000,000 words, seeded) into HDFS once;
-#  4. for each tool, runs Hadoop Streaming, then ebb streaming, both with
+#  4. for each tool, runs Hadoop Streaming, then ebb streaming (--systems: one
+#     alone, whose output is then not compared), both with
 #     -D mapreduce.framework.name=yarn, -D mapreduce.job.reduces=N (2) and
 #     -files mapper,reducer;
 #  5. reads the ResourceManager's report of each application (MB-seconds,
 #     vcore-seconds, run time), counts its containers, sums the spills ebb's
-#     workers logged, and compares the two outputs byte for byte (the part
-#     files, in order);
+#     workers logged, samples the peak resident memory of Hadoop's task JVMs
+#     and of ebb's workers (lib.sh's rss_watch), and compares the two outputs
+#     byte for byte (the part files, in order);
 #  6. prints a markdown table and writes it to --out (WORK/streaming.md).
 #
 # Default size 1 GiB. Exit status: 0 when every job succeeded and every pair
@@ -36,6 +38,7 @@ usage() { sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; 
 
 size=1073741824
 tools="awk,python"
+systems="hadoop,ebb"
 reduces=2
 confdir=""
 rundir="/tmp/ebb-bench-mc"
@@ -49,6 +52,7 @@ while (($# > 0)); do
   case "$1" in
     --size) size="${2:?--size needs bytes}"; shift ;;
     --tools) tools="${2:?--tools needs a list}"; shift ;;
+    --systems) systems="${2:?--systems needs a list}"; shift ;;
     --reduces) reduces="${2:?--reduces needs a number}"; shift ;;
     --conf-dir) confdir="${2:?--conf-dir needs a directory}"; shift ;;
     --rundir) rundir="${2:?--rundir needs a directory}"; shift ;;
@@ -66,6 +70,10 @@ done
 [[ "$reduces" =~ ^[1-9][0-9]*$ ]] || { say "--reduces $reduces: want a positive integer"; exit 2; }
 [[ "$hdfs_dir" == /?* ]] || { say "--hdfs-dir $hdfs_dir: want an absolute HDFS path"; exit 2; }
 IFS=, read -r -a tool_list <<<"$tools"
+IFS=, read -r -a system_list <<<"$systems"
+for t in "${system_list[@]}"; do
+  [[ "$t" == hadoop || "$t" == ebb ]] || { say "--systems: unknown system '$t' (want hadoop, ebb)"; exit 2; }
+done
 for t in "${tool_list[@]}"; do
   [[ "$t" == awk || "$t" == python ]] || { say "--tools: unknown tool '$t' (want awk, python)"; exit 2; }
 done
@@ -91,6 +99,8 @@ streaming_jar="$(tr ':' '\n' <"$ref/target/classpath.txt" | grep '/hadoop-stream
 jars="$jars:$streaming_jar"
 bench_cluster
 mr_opts
+# The cluster's own directory: its NodeManagers' containers run under it.
+cluster_dir="$(cd "$confdir/.." && pwd -P)"
 
 # -- the scripts, as a tutorial's
 mkdir -p "$work/scripts"
@@ -135,12 +145,20 @@ job_args() {
 rows=()
 status=0
 for tool in "${tool_list[@]}"; do
-  for sys in hadoop ebb; do
+  for sys in "${system_list[@]}"; do
     outdir="$hdfs_dir/out/$tool-$sys"
     fs -rm -r -f -skipTrash "$outdir" >>"$log" 2>&1 || true
     job_args "$tool" "$outdir"
     runlog="$work/$tool-$sys.log"
     say "$tool: $sys streaming"
+    # Peak resident memory of the task processes: Hadoop's task JVMs
+    # (YarnChild, which hold the sort buffer), ebb's workers (likewise);
+    # the programs they run (awk, python) are not counted on either side.
+    if [[ "$sys" == hadoop ]]; then
+      rss_watch '^[^ ]*java .*org[.]apache[.]hadoop[.]mapred[.]YarnChild' "$cluster_dir" "$work/$tool-$sys.rss"
+    else
+      rss_watch '^[^ ]*ebb worker' "$cluster_dir" "$work/$tool-$sys.rss"
+    fi
     t0=$(now_ms)
     rc=0
     if [[ "$sys" == hadoop ]]; then
@@ -151,6 +169,8 @@ for tool in "${tool_list[@]}"; do
         "${args[@]}" >"$runlog" 2>&1 || rc=$?
     fi
     wall=$(( ($(now_ms) - t0) / 1000 ))
+    rss_stop
+    read -r rss_one rss_all <"$work/$tool-$sys.rss"
     app="$(grep -oiE 'submitted application application_[0-9]+_[0-9]+' "$runlog" | head -n 1 | awk '{print $3}' || true)"
     read -r final mbs vcs rm_s <<<"$(app_report "${app:-none}")"
     cont="$(containers "${app:-none}")"
@@ -165,24 +185,26 @@ for tool in "${tool_list[@]}"; do
       done
     fi
     [[ "$rc" == 0 ]] || status=1
-    say "$tool $sys: exit $rc in $wall s (RM ${rm_s:-?} s), ${mbs:-?} MB-s, $cont containers, spills $spills"
-    rows+=("| $tool | $sys streaming | $rc | $wall | ${rm_s:-?} | ${mbs:-?} | ${vcs:-?} | $cont | $spills |")
+    say "$tool $sys: exit $rc in $wall s (RM ${rm_s:-?} s), ${mbs:-?} MB-s, $cont containers, spills $spills, peak RSS $rss_one MB per task process, $rss_all MB together"
+    rows+=("| $tool | $sys streaming | $rc | $wall | ${rm_s:-?} | ${mbs:-?} | ${vcs:-?} | $cont | $rss_one | $rss_all | $spills |")
     fs -cat "$outdir/part-*" >"$work/$tool-$sys.out" 2>>"$log" || true
   done
-  if cmp -s "$work/$tool-hadoop.out" "$work/$tool-ebb.out" && [[ -s "$work/$tool-hadoop.out" ]]; then
+  if ((${#system_list[@]} < 2)); then
+    agree="not compared (one system run)"
+  elif cmp -s "$work/$tool-hadoop.out" "$work/$tool-ebb.out" && [[ -s "$work/$tool-hadoop.out" ]]; then
     agree="identical ($(wc -l <"$work/$tool-hadoop.out") lines)"
   else
     agree="DIFFER"
     status=1
   fi
-  rows+=("| $tool | outputs | | | | | | | $agree |")
+  rows+=("| $tool | outputs | | | | | | | | | $agree |")
 done
 
 {
   echo "Hadoop Streaming 3.4.2 vs ebb streaming, word count of $size bytes (zipf over 1,000,000 words), $reduces reducers, on $(hostname) (ebb $rev)"
   echo
-  echo "| tool | system | exit | wall s | RM s | MB-seconds | vcore-seconds | containers | spills / outputs |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| tool | system | exit | wall s | RM s | MB-seconds | vcore-seconds | containers | peak RSS per task process, MB | peak RSS together, MB | spills / outputs |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 } | tee "$out"
 exit "$status"

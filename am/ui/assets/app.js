@@ -36,9 +36,11 @@
     transitions: (ts_) => ts_.map((t) => "<tr><td>" + ts(t.at) + '</td><td><a href="' + root + "group/" + esc(t.group) + '">' + esc(t.group) + "</a></td><td>" + esc(t.from) + " → " + state(t.to) + "</td><td>" + esc(t.reason) + "</td></tr>").join(""),
     moves: (ms) => ms.map((m) => "<tr><td>" + ts(m.at) + "</td><td>" + esc(m.worker) + "</td><td>" + esc(m.from) + "</td><td>" + esc(m.to) + "</td></tr>").join(""),
     vertices: (vs, dag) => vs.map((v) => '<tr id="vertex-' + esc(v.name) + '"><td><a href="' + root + "dag/" + esc(dag) + "/vertex/" + esc(v.name) + '">' + esc(v.name) + '</a></td><td class="progress">' + bar(v.tasks ? v.succeeded / v.tasks : 0) + "</td>" + num(v.tasks) + num(v.succeeded) + num(v.running) + num(v.queued) + num(v.waiting) + num(v.memoryMB) + "</tr>").join(""),
-    attempts: (as) => as.map((a) => '<tr class="attempt" data-attempt="' + esc(a.id) + '"><td>' + esc(a.id) + "</td><td>" + esc(a.vertex) + "</td>" + num(a.task) + num(a.number) + "<td>" + state(a.state) + "</td><td>" + esc(a.worker) + "</td><td>" + esc(a.node) + "</td><td>" + ts(a.start) + "</td>" +
+    attempts: (as) => as.map((a) => '<tr class="attempt" data-attempt="' + esc(a.id) + '"><td>' + esc(a.id) + "</td><td>" + esc(a.vertex) + "</td>" + num(a.task) + num(a.number) + "<td>" + state(a.state) + (a.status ? ' <span class="status muted">' + esc(a.status) + "</span>" : "") + "</td><td>" + esc(a.worker) + "</td><td>" + esc(a.node) + "</td><td>" + ts(a.start) + "</td>" +
       num(a.durationSecs.toFixed(1) + " s") + num(a.end ? a.exitCode : "") + "<td>" + (a.logs ? '<a class="log-stdout" href="' + esc(link(a.logs.stdout)) + '">stdout</a> <a class="log-stderr" href="' + esc(link(a.logs.stderr)) + '">stderr</a> <a class="log-worker" href="' + esc(link(a.logs.worker)) + '">worker</a>' : "") + "</td></tr>" +
       (a.diagnostics && a.state !== "SUCCEEDED" ? '<tr class="failure"><td colspan="11"><pre>' + esc(a.diagnostics) + "</pre></td></tr>" : "")).join(""),
+    counters: (cs) => (cs && cs.length ? '<h3>Counters</h3>\n<table class="grid"><thead><tr><th>group</th><th>counter</th><th>total</th><th>by vertex</th></tr></thead>\n<tbody>' +
+      cs.map((c) => "<tr><td>" + esc(c.group) + "</td><td>" + esc(c.name) + '</td><td class="num">' + c.value + "</td><td>" + Object.keys(c.vertices || {}).sort().map((v) => esc(v) + ": " + c.vertices[v] + " ").join("") + "</td></tr>").join("") + "</tbody></table>" : ""),
     workers: (ws) => ws.map((w) => '<tr data-worker="' + esc(w.id) + '"><td>' + esc(w.id) + '</td><td><a href="' + root + "group/" + esc(w.group) + '">' + esc(w.group) + "</a></td><td><code>" + esc(w.kind) + "</code></td><td>" + esc(w.node) + "</td><td>" + esc(w.container) + "</td>" +
       num(w.memoryMB) + num(w.taskMB) + "<td>" + esc(w.running.join(", ")) + "</td><td>" + Object.keys(w.outputs).sort().map((d) => '<a href="' + root + "dag/" + esc(d) + '">' + esc(d) + "</a>: " + w.outputs[d] + " ").join("") +
       "</td><td>" + (w.stopping ? "stopping" : w.draining ? "draining" : "active") + (w.recycleTo ? " → " + esc(w.recycleTo) : "") + "</td><td>" + (w.workerLog ? '<a href="' + esc(link(w.workerLog)) + '">worker log</a>' : "") + "</td></tr>").join(""),
@@ -76,7 +78,7 @@
       const q = g.dataset.vertex ? "?vertex=" + encodeURIComponent(g.dataset.vertex) : Number(g.dataset.limit) > 0 ? "?limit=" + g.dataset.limit : "";
       const d = await json("api/v1/dags/" + encodeURIComponent(g.dataset.dag) + q);
       set("dagstate", esc(d.state));
-      set("vertices", rows.vertices(d.vertices, d.id)); set("attempts", rows.attempts(d.attempts));
+      set("vertices", rows.vertices(d.vertices, d.id)); set("attempts", rows.attempts(d.attempts)); set("counters", rows.counters(d.counters));
       set("attemptnote", d.attempts.length < d.attemptsTotal ? "The latest " + d.attempts.length + " of " + d.attemptsTotal + " attempts; each vertex's page lists all of its own." : "");
       await svg("svg/dag/" + encodeURIComponent(g.dataset.dag), g);
     },
