@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -213,6 +214,7 @@ func TestGoalReport(t *testing.T) {
 	}
 	reps := replayCases(t, append(dialPolicies(), reportPeers[len(goalPeers):]...), func(name string, rep report.Report) {
 		fmt.Printf("ROW %s\n", tableRow(name, rep))
+		fmt.Printf("CASE %s\n", caseJSON(name, rep))
 	})
 	var b strings.Builder
 	b.WriteString("| case | floor |")
@@ -243,6 +245,29 @@ func TestGoalReport(t *testing.T) {
 			c.name, y.dial.Met, y.dial.Total, y.dial.Worst, len(fails), strings.Join(fails, "\n  "))
 	}
 	fmt.Print(b.String())
+}
+
+// caseJSON is one case's figures as a line of JSON (every policy's cost,
+// cost over the oracle's, p95 slowdown and floor), so that a run cut
+// short still leaves what it measured.
+func caseJSON(name string, rep report.Report) string {
+	type fig struct {
+		Policy                  string
+		Cost, CostToOracle, P95 float64
+		Floor                   float64
+	}
+	out := struct {
+		Case     string
+		Policies []fig
+	}{Case: name}
+	for _, s := range rep.Policies {
+		out.Policies = append(out.Policies, fig{s.Policy, s.Cost, s.CostToOracle, s.P95Slowdown, s.P95SlowdownFloor})
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // tableRow is one case's row of the report's table.
