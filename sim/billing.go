@@ -63,10 +63,10 @@ func (w *world) queued() bool {
 // billing-aware scale-in reads in the tick that follows.
 func (e *engine) bill(now time.Time) {
 	paid := map[string]time.Time{}
-	for _, n := range e.core.Nodes() {
-		if t, err := e.cloud.PaidUntil(n.ID, now); err == nil {
-			paid[n.ID] = t
+	e.core.EachNodeID(func(id string) {
+		if t, err := e.cloud.PaidUntil(id, now); err == nil {
+			paid[id] = t
 		}
-	}
+	})
 	e.core.Apply(now, core.NodesBilled{PaidUntil: paid})
 }

@@ -163,3 +163,22 @@ func TestWorkerOnDecommissioningNodeIsReleasedAtRegistration(t *testing.T) {
 		t.Fatalf("running on %v, stopped %v: want nothing on w1 and w1 stopped", f.workersRunning(), f.stopped)
 	}
 }
+
+// EachNodeID names the nodes Nodes reports, those the cluster reports
+// without a worker of ours among them (the sim bills by it).
+func TestEachNodeIDMatchesNodes(t *testing.T) {
+	f := newFake(t, CoreOptions{})
+	f.submit(srcSink)
+	f.addWorker("w1", "g", "n1", 512)
+	f.addWorker("w2", "g", "n2", 512)
+	f.change("n3", NodeUnhealthy) // no worker of ours
+	var want, got []string
+	for _, n := range f.c.Nodes() {
+		want = append(want, n.ID)
+	}
+	f.c.EachNodeID(func(id string) { got = append(got, id) })
+	slices.Sort(got)
+	if !slices.Equal(got, want) || len(want) != 3 {
+		t.Errorf("EachNodeID %v, Nodes %v: want the same three", got, want)
+	}
+}
