@@ -226,9 +226,25 @@ lock_patterns=(./internal/lockorder ./worker/... ./am)
 echo "== go test -tags lockorder (${lock_patterns[*]})"
 go test -count=1 -tags lockorder -timeout 25m "${lock_patterns[@]}" || failed=1
 echo "== go test (the other packages)"
-if [ -n "$other_pkgs" ]; then
-  go test -count=1 -timeout 25m $other_pkgs || failed=1
+# cmd/ebb holds most of the integration tests and is the run's long pole.
+# Its tests that need no Hadoop cluster (the local world, the docs, Hadoop
+# Streaming in local mode on both sides, the Kubernetes test cluster) run
+# in a go test of their own, one after the other packages, while the rest
+# of cmd/ebb takes the miniclusters in a second one beside them: the wall
+# time is the longer of the two, not their sum. The same pattern selects
+# one half and skips it in the other, so every test runs exactly once.
+ebb_local_only='^(TestLocal|TestDocs|TestGeneratedDocs|TestStreamingMatchesHadoopStreaming|TestKube)'
+rest_pkgs=$(echo "$other_pkgs" | grep -vxF github.com/ebb-am/ebb/cmd/ebb || true)
+clusters_log=$(mktemp)
+go test -count=1 -timeout 40m -skip "$ebb_local_only" ./cmd/ebb >"$clusters_log" 2>&1 &
+clusters_pid=$!
+go test -count=1 -timeout 25m -run "$ebb_local_only" ./cmd/ebb || failed=1
+if [ -n "$rest_pkgs" ]; then
+  go test -count=1 -timeout 25m $rest_pkgs || failed=1
 fi
+echo "== go test ./cmd/ebb (the tests on the clusters)"
+wait "$clusters_pid" || failed=1
+cat "$clusters_log"
 if [ -n "$failed" ]; then
   exit 1
 fi
