@@ -118,7 +118,12 @@ func TestFollowEndsWithTheTerminationMessage(t *testing.T) {
 		ok, line, err = Follow(ctx, cs, "batch", pod.Name, func(s string) { said = append(said, s) })
 	}()
 	// The watch starts before the updates only once Follow has called it.
-	for len(cs.Actions()) == 0 || cs.Actions()[len(cs.Actions())-1].GetVerb() != "watch" {
+	for {
+		// One copy of the actions: the fake records more while Follow runs.
+		a := cs.Actions()
+		if len(a) > 0 && a[len(a)-1].GetVerb() == "watch" {
+			break
+		}
 		goruntime.Gosched()
 	}
 	pod.Status.Phase = corev1.PodSucceeded

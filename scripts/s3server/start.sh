@@ -97,7 +97,7 @@ cat >"$rundir/logback.xml" <<'XML'
 XML
 (
   exec 9>&-
-  exec setsid "$java" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  exec setsid "$java" -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
     -Dlogback.configurationFile="$rundir/logback.xml" -cp "$(cat "$cp_file")" \
     org.gaul.s3proxy.Main --properties "$rundir/s3proxy.conf" </dev/null >"$log" 2>&1
 ) &
