@@ -4,7 +4,7 @@
 # `ebb streaming` (an ebb application) with the same command line, on the same
 # input, on the same YARN cluster, side by side (issue #34, item 4).
 #
-# usage: scripts/bench/streaming.sh [--size BYTES] [--tools awk,python] [--systems hadoop,ebb] [--reduces N]
+# usage: scripts/bench/streaming.sh [--size BYTES] [--tools awk,python] [--systems hadoop,ebb] [--reduces N] [--task-mb MB]
 #                                   [--conf-dir DIR | --rundir DIR [--keep-cluster]]
 #                                   [--out FILE.md] [--work DIR] [--hdfs-dir PATH] [--timeout SECS]
 #
@@ -23,6 +23,10 @@
 #     byte for byte (the part files, in order);
 #  6. prints a markdown table and writes it to --out (WORK/streaming.md).
 #
+# --task-mb sets both systems' map and reduce task memory
+# (mapreduce.{map,reduce}.memory.mb; default: each system's own default), so
+# a large input with small tasks shows the worker's RSS stays within them.
+#
 # Default size 1 GiB. Exit status: 0 when every job succeeded and every pair
 # of outputs is identical; 1 otherwise (the table is still written); 2 on
 # bad usage. Wall time is the client's (submit to exit, JVM or ebb start
@@ -40,6 +44,7 @@ size=1073741824
 tools="awk,python"
 systems="hadoop,ebb"
 reduces=2
+task_mb=""
 confdir=""
 rundir="/tmp/ebb-bench-mc"
 keep_cluster=""
@@ -54,6 +59,7 @@ while (($# > 0)); do
     --tools) tools="${2:?--tools needs a list}"; shift ;;
     --systems) systems="${2:?--systems needs a list}"; shift ;;
     --reduces) reduces="${2:?--reduces needs a number}"; shift ;;
+    --task-mb) task_mb="${2:?--task-mb needs megabytes}"; shift ;;
     --conf-dir) confdir="${2:?--conf-dir needs a directory}"; shift ;;
     --rundir) rundir="${2:?--rundir needs a directory}"; shift ;;
     --keep-cluster) keep_cluster=1 ;;
@@ -68,6 +74,7 @@ while (($# > 0)); do
 done
 [[ "$size" =~ ^[1-9][0-9]*$ ]] || { say "--size $size: want a number of bytes"; exit 2; }
 [[ "$reduces" =~ ^[1-9][0-9]*$ ]] || { say "--reduces $reduces: want a positive integer"; exit 2; }
+[[ -z "$task_mb" || "$task_mb" =~ ^[1-9][0-9]*$ ]] || { say "--task-mb $task_mb: want a positive number of megabytes"; exit 2; }
 [[ "$hdfs_dir" == /?* ]] || { say "--hdfs-dir $hdfs_dir: want an absolute HDFS path"; exit 2; }
 IFS=, read -r -a tool_list <<<"$tools"
 IFS=, read -r -a system_list <<<"$systems"
@@ -140,6 +147,9 @@ job_args() {
   args=(-D mapreduce.framework.name=yarn -D "mapreduce.job.reduces=$reduces" -D "mapreduce.job.name=bench-$1"
     -files "$work/scripts/$m,$work/scripts/$r" -input "$namenode$input" -output "$namenode$2"
     -mapper "./$m" -reducer "./$r")
+  if [[ -n "$task_mb" ]]; then
+    args=(-D "mapreduce.map.memory.mb=$task_mb" -D "mapreduce.reduce.memory.mb=$task_mb" "${args[@]}")
+  fi
 }
 
 rows=()
@@ -201,7 +211,7 @@ for tool in "${tool_list[@]}"; do
 done
 
 {
-  echo "Hadoop Streaming 3.4.2 vs ebb streaming, word count of $size bytes (zipf over 1,000,000 words), $reduces reducers, on $(hostname) (ebb $rev)"
+  echo "Hadoop Streaming 3.4.2 vs ebb streaming, word count of $size bytes (zipf over 1,000,000 words), $reduces reducers${task_mb:+, $task_mb MB tasks}, on $(hostname) (ebb $rev)"
   echo
   echo "| tool | system | exit | wall s | RM s | MB-seconds | vcore-seconds | containers | peak RSS per task process, MB | peak RSS together, MB | spills / outputs |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
