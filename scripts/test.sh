@@ -202,8 +202,36 @@ cleanup() {
     scripts/minicluster/stop.sh "$clusterdir" >/dev/null 2>&1 || true
   fi
 }
-trap 'cleanup; stop_background' EXIT # every cluster this run started
+# The cluster tests run in the background (below); a run that stops early
+# stops them too, before their clusters go.
+clusters_pids=()
+stop_cluster_tests() {
+  local pid
+  for pid in "${clusters_pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+}
+trap 'stop_cluster_tests; cleanup; stop_background' EXIT # every cluster this run started
 wait_background
+
+# cmd/ebb holds most of the integration tests and is the run's long pole,
+# so its tests on the clusters start as soon as the clusters are up, in two
+# go test processes beside everything below: one takes the tests on the
+# special clusters (Kerberos, S3, faults, GPUs, decommission, preemption,
+# priorities, labels) and the simulator's CPU-heavy ones, the other the
+# tests on the plain minicluster (which share it through testcluster's
+# locks, as scripts/bench's tests already do). The tests that need no Hadoop
+# cluster (the local world, the docs, Hadoop Streaming in local mode on both
+# sides, the Kubernetes test cluster) run in the foreground with the other
+# packages. The same patterns select and skip, so every test runs exactly
+# once. -v gives each test's time, printed at the end slowest first.
+ebb_local_only='^(TestLocal|TestDocs|TestGeneratedDocs|TestStreamingMatchesHadoopStreaming|TestKube)'
+ebb_special='^(TestKerberos|TestYarnWordCountOnS3|TestYarnAMKilledInsideTheS3Commit|TestYarnKillInsideTheS3Commit|TestYarnNodeManager|TestYarnNameNodeRestart|TestYarnRMRestart|TestYarnRMFailover|TestYarnGPU|TestYarnDecommission|TestYarnPreemption|TestYarnPriority|TestYarnNodeLabel|TestYarnUnknownNodeLabel|TestSim|TestEbbPolicyProfileMatchesTheSim|TestYarnLatencyTargetHoldsMoreWorkers)'
+clusters_logs=("$(mktemp)" "$(mktemp)")
+go test -count=1 -v -timeout 40m -run "$ebb_special" ./cmd/ebb >"${clusters_logs[0]}" 2>&1 &
+clusters_pids+=($!)
+go test -count=1 -v -timeout 40m -skip "$ebb_local_only|$ebb_special" ./cmd/ebb >"${clusters_logs[1]}" 2>&1 &
+clusters_pids+=($!)
 
 # The test cluster's own module (scripts/kube, kept out of ebb's go.mod):
 # vet, tidy, and its smoke test against the cluster started above (it
@@ -213,6 +241,7 @@ echo "== scripts/kube: go vet, go mod tidy, the test cluster's smoke test"
 
 race_pkgs=$(go list "${race_patterns[@]}")
 other_pkgs=$(go list ./... | grep -vxF -e "$race_pkgs" || true)
+rest_pkgs=$(echo "$other_pkgs" | grep -vxF github.com/ebb-am/ebb/cmd/ebb || true)
 # Both sets always run, so a failure in one does not hide failures in the
 # other; the script fails if either did.
 failed=${failed_kube:-}
@@ -226,25 +255,25 @@ lock_patterns=(./internal/lockorder ./worker/... ./am)
 echo "== go test -tags lockorder (${lock_patterns[*]})"
 go test -count=1 -tags lockorder -timeout 25m "${lock_patterns[@]}" || failed=1
 echo "== go test (the other packages)"
-# cmd/ebb holds most of the integration tests and is the run's long pole.
-# Its tests that need no Hadoop cluster (the local world, the docs, Hadoop
-# Streaming in local mode on both sides, the Kubernetes test cluster) run
-# in a go test of their own, one after the other packages, while the rest
-# of cmd/ebb takes the miniclusters in a second one beside them: the wall
-# time is the longer of the two, not their sum. The same pattern selects
-# one half and skips it in the other, so every test runs exactly once.
-ebb_local_only='^(TestLocal|TestDocs|TestGeneratedDocs|TestStreamingMatchesHadoopStreaming|TestKube)'
-rest_pkgs=$(echo "$other_pkgs" | grep -vxF github.com/ebb-am/ebb/cmd/ebb || true)
-clusters_log=$(mktemp)
-go test -count=1 -timeout 40m -skip "$ebb_local_only" ./cmd/ebb >"$clusters_log" 2>&1 &
-clusters_pid=$!
 go test -count=1 -timeout 25m -run "$ebb_local_only" ./cmd/ebb || failed=1
 if [ -n "$rest_pkgs" ]; then
   go test -count=1 -timeout 25m $rest_pkgs || failed=1
 fi
 echo "== go test ./cmd/ebb (the tests on the clusters)"
-wait "$clusters_pid" || failed=1
-cat "$clusters_log"
+for i in "${!clusters_pids[@]}"; do
+  rc=0
+  wait "${clusters_pids[$i]}" || rc=$?
+  log="${clusters_logs[$i]}"
+  if [ "$rc" != 0 ]; then
+    failed=1
+    cat "$log" # all of it: the failing test's output is somewhere in there
+  else
+    # Passed: each test's line with its wall time, slowest first (the long
+    # pole of the run, to see what to move), then the package's own line.
+    grep -E '^--- (PASS|SKIP)' "$log" | sort -t'(' -k2 -rn | head -n 25
+    grep -E '^(ok|FAIL)[[:space:]]' "$log"
+  fi
+done
 if [ -n "$failed" ]; then
   exit 1
 fi
