@@ -40,9 +40,7 @@ func TestCoreSetsTheThresholdsAtRunTime(t *testing.T) {
 	if r := f.c.Apply(f.now, AutoscaleSet{OutPercent: 70, InPercent: 30, MinHosts: 1}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	f.submit(strings.ReplaceAll(twoStages, "name: g,", "name: h,"))
-	f.addWorker("w2", "h", "n2", 1024)
-	f.tick(time.Second)
+	f.addGroupH()
 	if g, h := out("g"), out("h"); g != 70 || h != 70 {
 		t.Fatalf("out thresholds g %d, h %d after setting every group's to 70, want 70 (h created after)", g, h)
 	}
