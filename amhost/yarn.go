@@ -528,7 +528,7 @@ func setHDFSRetry(fs *hdfsfs.FS, c *conf.Config, log *logrus.Logger) error {
 		return err
 	}
 	fs.SetRetry(r, func(what string, err error, next time.Duration) {
-		log.Warnf("%s: HDFS does not answer (%v); trying again in %s (%s)", what, err, next, hdfsfs.RetrySpecKey)
+		log.Warn(hdfsfs.RetryNote(what, err, next))
 	})
 	return nil
 }

@@ -55,7 +55,7 @@ func (f *FS) Do(what string, op func() error) error {
 	if f.told != nil {
 		told = func(err error, next time.Duration) { f.told(what, err, next) }
 	}
-	return f.retry.Do(context.Background(), what, op, told)
+	return atNameNode(f.retry.Do(context.Background(), what, op, told), f.namenode)
 }
 
 // Dial connects to the NameNode of defaultFS (hdfs://host:port) as user,

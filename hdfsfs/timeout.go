@@ -2,7 +2,10 @@ package hdfsfs
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
+	"strings"
 	"time"
 )
 
@@ -33,11 +36,42 @@ func namenodeDialer(dial dialFunc, connect, call time.Duration) dialFunc {
 		ctx, cancel := context.WithTimeout(ctx, connect)
 		defer cancel()
 		c, err := dial(ctx, network, addr)
+		var ne net.Error
+		if err != nil && (errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+			return nil, &ConnectTimeoutError{Addr: addr, After: connect, Err: err}
+		}
 		if err != nil {
 			return nil, err
 		}
 		return &deadlineConn{Conn: c, call: call}, nil
 	}
+}
+
+// ConnectTimeoutError: a NameNode that took no connection within the
+// connect timeout (a host that drops packets, not one that refuses). A
+// gateway tries such a connect again at once, as Hadoop's IPC client
+// does (ipc.client.connect.max.retries.on.timeouts).
+type ConnectTimeoutError struct {
+	Addr  string
+	After time.Duration
+	Err   error
+}
+
+// connectTimeoutMark is in every ConnectTimeoutError's text:
+// colinmarc/hdfs passes a dial's error on as text ("no available
+// namenodes: %s"), so the text is what is left of the type.
+const connectTimeoutMark = "no connection within"
+
+func (e *ConnectTimeoutError) Error() string {
+	return fmt.Sprintf("NameNode %s: %s %s (ipc.client.connect.timeout): %v", e.Addr, connectTimeoutMark, e.After, e.Err)
+}
+
+func (e *ConnectTimeoutError) Unwrap() error { return e.Err }
+
+// connectTimedOut says whether err is, or tells of, a ConnectTimeoutError.
+func connectTimedOut(err error) bool {
+	var ce *ConnectTimeoutError
+	return errors.As(err, &ce) || err != nil && strings.Contains(err.Error(), connectTimeoutMark)
 }
 
 // NamenodeDialer is the dialer of every NameNode connection (for clients

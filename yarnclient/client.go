@@ -142,7 +142,7 @@ func New(o Options) (*Client, error) {
 		c.rm = rm
 	}
 	if c.dialFS == nil {
-		retry, err := hdfsfs.RetryFrom(o.Conf.Raw)
+		retry, err := hdfsfs.ClientRetryFrom(o.Conf.Raw)
 		if err != nil {
 			return nil, err
 		}
@@ -273,27 +273,23 @@ func (c *Client) Report(ctx context.Context, id yarn.AppID) (yarn.AppReport, err
 	return rep, nil
 }
 
-// dialHDFS opens the staging file system, waiting out a NameNode that does
-// not answer (restarting) within dfs.client.retry.policy.spec, as every
-// call on it then does (hdfsfs.FS.SetRetry); log, when set, hears of each
-// retry.
+// dialHDFS opens the staging file system under a gateway's retry policy
+// (hdfsfs.ClientRetryFrom: as Hadoop's own client, one try unless
+// dfs.client.retry.policy.enabled), as every call on it then is; log,
+// when set, hears of each retry.
 func (c *Client) dialHDFS(defaultFS string, retry hdfsfs.Retry, log func(format string, args ...any)) (Store, error) {
 	told := func(what string, err error, next time.Duration) {
 		if log != nil {
-			log("%s: HDFS does not answer (%v); trying again in %s (%s)", what, err, next, hdfsfs.RetrySpecKey)
+			log("%s", hdfsfs.RetryNote(what, err, next))
 		}
 	}
-	var fs *hdfsfs.FS
-	err := retry.Do(context.Background(), "connecting to "+defaultFS, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
+	fs, err := retry.Dial(context.Background(), defaultFS, func(ctx context.Context) (*hdfsfs.FS, error) {
+		ctx, cancel := context.WithTimeout(ctx, loginTimeout)
 		defer cancel()
-		var err error
-		fs, err = c.sec.DialHDFS(ctx, defaultFS, c.login, nil, c.user)
-		return err
-	}, func(err error, next time.Duration) { told("connecting to "+defaultFS, err, next) })
+		return c.sec.DialHDFS(ctx, defaultFS, c.login, nil, c.user)
+	}, told)
 	if err != nil {
 		return nil, err
 	}
-	fs.SetRetry(retry, told)
 	return fs, nil
 }

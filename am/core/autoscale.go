@@ -167,6 +167,23 @@ func (c *Core) Transitions() []Transition { return append([]Transition(nil), c.t
 // SetThresholds retunes the autoscalers of one group ("" = all) while the
 // AM runs, like MR3's MasterControl.
 func (c *Core) SetThresholds(group string, outPercent, inPercent, minHosts int) error {
+	err := c.forGroups(group, func(a *scheduler.Autoscaler) error {
+		return a.SetThresholds(outPercent, inPercent, minHosts)
+	})
+	if err != nil || group != "" {
+		return err
+	}
+	c.opts.Autoscale.OutThresholdPercent = outPercent
+	c.opts.Autoscale.InThresholdPercent = inPercent
+	c.opts.Autoscale.MinHosts = minHosts
+	return nil
+}
+
+// forGroups hands set the autoscaler of the group named, or of every
+// group when group is "", stopping at the first error. The run-time
+// commands (thresholds, latency target) address groups alike through it,
+// so a name no group has is refused the same way for each.
+func (c *Core) forGroups(group string, set func(*scheduler.Autoscaler) error) error {
 	found := false
 	for _, g := range c.gorder {
 		if group != "" && g.info.Name != group {
@@ -177,17 +194,11 @@ func (c *Core) SetThresholds(group string, outPercent, inPercent, minHosts int) 
 		if err != nil {
 			return err
 		}
-		if err := as.a.SetThresholds(outPercent, inPercent, minHosts); err != nil {
+		if err := set(as.a); err != nil {
 			return err
 		}
 	}
-	if group == "" {
-		c.opts.Autoscale.OutThresholdPercent = outPercent
-		c.opts.Autoscale.InThresholdPercent = inPercent
-		c.opts.Autoscale.MinHosts = minHosts
-		return nil
-	}
-	if !found {
+	if group != "" && !found {
 		return fmt.Errorf("no ContainerGroup %q", group)
 	}
 	return nil

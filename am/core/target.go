@@ -2,7 +2,8 @@ package core
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/ebb-am/ebb/scheduler"
 )
 
 // The latency target at run time (`ebb autoscale --target`): the core
@@ -28,27 +29,16 @@ func (c *Core) SetTarget(group string, p95Slowdown float64) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	found := false
-	for _, g := range c.gorder {
-		if group != "" && g.info.Name != group {
-			continue
-		}
-		found = true
-		as, err := c.autoscaler(g)
-		if err != nil {
-			return err
-		}
-		if err := as.a.SetTarget(p95Slowdown); err != nil {
-			return err
-		}
+	err := c.forGroups(group, func(a *scheduler.Autoscaler) error {
+		return a.SetTarget(p95Slowdown)
+	})
+	if err != nil {
+		return err
 	}
 	if group == "" {
 		c.opts.Autoscale.TargetSlowdown = p95Slowdown
 		c.logf("every group: latency target set to p95 %g", p95Slowdown)
 		return nil
-	}
-	if !found {
-		return fmt.Errorf("no ContainerGroup %q", group)
 	}
 	c.logf("group %s: latency target set to p95 %g", group, p95Slowdown)
 	return nil

@@ -54,9 +54,7 @@ func TestCoreSetsTheTargetAtRunTime(t *testing.T) {
 	if r := f.c.Apply(f.now, AutoscaleTargetSet{P95Slowdown: 3}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	f.submit(strings.ReplaceAll(twoStages, "name: g,", "name: h,"))
-	f.addWorker("w2", "h", "n2", 1024)
-	f.tick(time.Second)
+	f.addGroupH()
 	if g, h := target("g"), target("h"); g != 3 || h != 3 {
 		t.Fatalf("targets g %v, h %v after setting every group's to 3, want 3 (h created after)", g, h)
 	}
@@ -71,4 +69,13 @@ func TestCoreSetsTheTargetAtRunTime(t *testing.T) {
 	if got := off.c.Groups()[0].TargetP95; got != 0 {
 		t.Fatalf("status shows target %v where nothing reads it, want 0", got)
 	}
+}
+
+// addGroupH submits twoStages again in a group h, created after the run
+// time's changes, with a worker on a node of its own: what a change made
+// for every group ("") must reach.
+func (f *fakeWorld) addGroupH() {
+	f.submit(strings.ReplaceAll(twoStages, "name: g,", "name: h,"))
+	f.addWorker("w2", "h", "n2", 1024)
+	f.tick(time.Second)
 }

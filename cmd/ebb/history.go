@@ -50,7 +50,11 @@ func newHistoryCmd() *cobra.Command {
 				o.DAGHistory = amhost.DAGHistoryReader(h)
 				return serveHistory(ctx, cmd.OutOrStdout(), b, listen, o)
 			}
-			fs, err := hdfsfs.Dial(c.DefaultFS(), user)
+			retry, err := hdfsfs.ClientRetryFrom(c.Raw) // a client of HDFS, as Hadoop's own
+			if err != nil {
+				return err
+			}
+			fs, err := retry.Dial(ctx, c.DefaultFS(), func(context.Context) (*hdfsfs.FS, error) { return hdfsfs.Dial(c.DefaultFS(), user) }, nil)
 			if err != nil {
 				return err
 			}

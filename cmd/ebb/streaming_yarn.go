@@ -119,20 +119,21 @@ func runStreamingYARN(ctx context.Context, c *conf.Config, job *streaming.Job, s
 	if s.DefaultFS != "" {
 		defaultFS = s.DefaultFS
 	}
-	fs, err := hdfsfs.Dial(defaultFS, user)
+	// Connecting, listing the inputs and staging -files wait for a
+	// NameNode that does not answer as Hadoop's own client does
+	// (hdfsfs.ClientRetryFrom).
+	retry, err := hdfsfs.ClientRetryFrom(c.Raw)
+	if err != nil {
+		return err
+	}
+	fs, err := retry.Dial(ctx, defaultFS, func(context.Context) (*hdfsfs.FS, error) { return hdfsfs.Dial(defaultFS, user) },
+		func(what string, err error, next time.Duration) {
+			_, _ = fmt.Fprintln(errOut, "ebb: "+hdfsfs.RetryNote(what, err, next))
+		})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = fs.Close() }() // the client's connection only
-	// Listing the inputs and staging -files wait out a NameNode that does
-	// not answer (restarting), as Hadoop's clients do.
-	retry, err := hdfsfs.RetryFrom(c.Raw)
-	if err != nil {
-		return err
-	}
-	fs.SetRetry(retry, func(what string, err error, next time.Duration) {
-		_, _ = fmt.Fprintf(errOut, "ebb: %s: HDFS does not answer (%v); trying again in %s (%s)\n", what, err, next, hdfsfs.RetrySpecKey)
-	})
 	qualify := func(p string) (string, error) {
 		switch {
 		case strings.HasPrefix(p, "hdfs://"):

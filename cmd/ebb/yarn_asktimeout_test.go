@@ -90,11 +90,7 @@ func shrinkNode(t *testing.T, node string, mb int64) {
 // from one node on, every node medium up to full, and returns its id.
 func (y *yarnTest) startPackedSession(ctx context.Context, name string, sets ...string) yarn.AppID {
 	y.t.Helper()
-	sets = append(append([]string{"--set", "mr3.am.session.mode=true", "--set", "ebb.session.idle.timeout.secs=600",
-		"--set", "ebb.packing.scheme=packed", "--set", "ebb.packing.min.nodes=1", "--set", "ebb.packing.high.threshold.percent=100"}, sets...), amSets...)
-	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", name}, sets...)...)
-	if err != nil {
-		y.t.Fatalf("starting the session %s: %v\n%s", name, err, out)
-	}
-	return y.appID(out)
+	sets = append(append([]string{"--set", "ebb.packing.scheme=packed", "--set", "ebb.packing.min.nodes=1",
+		"--set", "ebb.packing.high.threshold.percent=100"}, sets...), amSets...)
+	return y.startSession(ctx, name, sets...)
 }

@@ -296,3 +296,17 @@ func (y *yarnTest) submitFollowed(ctx context.Context, name string, args ...stri
 	})
 	return id, done
 }
+
+// startSession starts a detached session AM named name (`ebb submit
+// --detach`, ebb.session.idle.timeout.secs=600 so that it outlives a
+// slow test's pauses) with the settings sets, and returns its id. The
+// caller kills it when done with it.
+func (y *yarnTest) startSession(ctx context.Context, name string, sets ...string) yarn.AppID {
+	y.t.Helper()
+	sets = append([]string{"--set", "mr3.am.session.mode=true", "--set", "ebb.session.idle.timeout.secs=600"}, sets...)
+	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", name}, sets...)...)
+	if err != nil {
+		y.t.Fatalf("starting the session %s: %v\n%s", name, err, out)
+	}
+	return y.appID(out)
+}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,8 +27,6 @@ vertices:
     parallelism: 6
     memoryMB: 2048
 `
-
-var failedAttemptsRe = regexp.MustCompile(`(\d+) failed attempts`)
 
 // TestYarnDiskFull is issue 33's full disk: NodeManager 0's application
 // directories (where its containers' working directories, and so its
@@ -76,10 +72,7 @@ func TestYarnDiskFull(t *testing.T) {
 	y.wantSucceeded(t, id, res, false)
 	amLog := y.amLog(id)
 	onNode := workersByNode(amLog)[node]
-	failed := -1
-	if m := failedAttemptsRe.FindStringSubmatch(res.out); m != nil {
-		failed, _ = strconv.Atoi(m[1])
-	}
+	failed := failedAttempts(res.out)
 	unhealthy := strings.Contains(amLog, "reports itself unhealthy (no space left on device")
 	t.Logf("the DAG took %s; workers on the full node: %v; it reported itself unhealthy: %v; failed attempts: %d",
 		took.Round(time.Millisecond), onNode, unhealthy, failed)
@@ -99,10 +92,6 @@ func TestYarnDiskFull(t *testing.T) {
 	}
 	got := y.hdfsTree(out)
 	takeCommitMarkers(t, got)
-	for i := range 6 {
-		if got[fmt.Sprintf("r-%05d", i)] != fmt.Sprintf("%d\n", i) {
-			t.Errorf("task %d's result: %q", i, got[fmt.Sprintf("r-%05d", i)])
-		}
-	}
+	wantTaskResults(t, got, 6)
 	y.waitFor("the workers to be gone", 30*time.Second, func() bool { return len(y.workerPIDs(id)) == 0 })
 }

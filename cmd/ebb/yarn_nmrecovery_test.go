@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,36 +39,17 @@ const nmDown = 3 * time.Second
 // them: no worker lost, no attempt run again, the DAG succeeds with each
 // task's result once.
 func TestYarnNodeManagerRecovery(t *testing.T) {
-	y, ctl := newFaultsTest(t)
-	started := t.TempDir()
+	f := newFaultDAG(t, "nmrecovery")
+	y, ctl := f.y, f.ctl
 	release := filepath.Join(t.TempDir(), "release")
 	out := y.dir + "/out"
-	name := fmt.Sprintf("nmrecovery-%d", time.Now().UnixNano())
-	spec := y.writeDAG(fmt.Sprintf(nmRecoveryDAG, name, y.fs.URL(out), started, release))
+	spec := y.writeDAG(fmt.Sprintf(nmRecoveryDAG, f.name, y.fs.URL(out), f.started, release))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	sets := append(append([]string{}, amSets...), "--set", "ebb.packing.scheme=uniform")
-	id, followed := y.submitFollowed(ctx, name, append([]string{spec}, sets...)...)
-	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }() // a failed test leaves no DAG waiting
-	y.waitFor("five tasks to start", 90*time.Second, func() bool {
-		es, _ := os.ReadDir(started)
-		return len(es) >= 5
-	})
-	amNode, byNode := y.amNode(id), workersByNode(y.amLog(id))
-	env := ctl.Env()
-	nm := -1
-	for i := range 3 {
-		n := env["NM"+strconv.Itoa(i)+"_NODE_ID"]
-		if n != amNode && len(byNode[n]) > 0 {
-			nm = i
-			break
-		}
-	}
-	if nm < 0 {
-		t.Fatalf("no NodeManager but the AM's (%s) has workers: %v", amNode, byNode)
-	}
-	node, nmHTTP := env["NM"+strconv.Itoa(nm)+"_NODE_ID"], env["NM"+strconv.Itoa(nm)+"_HTTP"]
-	workers := byNode[node]
+	id, followed := f.submitSpread(ctx, spec)
+	f.waitStarted("five tasks to start", 5)
+	nm, node, workers := f.workerNodeManager(t, id)
+	nmHTTP := ctl.Env()["NM"+strconv.Itoa(nm)+"_HTTP"]
 	stop := time.Now()
 	if err := ctl.StopNodeManager(ctx, nm); err != nil {
 		t.Fatal(err)
@@ -125,18 +104,7 @@ func TestYarnNodeManagerRecovery(t *testing.T) {
 			kept++
 		}
 	}
-	var reruns []string
-	es, _ := os.ReadDir(started)
-	for _, e := range es {
-		if !strings.HasSuffix(e.Name(), "-0") {
-			reruns = append(reruns, e.Name())
-		}
-	}
-	sort.Strings(reruns)
-	failed := -1
-	if m := failedAttemptsRe.FindStringSubmatch(res.out); m != nil {
-		failed, _ = strconv.Atoi(m[1])
-	}
+	reruns, failed := f.reruns(), failedAttempts(res.out)
 	t.Logf("NodeManager %d (%s) was away %s (%s); workers kept there: %d of %d %v; workers lost: %d; attempts re-run (task-attempt): %v; failed attempts: %d",
 		nm, node, away.Round(time.Millisecond), recovered, kept, len(workers), workers, lost, reruns, failed)
 	if lost != 0 || kept != len(workers) {
@@ -147,11 +115,7 @@ func TestYarnNodeManagerRecovery(t *testing.T) {
 	}
 	got := y.hdfsTree(out)
 	takeCommitMarkers(t, got)
-	for i := range 5 {
-		if got[fmt.Sprintf("r-%05d", i)] != fmt.Sprintf("%d\n", i) {
-			t.Errorf("task %d's result: %q", i, got[fmt.Sprintf("r-%05d", i)])
-		}
-	}
+	wantTaskResults(t, got, 5)
 	if len(got) != 5 {
 		t.Errorf("output %v, want five results", keysOf(got))
 	}

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,49 +30,30 @@ vertices:
 // loss is a lost worker's: its attempts run again elsewhere, none counted
 // as failed, and the DAG succeeds with each task's result once.
 func TestYarnNodeManagerRestart(t *testing.T) {
-	y, ctl := newFaultsTest(t)
-	started := t.TempDir()
+	f := newFaultDAG(t, "nmrestart")
+	y, ctl := f.y, f.ctl
 	out := y.dir + "/out"
-	name := fmt.Sprintf("nmrestart-%d", time.Now().UnixNano())
-	spec := y.writeDAG(fmt.Sprintf(nmRestartDAG, name, y.fs.URL(out), started))
+	spec := y.writeDAG(fmt.Sprintf(nmRestartDAG, f.name, y.fs.URL(out), f.started))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	sets := append(append([]string{}, amSets...), "--set", "ebb.packing.scheme=uniform")
-	id, followed := y.submitFollowed(ctx, name, append([]string{spec}, sets...)...)
-	y.waitFor("five tasks to start", 90*time.Second, func() bool {
-		es, _ := os.ReadDir(started)
-		return len(es) >= 5
-	})
-	// A NodeManager with workers that is not the AM's.
-	amNode, byNode := y.amNode(id), workersByNode(y.amLog(id))
-	env := ctl.Env()
-	nm := -1
-	for i := range 3 {
-		n := env["NM"+strconv.Itoa(i)+"_NODE_ID"]
-		if n != amNode && len(byNode[n]) > 0 {
-			nm = i
-			break
-		}
-	}
-	if nm < 0 {
-		t.Fatalf("no NodeManager but the AM's (%s) has workers: %v", amNode, byNode)
-	}
-	node := env["NM"+strconv.Itoa(nm)+"_NODE_ID"]
+	id, followed := f.submitSpread(ctx, spec)
+	f.waitStarted("five tasks to start", 5)
+	nm, node, workers := f.workerNodeManager(t, id)
 	stop := time.Now()
 	if err := ctl.StopNodeManagerKilling(ctx, nm); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("NodeManager %d (%s, workers %v) stopped in %s", nm, node, byNode[node], time.Since(stop).Round(time.Millisecond))
+	t.Logf("NodeManager %d (%s, workers %v) stopped in %s", nm, node, workers, time.Since(stop).Round(time.Millisecond))
 	lost := 0
 	waitUntil(t, "the AM to lose the workers of "+node, 90*time.Second, 100*time.Millisecond, func() bool {
 		log := y.amLog(id)
 		lost = 0
-		for _, w := range byNode[node] {
+		for _, w := range workers {
 			if strings.Contains(log, "worker "+w+" lost") {
 				lost++
 			}
 		}
-		return lost == len(byNode[node])
+		return lost == len(workers)
 	})
 	lostAfter := time.Since(stop)
 	if err := ctl.StartNodeManager(ctx, nm); err != nil {
@@ -84,18 +62,7 @@ func TestYarnNodeManagerRestart(t *testing.T) {
 	away := time.Since(stop)
 	res := <-followed
 	y.wantSucceeded(t, id, res, false)
-	var reruns []string
-	es, _ := os.ReadDir(started)
-	for _, e := range es {
-		if !strings.HasSuffix(e.Name(), "-0") {
-			reruns = append(reruns, e.Name())
-		}
-	}
-	sort.Strings(reruns)
-	failed := -1
-	if m := failedAttemptsRe.FindStringSubmatch(res.out); m != nil {
-		failed, _ = strconv.Atoi(m[1])
-	}
+	reruns, failed := f.reruns(), failedAttempts(res.out)
 	t.Logf("the AM lost the %d workers of %s %s after the stop; the NodeManager was away %s; attempts re-run (task-attempt): %v; failed attempts: %d",
 		lost, node, lostAfter.Round(time.Millisecond), away.Round(time.Millisecond), reruns, failed)
 	if failed != 0 {
@@ -106,11 +73,7 @@ func TestYarnNodeManagerRestart(t *testing.T) {
 	}
 	got := y.hdfsTree(out)
 	takeCommitMarkers(t, got)
-	for i := range 6 {
-		if got[fmt.Sprintf("r-%05d", i)] != fmt.Sprintf("%d\n", i) {
-			t.Errorf("task %d's result: %q", i, got[fmt.Sprintf("r-%05d", i)])
-		}
-	}
+	wantTaskResults(t, got, 6)
 	if len(got) != 6 {
 		t.Errorf("output %v, want six results", keysOf(got))
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/ebb-am/ebb/am/yarn"
 	"github.com/ebb-am/ebb/amclient"
 	"github.com/ebb-am/ebb/hdfsfs"
-	"github.com/ebb-am/ebb/internal/testcluster"
 	"github.com/ebb-am/ebb/yarnclient"
 )
 
@@ -99,18 +98,18 @@ func TestYarnNameNodeRestart(t *testing.T) {
 
 // nnRestartRun is one run of nnRestartDAG.
 type nnRestartRun struct {
-	y                      *yarnTest
-	ctl                    *testcluster.Control
-	name, spec             string // the DAG's
-	started, down, release string
-	out                    string
-	lines                  []string // the input files' lines
-	sets                   []string
+	*faultDAG
+	spec          string // the DAG's
+	down, release string
+	out           string
+	lines         []string // the input files' lines
+	sets          []string
 }
 
 func newNNRestartRun(t *testing.T) *nnRestartRun {
-	y, ctl := newFaultsTest(t)
-	r := &nnRestartRun{y: y, ctl: ctl, started: t.TempDir(), out: y.dir + "/out"}
+	f := newFaultDAG(t, "nnrestart")
+	y := f.y
+	r := &nnRestartRun{faultDAG: f, out: y.dir + "/out"}
 	tmp := t.TempDir()
 	r.down, r.release = filepath.Join(tmp, "down"), filepath.Join(tmp, "release")
 	for i := range 4 {
@@ -122,7 +121,6 @@ func newNNRestartRun(t *testing.T) *nnRestartRun {
 		}
 		y.putInput(fmt.Sprintf("part-%d", i), []byte(b.String()))
 	}
-	r.name = fmt.Sprintf("nnrestart-%d", time.Now().UnixNano())
 	r.spec = y.writeDAG(fmt.Sprintf(nnRestartDAG, r.name, y.fs.URL(r.out), r.started, r.down, r.release, y.fs.URL(y.dir+"/input")))
 	r.sets = append(append([]string{}, amSets...), "--set", "mr3.am.max.app.attempts=2", "--set", "ebb.history.checkpoint.interval.secs=1")
 	return r
@@ -132,7 +130,7 @@ func newNNRestartRun(t *testing.T) *nnRestartRun {
 // them go on (they end, read and commit with the NameNode away), runs
 // during, and starts the NameNode again nnDown later.
 func (r *nnRestartRun) restartNameNode(ctx context.Context, t *testing.T, retrySpec string, during func()) (stopped time.Time) {
-	r.y.waitFor("e's and m's six tasks to start", 90*time.Second, func() bool { return len(r.markers()) >= 6 })
+	r.waitStarted("e's and m's six tasks to start", 6)
 	stop := time.Now()
 	if err := r.ctl.StopNameNode(ctx); err != nil {
 		t.Fatal(err)
@@ -146,17 +144,6 @@ func (r *nnRestartRun) restartNameNode(ctx context.Context, t *testing.T, retryS
 	}
 	t.Logf("the NameNode was away %s; %s=%s", time.Since(stop).Round(time.Millisecond), hdfsfs.RetrySpecKey, retrySpec)
 	return stop
-}
-
-// markers names the tasks' start markers: vertex-task-attempt.
-func (r *nnRestartRun) markers() []string {
-	es, _ := os.ReadDir(r.started)
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
 }
 
 // hdfsRetries counts the lines of the application's container logs (the
@@ -205,13 +192,7 @@ func (r *nnRestartRun) outlasted(t *testing.T) {
 	y := r.y
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	sets := append([]string{"--set", "mr3.am.session.mode=true", "--set", "ebb.session.idle.timeout.secs=600",
-		"--set", hdfsfs.RetrySpecKey + "=1000,60"}, r.sets...)
-	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", r.name}, sets...)...)
-	if err != nil {
-		t.Fatalf("starting the session: %v\n%s", err, out)
-	}
-	id := y.appID(out)
+	id := y.startSession(ctx, r.name, append([]string{"--set", hdfsfs.RetrySpecKey + "=1000,60"}, r.sets...)...)
 	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 	if out, err := y.ebb(ctx, "dag", "submit", "--app", id.String(), r.spec); err != nil {
 		t.Fatalf("dag submit: %v\n%s", err, out)

@@ -46,17 +46,7 @@ func workersByNode(amLog string) map[string][]string {
 // scale-in still reads its producer's output and the result is exact.
 func TestYarnAutoscaleBurstThenTail(t *testing.T) {
 	y := newYarnTest(t)
-	text, err := os.ReadFile("../../examples/wordcount-input.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	input := strings.Repeat(string(text), 50)
-	if err := y.fs.MkdirPrivate(y.dir + "/input"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := y.fs.WriteFile(y.dir+"/input/part-0.txt", []byte(input), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	input := y.putBurstTailInput()
 	// src counts words; burst: 10 tasks of 1024 MB holding memory for 4 s
 	// and passing the counts on; collect sums them; tail holds one small
 	// task for 12 s (the thin tail: usage falls); final starts after the
@@ -156,6 +146,19 @@ var burstTailSets = []string{
 	"--set", "mr3.container.idle.timeout.ms=600000",
 	"--set", "ebb.packing.scheme=packed",
 	"--set", "ebb.packing.min.nodes=1",
+}
+
+// putBurstTailInput puts burstTailSpec's input, the word count's example
+// text 50 times over, as y.dir/input/part-0.txt, and returns it.
+func (y *yarnTest) putBurstTailInput() string {
+	y.t.Helper()
+	text, err := os.ReadFile("../../examples/wordcount-input.txt")
+	if err != nil {
+		y.t.Fatal(err)
+	}
+	input := strings.Repeat(string(text), 50)
+	y.putInput("part-0.txt", []byte(input))
+	return input
 }
 
 // burstTailSpec is TestYarnAutoscaleBurstThenTail's DAG: src counts the

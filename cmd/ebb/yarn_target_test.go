@@ -29,17 +29,7 @@ import (
 // run at the same target.
 func TestYarnLatencyTargetHoldsMoreWorkers(t *testing.T) {
 	y := newYarnTest(t)
-	text, err := os.ReadFile("../../examples/wordcount-input.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	input := strings.Repeat(string(text), 50)
-	if err := y.fs.MkdirPrivate(y.dir + "/input"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := y.fs.WriteFile(y.dir+"/input/part-0.txt", []byte(input), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	y.putBurstTailInput()
 	confDir := t.TempDir()
 	site := `<configuration>
 <property><name>ebb.auto.scale.predictive.enabled</name><value>true</value></property>
@@ -91,13 +81,7 @@ func (y *yarnTest) runTargetStream(name, retune string) targetRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	sets := append(append([]string{"--set", "mr3.am.session.mode=true", "--set", "ebb.session.idle.timeout.secs=600"},
-		burstTailSets...), amSets...)
-	out, err := y.ebb(ctx, append([]string{"submit", "--detach", "--name", name}, sets...)...)
-	if err != nil {
-		t.Fatalf("starting the session %s: %v\n%s", name, err, out)
-	}
-	id := y.appID(out)
+	id := y.startSession(ctx, name, append(append([]string{}, burstTailSets...), amSets...)...)
 	// Cleanup: the test has its verdict, and an ended application cannot be killed.
 	defer func() { _, _ = y.ebb(context.Background(), "kill", id.String()) }()
 	if retune != "" {
@@ -126,7 +110,7 @@ func (y *yarnTest) runTargetStream(name, retune string) targetRun {
 	if dagErr != nil {
 		t.Fatal(dagErr)
 	}
-	out, err = y.ebb(ctx, "dag", "status", "--app", id.String())
+	out, err := y.ebb(ctx, "dag", "status", "--app", id.String())
 	if err != nil {
 		t.Fatalf("dag status: %v\n%s", err, out)
 	}

@@ -18,46 +18,23 @@ say() { echo "kube: $*" >&2; }
 rundir="$(cd "$rundir" && pwd)"
 [[ "$rundir" != "/" ]] || { say "refusing RUNDIR /"; exit 1; }
 
-stop_pids() {
-  local pids=("$@") deadline=$((SECONDS + timeout)) left
-  kill -TERM "${pids[@]}" 2>/dev/null || true
-  while :; do
-    left=()
-    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && left+=("$p"); done
-    ((${#left[@]} == 0)) && return 0
-    if ((SECONDS >= deadline)); then
-      say "still running after $timeout s, killing: ${left[*]}"
-      kill -KILL "${left[@]}" 2>/dev/null || true
-      return 0
-    fi
-    sleep 0.2
-  done
-}
+# stop_pids, runs_as, stray_pids
+. "$(dirname "$0")/../lib/procs.sh"
 
 for name in testca testkubelet kwok kube-scheduler kube-apiserver etcd; do
   f="$rundir/$name.pid"
   [[ -f "$f" ]] || continue
   pid="$(cat "$f")"
   # Only our binary: a stale pid file's pid may belong to someone else now.
-  if tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q "/$name "; then
-    stop_pids "$pid"
+  if runs_as "$pid" "/$name "; then
+    stop_pids "$timeout" "$pid"
   fi
   rm -f "$f"
 done
 
-strays=()
-for d in /proc/[0-9]*; do
-  cwd="$(readlink "$d/cwd" 2>/dev/null)" || continue
-  case "$cwd" in
-    "$rundir"/pods/*)
-      if tr '\0' '\n' 2>/dev/null <"$d/environ" | grep -q "^EBB_KUBE_POD_DIR=$rundir/pods/"; then
-        strays+=("${d#/proc/}")
-      fi
-      ;;
-  esac
-done
+mapfile -t strays < <(stray_pids "$rundir/pods" "^EBB_KUBE_POD_DIR=$rundir/pods/")
 if ((${#strays[@]} > 0)); then
   say "stopping ${#strays[@]} leftover pod process(es): ${strays[*]}"
-  stop_pids "${strays[@]}"
+  stop_pids "$timeout" "${strays[@]}"
 fi
 rm -f "$rundir/kube.env"
