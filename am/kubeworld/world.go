@@ -41,9 +41,6 @@ type World struct {
 	o    Options
 	mu   sync.Mutex
 	book *kube.Book
-	// attempts: each worker's running attempts, from the loop's view (an
-	// OOMKilled pod fails them on the memory retry path).
-	attempts map[string][]string
 	// pendingSince: when each group was first seen with a pod the
 	// scheduler cannot place; refused: groups failed for it.
 	pendingSince map[string]time.Time
@@ -77,7 +74,7 @@ func New(o Options) (*World, error) {
 	if o.Retry <= 0 {
 		o.Retry = time.Second
 	}
-	return &World{o: o, book: b, attempts: map[string][]string{}, pendingSince: map[string]time.Time{},
+	return &World{o: o, book: b, pendingSince: map[string]time.Time{},
 		refused: map[string]bool{}, kill: map[string]bool{}, nudge: make(chan struct{}, 1)}, nil
 }
 
@@ -196,14 +193,11 @@ func (w *World) KillWorker(_ time.Time, worker string) {
 	w.poke()
 }
 
-// WorkersViewed takes the core's workers: what each runs (for an
-// OOMKilled pod) and whether it holds outputs a running DAG needs (its
-// safe-to-evict annotation).
+// WorkersViewed takes the core's workers: whether each holds outputs a
+// running DAG needs (its safe-to-evict annotation).
 func (w *World) WorkersViewed(_ time.Time, ws []core.WorkerView) {
 	w.mu.Lock()
-	w.attempts = make(map[string][]string, len(ws))
 	for _, v := range ws {
-		w.attempts[v.ID] = v.Running
 		holds := false
 		for _, n := range v.Outputs {
 			holds = holds || n > 0
