@@ -129,11 +129,15 @@ func wordcountDAG(t *testing.T) string {
 // TestKubeWordCount runs the word count DAG end to end on the test
 // cluster as a user would: `ebb submit --master kubernetes` makes the AM
 // pod, whose world makes worker pods on the kwok nodes; the counts must
-// be the test's own.
+// be the test's own. It is given S3 settings (unused: the DAG is local):
+// the credential is in the Secret, which the AM pod mounts and reads,
+// and not in the ConfigMap.
 func TestKubeWordCount(t *testing.T) {
 	k := newKubeTest(t)
 	out := filepath.Join(t.TempDir(), "out")
-	text, err := k.submit(wordcountDAG(t), "--output", out)
+	const s3Key = "AKIAKUBEWORDCOUNT"
+	text, err := k.submit(wordcountDAG(t), "--output", out, "--set", "fs.s3a.endpoint=http://127.0.0.1:9",
+		"--set", "fs.s3a.access.key="+s3Key, "--set", "fs.s3a.secret.key=not-used")
 	if err != nil {
 		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", err, text, k.amLog())
 	}
@@ -150,7 +154,26 @@ func TestKubeWordCount(t *testing.T) {
 			t.Errorf("%q: %d, want %d", w, got[w], n)
 		}
 	}
+	k.checkS3InSecretOnly(s3Key)
 	t.Logf("ebb submit printed:\n%s", text)
+}
+
+// checkS3InSecretOnly: the application's ConfigMap does not hold key, its
+// Secret's s3-credentials does.
+func (k *kubeTest) checkS3InSecretOnly(key string) {
+	k.t.Helper()
+	ctx := context.Background()
+	cms, err := k.cs.CoreV1().ConfigMaps(k.ns).List(ctx, metav1.ListOptions{LabelSelector: "ebb.io/role=am"})
+	if err != nil || len(cms.Items) != 1 {
+		k.t.Fatalf("the AM's ConfigMap: %v %v", cms, err)
+	}
+	if strings.Contains(cms.Items[0].Data["mr3-site.xml"], key) {
+		k.t.Errorf("the ConfigMap holds the S3 access key")
+	}
+	secs, err := k.cs.CoreV1().Secrets(k.ns).List(ctx, metav1.ListOptions{LabelSelector: "ebb.io/role=am"})
+	if err != nil || len(secs.Items) != 1 || !strings.Contains(string(secs.Items[0].Data["s3-credentials"]), key) {
+		k.t.Errorf("the AM's Secret lacks the S3 access key in s3-credentials: %v", err)
+	}
 }
 
 // amLog is the AM pod's log (testkubelet keeps each pod's).
