@@ -63,7 +63,7 @@ func (k *KubeAM) disruptions(ctx context.Context, group string) string {
 	}
 	for _, g := range cl.Groups {
 		if p := g.Preempt; g.Name == group && p.Lost+p.Evicted > 0 {
-			return fmt.Sprintf(", %d worker pods preempted, %d evicted", p.Lost, p.Evicted)
+			return fmt.Sprintf(", worker pods taken by the cluster: %d preempted, %d evicted", p.Lost, p.Evicted)
 		}
 	}
 	return ""
