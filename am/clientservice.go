@@ -84,7 +84,7 @@ func (s *clientService) ClusterStatus(ctx context.Context, _ *ebbpb.ClusterStatu
 		resp.Groups = append(resp.Groups, &ebbpb.GroupStatus{Name: g.Name, State: g.State, UsagePercent: g.UsagePercent,
 			Workers: int32(g.Workers), PendingWorkers: int32(g.PendingWorkers), Nodes: int32(g.Nodes),
 			QueuedAttempts: int32(g.QueuedAttempts), RunningAttempts: int32(g.RunningAttempts),
-			PreemptWarned: int32(g.Preempt.Warned), PreemptGivenBack: int32(g.Preempt.GivenBack), PreemptLost: int32(g.Preempt.Lost),
+			PreemptWarned: int32(g.Preempt.Warned), PreemptGivenBack: int32(g.Preempt.GivenBack), PreemptLost: int32(g.Preempt.Lost), Evicted: int32(g.Preempt.Evicted),
 			SlowstartKilled: int32(g.Preempt.SlowStartKilled), TargetP95Slowdown: g.TargetP95,
 			MeasuredP95Slowdown: g.MeasuredP95, MeasuredDags: int32(g.MeasuredDAGs)})
 	}

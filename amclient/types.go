@@ -147,8 +147,9 @@ type Group struct {
 	Workers, PendingWorkers, Nodes  int
 	QueuedAttempts, RunningAttempts int
 	// Preemption: containers the RM warned of, the AM gave back before
-	// the kill, and the RM killed.
-	PreemptWarned, PreemptGivenBack, PreemptLost int
+	// the kill, and the cluster killed by preemption; Evicted: those the
+	// cluster evicted.
+	PreemptWarned, PreemptGivenBack, PreemptLost, Evicted int
 	// SlowStartKilled: gathering consumers the AM killed to break a
 	// slow-start stall.
 	SlowStartKilled int
@@ -171,7 +172,7 @@ func clusterOf(r *ebbpb.ClusterStatusResponse) Cluster {
 		c.Groups = append(c.Groups, Group{Name: g.Name, Kind: g.Kind, State: g.State, UsagePercent: g.UsagePercent,
 			Workers: int(g.Workers), PendingWorkers: int(g.PendingWorkers), Nodes: int(g.Nodes),
 			QueuedAttempts: int(g.QueuedAttempts), RunningAttempts: int(g.RunningAttempts),
-			PreemptWarned: int(g.PreemptWarned), PreemptGivenBack: int(g.PreemptGivenBack), PreemptLost: int(g.PreemptLost),
+			PreemptWarned: int(g.PreemptWarned), PreemptGivenBack: int(g.PreemptGivenBack), PreemptLost: int(g.PreemptLost), Evicted: int(g.Evicted),
 			SlowStartKilled: int(g.SlowstartKilled), TargetP95: g.TargetP95Slowdown, MeasuredP95: g.MeasuredP95Slowdown,
 			MeasuredDAGs: int(g.MeasuredDags)})
 	}

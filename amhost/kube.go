@@ -25,6 +25,7 @@ import (
 	"github.com/ebb-am/ebb/fsys"
 	"github.com/ebb-am/ebb/recoverylog"
 	"github.com/ebb-am/ebb/yarnclient"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // The Kubernetes world is a World, and the loop finds its optional parts
@@ -55,11 +56,15 @@ type KubeOptions struct {
 // the worker Secret).
 type KubeEnv struct {
 	PodName, PodUID, PodIP, Secret string
+	// TokenFile: HADOOP_TOKEN_FILE_LOCATION, the S3 settings `ebb
+	// submit` put in the Secret ("" when there were none).
+	TokenFile string
 }
 
 // ReadKubeEnv reads the AM pod's environment once.
 func ReadKubeEnv(getenv func(string) string) KubeEnv {
-	return KubeEnv{PodName: getenv("EBB_POD_NAME"), PodUID: getenv("EBB_POD_UID"), PodIP: getenv("EBB_POD_IP"), Secret: getenv("EBB_SECRET")}
+	return KubeEnv{PodName: getenv("EBB_POD_NAME"), PodUID: getenv("EBB_POD_UID"), PodIP: getenv("EBB_POD_IP"), Secret: getenv("EBB_SECRET"),
+		TokenFile: getenv("HADOOP_TOKEN_FILE_LOCATION")}
 }
 
 // KubeAM is the AM in its pod.
@@ -138,7 +143,13 @@ func (k *KubeAM) build(ctx context.Context, env KubeEnv, cs kubernetes.Interface
 	uiOpts := ui.Options{App: ui.AppInfo{ID: k.o.App, Name: k.o.App, World: "kubernetes", Queue: c.String("mr3.k8s.namespace")},
 		PackingHighPercent: c.Int("ebb.packing.high.threshold.percent"),
 		PendingReasons:     func() map[string]string { return world.PendingReasons() }}
-	s3 := S3Store(c, nil)
+	var creds *yarnrpc.Credentials
+	if env.TokenFile != "" {
+		if creds, err = yarnrpc.ReadCredentialsFile(env.TokenFile); err != nil {
+			return fmt.Errorf("reading the S3 settings from the Secret (HADOOP_TOKEN_FILE_LOCATION): %w", err)
+		}
+	}
+	s3 := S3Store(c, creds)
 	history, dagHistory, err := localHistory(c, k.o.StateDir, s3, k.log)
 	if err != nil {
 		return err

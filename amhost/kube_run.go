@@ -44,12 +44,29 @@ func (k *KubeAM) serve(ctx context.Context, done chan error) (bool, string) {
 	if err != nil {
 		return false, "the AM was terminated (SIGTERM)"
 	}
-	counts := fmt.Sprintf("%d/%d tasks, %d failed attempts, %s", s.Succeeded, s.TotalTasks, s.Failed, s.Finish.Sub(s.Submit).Round(time.Millisecond))
+	counts := fmt.Sprintf("%d/%d tasks, %d failed attempts, %s%s", s.Succeeded, s.TotalTasks, s.Failed, s.Finish.Sub(s.Submit).Round(time.Millisecond),
+		k.disruptions(ctx, s.Group))
 	line := fmt.Sprintf("DAG %s (%s) %s (%s)", s.ID, s.Name, s.State, counts)
 	if s.State == core.DAGSucceeded {
 		return true, line + "; output " + s.Output
 	}
 	return false, line + ": " + s.Diagnostics
+}
+
+// disruptions says how many of the group's worker pods the cluster took
+// (preempted, evicted), when it took any: none counts as a failure, and
+// the final line says where the re-runs came from.
+func (k *KubeAM) disruptions(ctx context.Context, group string) string {
+	cl, err := am.Query(ctx, k.a.Loop(), core.ClusterQuery{})
+	if err != nil {
+		return ""
+	}
+	for _, g := range cl.Groups {
+		if p := g.Preempt; g.Name == group && p.Lost+p.Evicted > 0 {
+			return fmt.Sprintf(", worker pods taken by the cluster: %d preempted, %d evicted", p.Lost, p.Evicted)
+		}
+	}
+	return ""
 }
 
 // startDAG submits the DAG, or resumes it under its own id when an

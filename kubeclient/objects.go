@@ -11,10 +11,12 @@ import (
 	"github.com/ebb-am/ebb/am/kubeworld"
 )
 
-// Paths in the AM pod.
+// Paths in the AM pod, and the Secret's key for the S3 settings.
 const (
 	confMount  = "/etc/ebb"
 	stateMount = "/ebb/state"
+	s3Mount    = "/etc/ebb-s3"
+	s3Key      = "s3-credentials"
 )
 
 // labels are on everything an application makes: `ebb kill` deletes by
@@ -28,7 +30,8 @@ func meta(o SubmitOptions, name, role string) metav1.ObjectMeta {
 }
 
 // amPod is the AM's pod: `ebb am --master kubernetes`, the configuration
-// and DAG from the ConfigMap, the secret from the Secret, its own name,
+// and DAG from the ConfigMap, the secret (and the S3 settings, as a
+// credentials file, when there are some) from the Secret, its own name,
 // uid and IP from the downward API, an emptyDir that outlives the
 // container's restarts (restartPolicy OnFailure) for the recovery log.
 func amPod(o SubmitOptions) *corev1.Pod {
@@ -58,14 +61,22 @@ func amPod(o SubmitOptions) *corev1.Pod {
 		Resources:    corev1.ResourceRequirements{Requests: res, Limits: res.DeepCopy()},
 		VolumeMounts: []corev1.VolumeMount{{Name: "conf", MountPath: confMount, ReadOnly: true}, {Name: "state", MountPath: stateMount}},
 	}
+	vols := []corev1.Volume{
+		{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.App + "-conf"}}}},
+		{Name: "state", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+	}
+	if len(o.S3Credentials) > 0 {
+		mode := int32(0o400)
+		vols = append(vols, corev1.Volume{Name: "s3", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: o.WorkerSecret, Items: []corev1.KeyToPath{{Key: s3Key, Path: "credentials"}}, DefaultMode: &mode}}})
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "s3", MountPath: s3Mount, ReadOnly: true})
+		c.Env = append(c.Env, corev1.EnvVar{Name: "HADOOP_TOKEN_FILE_LOCATION", Value: s3Mount + "/credentials"})
+	}
 	return &corev1.Pod{
 		ObjectMeta: meta(o, o.App+"-am", "am"),
 		Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyOnFailure, ServiceAccountName: o.AMServiceAccount, Containers: []corev1.Container{c},
-			Volumes: []corev1.Volume{
-				{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.App + "-conf"}}}},
-				{Name: "state", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-			},
+			Volumes: vols,
 		},
 	}
 }
@@ -85,7 +96,11 @@ func configMap(o SubmitOptions) *corev1.ConfigMap {
 }
 
 func secret(o SubmitOptions) *corev1.Secret {
-	return &corev1.Secret{ObjectMeta: meta(o, o.WorkerSecret, "am"), StringData: map[string]string{"secret": o.Secret}}
+	s := &corev1.Secret{ObjectMeta: meta(o, o.WorkerSecret, "am"), StringData: map[string]string{"secret": o.Secret}}
+	if len(o.S3Credentials) > 0 {
+		s.Data = map[string][]byte{s3Key: o.S3Credentials}
+	}
+	return s
 }
 
 func service(o SubmitOptions) *corev1.Service {

@@ -34,6 +34,12 @@ type SubmitOptions struct {
 	OwnRBAC bool
 	// PriorityClass of the worker pods, checked before anything is made.
 	PriorityClass string
+	// S3Credentials: the gateway's fs.s3a.* settings, credentials
+	// included, as a Hadoop credentials file (yarnrpc.Credentials); nil:
+	// none. They go in the Secret, mounted into the AM pod where
+	// HADOOP_TOKEN_FILE_LOCATION names them, as a NodeManager hands a
+	// container its tokens; never in the ConfigMap.
+	S3Credentials []byte
 }
 
 // rbacGroup is RBAC's API group.

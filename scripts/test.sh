@@ -28,7 +28,7 @@ race_patterns=(./dag/... ./scheduler/... ./packing/... ./conf/... ./cluster/... 
 
 echo "== go vet"
 go vet ./...
-go vet -tags lockorder ./internal/lockorder/... ./worker/... ./am
+go vet -tags lockorder ./internal/lockorder/... ./worker/... ./am ./am/kubeworld
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' | grep -v '\.pb\.go$') 2>/dev/null || true)
 if [ -n "$unformatted" ]; then
@@ -247,11 +247,11 @@ rest_pkgs=$(echo "$other_pkgs" | grep -vxF github.com/ebb-am/ebb/cmd/ebb || true
 failed=${failed_kube:-}
 echo "== go test -race (${race_patterns[*]})"
 go test -count=1 -race -timeout 25m $race_pkgs || failed=1
-# The lock-order checker (internal/lockorder) watches the worker's and the
-# AM's mutexes in a build of its own, without -race: the checker's own mutex
+# The lock-order checker (internal/lockorder) watches the worker's, the
+# AM's and the Kubernetes world's mutexes in a build of its own, without -race: the checker's own mutex
 # orders every goroutine that takes a checked lock, which would hide races
 # from the race detector. Any inversion fails the package (its TestMain).
-lock_patterns=(./internal/lockorder ./worker/... ./am)
+lock_patterns=(./internal/lockorder ./worker/... ./am ./am/kubeworld)
 echo "== go test -tags lockorder (${lock_patterns[*]})"
 go test -count=1 -tags lockorder -timeout 25m "${lock_patterns[@]}" || failed=1
 echo "== go test (the other packages)"

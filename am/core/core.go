@@ -37,6 +37,9 @@ type Core struct {
 	// fenced counts what they sent after and was refused.
 	lost   map[string]string
 	fenced int
+	// unexplained: workers lost without a cause yet, kept for the
+	// cluster's word on why (lostcause.go).
+	unexplained map[string]*unexplainedLoss
 	// waitingDrains are draining nodes whose scale-in still waits for
 	// DAGs; their workers take those DAGs' attempts (drain.go).
 	waitingDrains map[*nodeRun]struct{}
@@ -149,6 +152,7 @@ func (c *Core) Tick(now time.Time) {
 	// First lose what time has expired: silent workers and hung attempts go
 	// back to their queues before anything counts workers or queues.
 	c.checkTimeouts()
+	c.forgetUnexplained()
 	// An in-AM worker that never registered is given up the same way, so
 	// that its small DAGs ask for worker containers in this tick.
 	c.checkAMWorkerStart()

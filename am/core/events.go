@@ -45,8 +45,19 @@ type WorkerGone struct {
 	Worker, Reason string
 	Exited         bool
 	// Preempted: the cluster killed it to give another queue its share
-	// (YARN exit status -102); counted, still no task failure.
+	// (YARN exit status -102) or a higher-priority pod its place
+	// (Kubernetes' PreemptionByScheduler); counted, still no task failure.
 	Preempted bool
+	// Evicted: the cluster ended it for its own reasons (Kubernetes: a
+	// drain through the Eviction API, the kubelet under node pressure,
+	// the taint manager); counted apart from preemption, no task failure.
+	Evicted bool
+	// OOMKilledMB: the cluster killed its container at its memory limit,
+	// this many MB (Kubernetes' OOMKilled): the attempts it ran fail on
+	// the memory retry path.
+	OOMKilledMB int64
+	// A cause may come after the worker was lost to its closed connection
+	// (lostcause.go): it is then counted against that loss.
 }
 
 // NodesReported: the cluster's nodes (replaces the earlier list).
@@ -140,10 +151,7 @@ func (c *Core) Apply(now time.Time, ev Event) Reply {
 		}
 		c.AttemptUpdate(now, e.Update)
 	case WorkerGone:
-		if e.Preempted {
-			c.preemptLost(e.Worker)
-		}
-		c.WorkerLost(now, e.Worker, e.Reason)
+		c.workerGone(now, e)
 	case PreemptionWarned:
 		c.PreemptionWarning(now, e)
 	case HeadroomReported:

@@ -63,8 +63,13 @@ type PreemptCounts struct {
 	Warned int
 	// GivenBack: containers the AM gave back before a kill.
 	GivenBack int
-	// Lost: containers the RM killed (exit status -102).
+	// Lost: containers the cluster killed by preemption (YARN's exit
+	// status -102, Kubernetes' PreemptionByScheduler).
 	Lost int
+	// Evicted: containers the cluster evicted (Kubernetes: a drain
+	// through the Eviction API, the kubelet under node pressure, the
+	// taint manager).
+	Evicted int
 	// SlowStartKilled: gathering consumers the AM killed itself so that
 	// their queued producers could run (stall.go).
 	SlowStartKilled int

@@ -213,6 +213,9 @@ func (c *Core) checkTimeouts() {
 func (c *Core) loseSilent(w *workerRun) {
 	reason := fmt.Sprintf("no heartbeat for %s (mr3.heartbeat.container.timeout.ms)", c.now.Sub(w.lastSeen).Round(time.Second))
 	c.emit(StopWorker{Worker: w.info.ID, Graceful: false, Reason: reason})
+	// A worker cut off from the AM may yet be reported by the cluster as
+	// evicted (its node unreachable) or preempted (lostcause.go).
+	c.keepUnexplained(w)
 	c.WorkerLost(c.now, w.info.ID, reason)
 }
 

@@ -56,7 +56,7 @@ func describeEvents(evs []core.Event) []string {
 	for _, ev := range evs {
 		switch e := ev.(type) {
 		case core.WorkerGone:
-			out = append(out, fmt.Sprintf("gone %s exited=%t preempted=%t: %s", e.Worker, e.Exited, e.Preempted, e.Reason))
+			out = append(out, fmt.Sprintf("gone %s exited=%t preempted=%t evicted=%t oom=%d: %s", e.Worker, e.Exited, e.Preempted, e.Evicted, e.OOMKilledMB, e.Reason))
 		case core.AttemptUpdated:
 			out = append(out, fmt.Sprintf("attempt %s failed=%t used=%d", e.Update.AttemptID, e.Update.Result == core.AttemptFailed, e.Update.MemoryUsedMB))
 		case core.NodesReported:
@@ -155,36 +155,42 @@ func TestBookDeletesPodsBoundToDrainingNodes(t *testing.T) {
 // How pods that end become the core's events.
 func TestBookLostWorkers(t *testing.T) {
 	runScript(t, []step{
-		{want(gMap, 5, nil, nil), []string{
+		{want(gMap, 6, nil, nil), []string{
 			"create app1-w-1 group=map", "create app1-w-2 group=map", "create app1-w-3 group=map",
-			"create app1-w-4 group=map", "create app1-w-5 group=map"}},
+			"create app1-w-4 group=map", "create app1-w-5 group=map", "create app1-w-6 group=map"}},
 		{podEv(running("app1-w-1", "n1")), nil},
 		{podEv(running("app1-w-2", "n1")), nil},
 		{podEv(running("app1-w-3", "n2")), nil},
 		{podEv(running("app1-w-4", "n2")), nil},
-		// Preempted: lost, no failure counted (Preempted).
+		{podEv(running("app1-w-6", "n2")), nil},
+		// Preempted by the scheduler: its DisruptionTarget condition comes
+		// first, on a pod still running; nothing until the pod ends.
+		{podEv(PodStatus{Name: "app1-w-1", Phase: PhaseRunning, Node: "n1", Disruption: DisruptionPreemption}), nil},
+		// It ended (SIGTERM: exit 143, phase Failed): preempted, lost, no
+		// failure counted.
 		{podEv(PodStatus{Name: "app1-w-1", Phase: PhaseFailed, Node: "n1", Disruption: DisruptionPreemption,
-			Terminated: &Terminated{Reason: "Error", ExitCode: 137}}), []string{
-			"gone app1-w-1 exited=true preempted=true: preempted by the scheduler for a higher-priority pod (PreemptionByScheduler)"}},
-		// Evicted (a drain): the same.
+			Terminated: &Terminated{Reason: "Error", ExitCode: 143}}), []string{
+			"gone app1-w-1 exited=true preempted=true evicted=false oom=0: pod app1-w-1 was preempted by the scheduler for a higher-priority pod (PreemptionByScheduler)"}},
+		// Evicted (a drain): counted apart, no failure either.
 		{podEv(PodStatus{Name: "app1-w-2", Deleted: true, Node: "n1", Disruption: DisruptionEviction}), []string{
-			"gone app1-w-2 exited=true preempted=true: evicted through the Eviction API, e.g. a node drain (EvictionByEvictionAPI)"}},
-		// OOMKilled: each attempt it ran fails on the memory retry path
-		// with the pod's limit as what it used, then the worker is lost.
-		{podEv(PodStatus{Name: "app1-w-3", Phase: PhaseFailed, Node: "n2", Attempts: []string{"a-2", "a-1"},
+			"gone app1-w-2 exited=true preempted=false evicted=true oom=0: pod app1-w-2 was evicted through the Eviction API, e.g. a node drain (EvictionByEvictionAPI)"}},
+		// Evicted by a kubelet that sets the pod's reason only.
+		{podEv(PodStatus{Name: "app1-w-6", Phase: PhaseFailed, Node: "n2", Reason: ReasonEvicted, Message: "The node was low on resource: memory."}), []string{
+			"gone app1-w-6 exited=true preempted=false evicted=true oom=0: pod app1-w-6 was evicted by the kubelet: The node was low on resource: memory."}},
+		// OOMKilled: the core fails the attempts it ran on the memory
+		// retry path, with the pod's limit as what they used.
+		{podEv(PodStatus{Name: "app1-w-3", Phase: PhaseFailed, Node: "n2",
 			Terminated: &Terminated{Reason: ReasonOOMKilled, ExitCode: 137}}), []string{
-			"attempt a-1 failed=true used=4096",
-			"attempt a-2 failed=true used=4096",
-			"gone app1-w-3 exited=true preempted=false: pod app1-w-3 was OOMKilled at its 4096 MB limit"}},
+			"gone app1-w-3 exited=true preempted=false evicted=false oom=4096: pod app1-w-3 was OOMKilled at its 4096 MB limit"}},
 		// Failed on its own: a lost worker like any other.
 		{podEv(PodStatus{Name: "app1-w-4", Phase: PhaseFailed, Node: "n2", Terminated: &Terminated{Reason: "Error", ExitCode: 2}}), []string{
-			"gone app1-w-4 exited=true preempted=false: pod app1-w-4 failed: Error, exit code 2"}},
+			"gone app1-w-4 exited=true preempted=false evicted=false oom=0: pod app1-w-4 failed: Error, exit code 2"}},
 		// A pod that never ran is no worker: forgotten.
 		{podEv(PodStatus{Name: "app1-w-5", Phase: PhaseFailed}), nil},
-		// And the group still wants 5: all five are replaced.
+		// And the group still wants 6: all six are replaced.
 		{plan, []string{
-			"create app1-w-6 group=map", "create app1-w-7 group=map", "create app1-w-8 group=map",
-			"create app1-w-9 group=map", "create app1-w-10 group=map"}},
+			"create app1-w-7 group=map", "create app1-w-8 group=map", "create app1-w-9 group=map",
+			"create app1-w-10 group=map", "create app1-w-11 group=map", "create app1-w-12 group=map"}},
 		// Someone else's pod: not ours, nothing.
 		{podEv(PodStatus{Name: "other", Phase: PhaseFailed}), nil},
 	})
@@ -208,7 +214,7 @@ func TestBookStopMoveAndSafeToEvict(t *testing.T) {
 		{func(b *Book) []string { b.Stopped("app1-w-1"); return plan(b) }, []string{"create app1-w-4 group=map"}},
 		// The stopped worker exits: the core hears it is gone.
 		{podEv(PodStatus{Name: "app1-w-1", Phase: PhaseSucceeded, Node: "n1", Terminated: &Terminated{Reason: "Completed"}}), []string{
-			"gone app1-w-1 exited=true preempted=false: pod app1-w-1 exited"}},
+			"gone app1-w-1 exited=true preempted=false evicted=false oom=0: pod app1-w-1 exited"}},
 	})
 	if n := b.Counted("reduce"); n != 1 {
 		t.Errorf("reduce counts %d pods, want 1 (the moved one)", n)
@@ -229,7 +235,7 @@ func TestBookNodes(t *testing.T) {
 		{podEv(running("app1-w-1", "n2")), nil},
 		{podEv(PodStatus{Name: "app1-w-2", Phase: PhasePending, Node: "n2"}), nil},
 		{node(NodeStatus{Name: "n2", Deleted: true}), []string{
-			"gone app1-w-1 exited=true preempted=true: its node n2 was removed",
+			"gone app1-w-1 exited=true preempted=false evicted=true oom=0: its node n2 was removed",
 			"nodes n1:61440"}},
 		// Both pods were forgotten: the later watch events change
 		// nothing, and the group gets two new pods.

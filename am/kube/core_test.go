@@ -99,49 +99,108 @@ func (bn *bench) apply(evs []core.Event) {
 	}
 }
 
+// lose ends the worker pod of run r as the API server reports it, after
+// the worker's connection closed when connFirst (as it does: the process
+// dies before the kubelet writes the pod's terminal status).
+func (bn *bench) lose(r core.RunAttempt, connFirst bool, s PodStatus) {
+	if connFirst {
+		bn.c.Apply(bn.now, core.WorkerGone{Worker: r.Worker, Reason: "connection closed: EOF"})
+	}
+	s.Name, s.Node = r.Worker, "n1"
+	bn.apply(bn.b.PodObserved(s))
+}
+
+// orders: the pod's status before the connection closes, and after.
+var orders = []struct {
+	name      string
+	connFirst bool
+}{{"status first", false}, {"connection first", true}}
+
 // A worker pod the scheduler preempts: its attempt runs again on a new
 // pod, no failure is counted (one would have failed the DAG), and the
-// group counts the container lost to preemption, as on YARN.
+// group counts the container lost to preemption, as on YARN, whichever
+// the core hears of first.
 func TestCorePreemptedPodReRunsWithoutAFailure(t *testing.T) {
-	bn := newBench(t, 1)
-	first := bn.step()
-	if len(first) != 1 {
-		t.Fatalf("started %d attempts, want 1", len(first))
-	}
-	bn.apply(bn.b.PodObserved(PodStatus{Name: first[0].Worker, Phase: PhaseFailed, Node: "n1",
-		Disruption: DisruptionPreemption, Attempts: []string{first[0].Attempt.ID}}))
-	again := bn.step()
-	if len(again) != 1 || again[0].Worker == first[0].Worker || again[0].Attempt.Task != first[0].Attempt.Task {
-		t.Fatalf("after the preemption: %+v, want the same task on a new worker", again)
-	}
-	if len(bn.r.ended) > 0 {
-		t.Fatalf("the DAG ended: %+v", bn.r.ended)
-	}
-	if n := bn.c.PreemptCounts("g").Lost; n != 1 {
-		t.Errorf("group g counts %d workers lost to preemption, want 1", n)
+	for _, o := range orders {
+		t.Run(o.name, func(t *testing.T) {
+			bn := newBench(t, 1)
+			first := bn.step()
+			if len(first) != 1 {
+				t.Fatalf("started %d attempts, want 1", len(first))
+			}
+			bn.lose(first[0], o.connFirst, PodStatus{Phase: PhaseFailed, Disruption: DisruptionPreemption,
+				Terminated: &Terminated{Reason: "Error", ExitCode: 143}})
+			again := bn.step()
+			if len(again) != 1 || again[0].Worker == first[0].Worker || again[0].Attempt.Task != first[0].Attempt.Task {
+				t.Fatalf("after the preemption: %+v, want the same task on a new worker", again)
+			}
+			if len(bn.r.ended) > 0 {
+				t.Fatalf("the DAG ended: %+v", bn.r.ended)
+			}
+			if got, want := bn.c.PreemptCounts("g"), (core.PreemptCounts{Lost: 1}); got != want {
+				t.Errorf("group g counts %+v, want %+v (one container lost to preemption)", got, want)
+			}
+		})
 	}
 }
 
-// A worker pod OOMKilled: its attempt fails on the memory retry path and
-// runs again on the new pod asking for more memory. (The core may first
-// hand the retry to the dying worker, between the failure and the loss;
-// the AM's loop finds its connection gone and reports the attempt killed,
-// which counts no failure.)
-func TestCoreOOMKilledPodRetriesWithMoreMemory(t *testing.T) {
-	bn := newBench(t, 4)
+// A worker pod evicted (a drain, node pressure) is counted as evicted,
+// apart from preemption, and counts no failure either.
+func TestCoreEvictedPodIsCountedApart(t *testing.T) {
+	for _, o := range orders {
+		t.Run(o.name, func(t *testing.T) {
+			bn := newBench(t, 1)
+			first := bn.step()
+			bn.lose(first[0], o.connFirst, PodStatus{Phase: PhaseFailed, Reason: ReasonEvicted, Disruption: DisruptionKubelet,
+				Message: "The node was low on resource: memory.", Terminated: &Terminated{Reason: "Error", ExitCode: 137}})
+			if again := bn.step(); len(again) != 1 || len(bn.r.ended) > 0 {
+				t.Fatalf("after the eviction: %+v, ended %+v; want the task again", again, bn.r.ended)
+			}
+			if got, want := bn.c.PreemptCounts("g"), (core.PreemptCounts{Evicted: 1}); got != want {
+				t.Errorf("group g counts %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+// A pod that ended on its own after its connection closed stays a plain
+// loss: nothing counted.
+func TestCorePlainLossCountsNothing(t *testing.T) {
+	bn := newBench(t, 1)
 	first := bn.step()
-	if len(first) != 1 {
-		t.Fatalf("started %d attempts, want 1", len(first))
+	bn.lose(first[0], true, PodStatus{Phase: PhaseFailed, Terminated: &Terminated{Reason: "Error", ExitCode: 2}})
+	if got := bn.c.PreemptCounts("g"); got != (core.PreemptCounts{}) {
+		t.Errorf("group g counts %+v after a plain loss, want nothing", got)
 	}
-	bn.apply(bn.b.PodObserved(PodStatus{Name: first[0].Worker, Phase: PhaseFailed, Node: "n1",
-		Terminated: &Terminated{Reason: ReasonOOMKilled, ExitCode: 137}, Attempts: []string{first[0].Attempt.ID}}))
-	var onNew []core.RunAttempt
-	for _, r := range bn.step() {
-		if r.Worker != first[0].Worker {
-			onNew = append(onNew, r)
-		}
-	}
-	if len(onNew) != 1 || onNew[0].Attempt.MemoryMB <= first[0].Attempt.MemoryMB {
-		t.Fatalf("after the OOMKill: %+v, want the task again on a new worker with more than %d MB", onNew, first[0].Attempt.MemoryMB)
+}
+
+// A worker pod OOMKilled: its attempt fails on the memory retry path (one
+// failure counted) and runs again on the new pod asking for more memory,
+// whichever the core hears of first.
+func TestCoreOOMKilledPodRetriesWithMoreMemory(t *testing.T) {
+	for _, o := range orders {
+		t.Run(o.name, func(t *testing.T) {
+			bn := newBench(t, 4)
+			first := bn.step()
+			if len(first) != 1 {
+				t.Fatalf("started %d attempts, want 1", len(first))
+			}
+			bn.lose(first[0], o.connFirst, PodStatus{Phase: PhaseFailed, Terminated: &Terminated{Reason: ReasonOOMKilled, ExitCode: 137}})
+			// With the connection first, the attempt was queued again at
+			// once; the cause, come before a worker could take it, raised
+			// its ask all the same.
+			var onNew []core.RunAttempt
+			for _, r := range bn.step() {
+				if r.Worker != first[0].Worker {
+					onNew = append(onNew, r)
+				}
+			}
+			if len(onNew) != 1 || onNew[0].Attempt.MemoryMB <= first[0].Attempt.MemoryMB {
+				t.Fatalf("after the OOMKill: %+v, want the task again on a new worker with more than %d MB", onNew, first[0].Attempt.MemoryMB)
+			}
+			if st, _ := bn.c.DAG(first[0].Attempt.DAGID); st.Failed != 1 {
+				t.Errorf("%d failed attempts, want 1 (the OOM kill)", st.Failed)
+			}
+		})
 	}
 }

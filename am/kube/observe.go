@@ -9,9 +9,12 @@ import (
 )
 
 // PodObserved takes one pod watch event and returns the core's events it
-// means. A pod that ends after it ran is a lost worker: preempted or
-// evicted (its DisruptionTarget condition) without a failure counted, its
-// attempts failed on the memory retry path when it was OOMKilled. A pod
+// means. A pod that ends after it ran is a lost worker: preempted (its
+// DisruptionTarget condition's reason PreemptionByScheduler) or evicted
+// (any other reason of it, or the pod's reason Evicted) without a failure
+// counted, its attempts failed on the memory retry path when it was
+// OOMKilled. The worker's connection usually closed before: the core
+// counts the cause against that loss (am/core/lostcause.go). A pod
 // that ends before it ran was never a worker: it is forgotten, and the
 // next Plan replaces it if its group still wants it. Pods the Book did not
 // plan are ignored.
@@ -57,19 +60,19 @@ func (b *Book) advance(p *pod, s PodStatus) {
 // lostWorker is the core's events for a worker pod that ended.
 func lostWorker(p *pod, s PodStatus) []core.Event {
 	gone := core.WorkerGone{Worker: p.name, Exited: true}
-	var evs []core.Event
 	switch {
-	case s.Disruption != "":
+	case s.Disruption == DisruptionPreemption:
 		gone.Preempted = true
-		gone.Reason = disruptionText(s.Disruption)
+		gone.Reason = fmt.Sprintf("pod %s was %s", p.name, disruptionText(s.Disruption))
+	case s.Disruption != "":
+		gone.Evicted = true
+		gone.Reason = fmt.Sprintf("pod %s was %s", p.name, disruptionText(s.Disruption))
+	case s.Reason == ReasonEvicted:
+		gone.Evicted = true
+		gone.Reason = fmt.Sprintf("pod %s was evicted by the kubelet: %s", p.name, orUnknown(s.Message))
 	case s.Terminated != nil && s.Terminated.Reason == ReasonOOMKilled:
+		gone.OOMKilledMB = p.memoryMB
 		gone.Reason = fmt.Sprintf("pod %s was OOMKilled at its %d MB limit", p.name, p.memoryMB)
-		attempts := slices.Clone(s.Attempts)
-		sort.Strings(attempts)
-		for _, id := range attempts {
-			evs = append(evs, core.AttemptUpdated{Update: core.AttemptUpdate{AttemptID: id, Result: core.AttemptFailed,
-				ExitCode: s.Terminated.ExitCode, MemoryUsedMB: p.memoryMB, Diagnostics: gone.Reason}})
-		}
 	case s.Terminated != nil && s.Phase == PhaseFailed:
 		gone.Reason = fmt.Sprintf("pod %s failed: %s, exit code %d", p.name, orUnknown(s.Terminated.Reason), s.Terminated.ExitCode)
 	case s.Phase == PhaseFailed:
@@ -79,7 +82,7 @@ func lostWorker(p *pod, s PodStatus) []core.Event {
 	default:
 		gone.Reason = fmt.Sprintf("pod %s was deleted", p.name)
 	}
-	return append(evs, gone)
+	return []core.Event{gone}
 }
 
 // disruptionText says who ended a pod, from its DisruptionTarget reason.
@@ -121,7 +124,7 @@ func (b *Book) NodeObserved(s NodeStatus) []core.Event {
 			}
 			delete(b.pods, p.name)
 			if p.state == podRunning {
-				evs = append(evs, core.WorkerGone{Worker: p.name, Exited: true, Preempted: true,
+				evs = append(evs, core.WorkerGone{Worker: p.name, Exited: true, Evicted: true,
 					Reason: fmt.Sprintf("its node %s was removed", s.Name)})
 			}
 		}

@@ -46,8 +46,13 @@ const (
 )
 
 // ReasonOOMKilled is a terminated container's reason when the kernel
-// killed it at its memory limit.
-const ReasonOOMKilled = "OOMKilled"
+// killed it at its memory limit; ReasonEvicted a pod's when the kubelet
+// evicted it (with the DisruptionTarget condition TerminationByKubelet on
+// a kubelet that sets it).
+const (
+	ReasonOOMKilled = "OOMKilled"
+	ReasonEvicted   = "Evicted"
+)
 
 // OwnerRef is the AM pod, every worker pod's owner.
 type OwnerRef struct {
@@ -118,12 +123,11 @@ type PodStatus struct {
 	Unschedulable string
 	// Disruption: the reason of its DisruptionTarget condition, when True.
 	Disruption string
+	// Reason and Message: the pod's own (status.reason, status.message):
+	// Evicted when the kubelet evicted it.
+	Reason, Message string
 	// Terminated: the worker container's end, when it ended.
 	Terminated *Terminated
-	// Attempts: the attempts the core has running on this worker (the
-	// world fills it from the core's view); an OOMKilled pod fails each
-	// of them on the memory retry path.
-	Attempts []string
 }
 
 // Terminated is a container's end.

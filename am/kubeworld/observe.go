@@ -8,7 +8,8 @@ import (
 
 // podStatus is what the Book needs of a watched pod.
 func podStatus(p *corev1.Pod, deleted bool) kube.PodStatus {
-	s := kube.PodStatus{Name: p.Name, Deleted: deleted, Phase: string(p.Status.Phase), Node: p.Spec.NodeName}
+	s := kube.PodStatus{Name: p.Name, Deleted: deleted, Phase: string(p.Status.Phase), Node: p.Spec.NodeName,
+		Reason: p.Status.Reason, Message: p.Status.Message}
 	for _, c := range p.Status.Conditions {
 		switch {
 		case c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable:

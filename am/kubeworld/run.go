@@ -78,7 +78,6 @@ func (w *World) onPod(obj any, deleted, initial bool) {
 		w.book.Adopt(s, groupOf(p))
 		w.book.SetMemory(p.Name, memoryMB(p))
 	}
-	s.Attempts = w.attempts[p.Name]
 	evs := w.book.PodObserved(s)
 	if ended && !deleted && p.DeletionTimestamp == nil {
 		w.kill[p.Name] = true

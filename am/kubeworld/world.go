@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -13,6 +12,7 @@ import (
 	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/am/kube"
 	"github.com/ebb-am/ebb/dag"
+	"github.com/ebb-am/ebb/internal/lockorder"
 )
 
 // Options configure the Kubernetes world.
@@ -38,12 +38,12 @@ type Options struct {
 // informers' goroutines hand the Book what the watches report and send
 // its answers to the loop.
 type World struct {
-	o    Options
-	mu   sync.Mutex
+	o Options
+	// mu guards everything below it; it is never held while another lock
+	// is taken or an event is sent (the loop, which calls the world, may be
+	// waiting for it): concurrency_test.go holds that.
+	mu   lockorder.Mutex
 	book *kube.Book
-	// attempts: each worker's running attempts, from the loop's view (an
-	// OOMKilled pod fails them on the memory retry path).
-	attempts map[string][]string
 	// pendingSince: when each group was first seen with a pod the
 	// scheduler cannot place; refused: groups failed for it.
 	pendingSince map[string]time.Time
@@ -77,8 +77,10 @@ func New(o Options) (*World, error) {
 	if o.Retry <= 0 {
 		o.Retry = time.Second
 	}
-	return &World{o: o, book: b, attempts: map[string][]string{}, pendingSince: map[string]time.Time{},
-		refused: map[string]bool{}, kill: map[string]bool{}, nudge: make(chan struct{}, 1)}, nil
+	w := &World{o: o, book: b, pendingSince: map[string]time.Time{},
+		refused: map[string]bool{}, kill: map[string]bool{}, nudge: make(chan struct{}, 1)}
+	w.mu.SetClass("kubeworld.world")
+	return w, nil
 }
 
 // poke wakes the executor.
@@ -196,14 +198,11 @@ func (w *World) KillWorker(_ time.Time, worker string) {
 	w.poke()
 }
 
-// WorkersViewed takes the core's workers: what each runs (for an
-// OOMKilled pod) and whether it holds outputs a running DAG needs (its
-// safe-to-evict annotation).
+// WorkersViewed takes the core's workers: whether each holds outputs a
+// running DAG needs (its safe-to-evict annotation).
 func (w *World) WorkersViewed(_ time.Time, ws []core.WorkerView) {
 	w.mu.Lock()
-	w.attempts = make(map[string][]string, len(ws))
 	for _, v := range ws {
-		w.attempts[v.ID] = v.Running
 		holds := false
 		for _, n := range v.Outputs {
 			holds = holds || n > 0

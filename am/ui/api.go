@@ -166,10 +166,12 @@ type Group struct {
 	// SizedByEbb: the DAG left workerMemoryMB out and ebb chose it.
 	SizedByEbb bool `json:"workerMemorySizedByEbb"`
 	// Preemption: containers the RM warned of, the AM gave back before
-	// the kill, and the RM killed (-102).
+	// the kill, and the cluster killed by preemption; and the containers
+	// the cluster evicted.
 	PreemptWarned    int `json:"preemptionWarned"`
 	PreemptGivenBack int `json:"preemptionGivenBack"` // warned containers the AM gave back before the kill
-	PreemptLost      int `json:"preemptionLost"`      // containers the RM killed by preemption (exit -102)
+	PreemptLost      int `json:"preemptionLost"`      // containers the cluster killed by preemption (YARN exit -102, Kubernetes PreemptionByScheduler)
+	PreemptEvicted   int `json:"evicted"`             // containers the cluster evicted (Kubernetes: Eviction API, node pressure, taint manager)
 	// SlowStartKilled: gathering consumers the AM killed to break a
 	// slow-start stall (core/stall.go).
 	SlowStartKilled int `json:"slowStartKilled"`

@@ -193,7 +193,7 @@ func group(g core.GroupView) Group {
 		WorkersPending: g.PendingWorkers, WorkersDraining: g.Draining, Nodes: g.Nodes, NodesDraining: g.DrainingNodes,
 		QueuedAttempts: g.QueuedAttempts, RunningAttempts: g.RunningAttempts, TaskMB: g.RunningMB, OfferedMB: g.OfferedMB,
 		WorkerMemoryMB: g.MemoryMB, SizedByEbb: g.SizedByEbb,
-		PreemptWarned: g.Preempt.Warned, PreemptGivenBack: g.Preempt.GivenBack, PreemptLost: g.Preempt.Lost,
+		PreemptWarned: g.Preempt.Warned, PreemptGivenBack: g.Preempt.GivenBack, PreemptLost: g.Preempt.Lost, PreemptEvicted: g.Preempt.Evicted,
 		SlowStartKilled: g.Preempt.SlowStartKilled, TargetP95: g.TargetP95, MeasuredP95: g.MeasuredP95, MeasuredDAGs: g.MeasuredDAGs}
 }
 

@@ -36,10 +36,10 @@ type Snapshot struct {
 // DAG's backup counts, whether an attempt was a backup or lost its race);
 // version 4 a DAG's slow nodes; version 5 the groups' latency target and
 // measured p95, the counters of DAGs, vertices and attempts, and
-// attempts' status; all are zero when absent, so older files
-// still read.
+// attempts' status; version 6 the groups' evicted containers; all are
+// zero when absent, so older files still read.
 const (
-	historyVersion       = 5
+	historyVersion       = 6
 	oldestHistoryVersion = 1
 )
 

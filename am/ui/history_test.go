@@ -48,7 +48,7 @@ func newHistFixture() histFixture {
 				Status: "read 7 lines", Counters: cs}}},
 		group: core.GroupView{GroupStatus: core.GroupStatus{Name: "g", State: "SCALE_OUT", UsagePercent: 85.5, Workers: 3,
 			PendingWorkers: 2, Nodes: 2, QueuedAttempts: 4, RunningAttempts: 3, RunningMB: 1536, OfferedMB: 3072,
-			NeedsWorkers: true, Preempt: core.PreemptCounts{Warned: 5, GivenBack: 4, Lost: 1, SlowStartKilled: 3},
+			NeedsWorkers: true, Preempt: core.PreemptCounts{Warned: 5, GivenBack: 4, Lost: 1, Evicted: 2, SlowStartKilled: 3},
 			TargetP95: 1.5, MeasuredP95: 2.4, MeasuredDAGs: 50}, Kind: "k", MemoryMB: 1024, SizedByEbb: true, VCores: 2, Autoscaled: true,
 			OutThreshold: 80, InThreshold: 50, Wanted: 5, Draining: 1, DrainingNodes: 1,
 			Usage: []core.UsagePoint{{At: at(60), UsagePercent: 85.5, InstantPercent: 90, State: "SCALE_OUT", Wanted: 5,

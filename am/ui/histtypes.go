@@ -283,6 +283,9 @@ type histPreempt struct {
 	Warned    int `json:"Warned"`
 	GivenBack int `json:"GivenBack"`
 	Lost      int `json:"Lost"`
+	// Evicted: omitted when 0, so history files written before it
+	// existed read back the same.
+	Evicted int `json:"Evicted,omitempty"`
 	// SlowStartKilled: omitted when 0, so history files written before
 	// it existed read back the same.
 	SlowStartKilled int `json:"SlowStartKilled,omitempty"`

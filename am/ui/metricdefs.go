@@ -40,7 +40,7 @@ var metricDefs = []MetricDef{
 	{Name: "ebb_group_queued_attempts", Type: "gauge", Labels: "group",
 		Help: "Attempts waiting for a worker."},
 	{Name: "ebb_group_preempted_containers_total", Type: "counter", Labels: "group, outcome",
-		Help: "Containers per ContainerGroup the ResourceManager warned it would preempt, the AM gave back before the kill, and the RM killed."},
+		Help: "Containers per ContainerGroup the ResourceManager warned it would preempt (warned), the AM gave back before the kill (given_back), the cluster killed by preemption (lost: YARN exit -102, Kubernetes PreemptionByScheduler), and the cluster evicted (evicted: Kubernetes' Eviction API, node pressure, taint manager)."},
 	{Name: "ebb_group_slowstart_killed_attempts_total", Type: "counter", Labels: "group",
 		Help: "Consumer attempts gathering inputs under slow start that the AM killed so that their queued producers could run (a slow-start stall)."},
 	{Name: "ebb_autoscaler_transitions_total", Type: "counter", Labels: "group, from, to, reason",

@@ -99,6 +99,7 @@ func (u *UI) writeMetrics(b *strings.Builder, v View) {
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"warned\"} %d\n", g.Name, g.PreemptWarned)
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"given_back\"} %d\n", g.Name, g.PreemptGivenBack)
 		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"lost\"} %d\n", g.Name, g.PreemptLost)
+		fmt.Fprintf(b, "ebb_group_preempted_containers_total{group=%q,outcome=\"evicted\"} %d\n", g.Name, g.PreemptEvicted)
 	}
 	WriteHelp(b, "ebb_group_slowstart_killed_attempts_total")
 	for _, g := range o.Groups {

@@ -11,7 +11,8 @@ import (
 )
 
 // /metrics and the group's JSON count the containers a preemption warning
-// named, those the AM gave back and those the RM killed.
+// named, those the AM gave back and those the RM killed, and apart from
+// them the containers the cluster evicted.
 func TestMetricsCountPreemption(t *testing.T) {
 	c, err := core.NewCore(uiCoreOptions())
 	if err != nil {
@@ -36,6 +37,10 @@ vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 1024}]
 	}
 	c.Apply(now, core.PreemptionWarned{Strict: []string{"w1"}})
 	c.Apply(now, core.WorkerGone{Worker: "w2", Reason: "preempted", Exited: true, Preempted: true})
+	if err := c.WorkerRegistered(now, core.WorkerInfo{ID: "w3", Group: "g", Node: "n-w3", NodeMB: 4096, MemoryMB: 1024}); err != nil {
+		t.Fatal(err)
+	}
+	c.Apply(now, core.WorkerGone{Worker: "w3", Reason: "evicted", Exited: true, Evicted: true})
 	c.Drain(now, &drained{})
 	srv := httptest.NewServer(New(&coreSource{c: c}, Options{App: AppInfo{ID: "app_1_0001", World: "test"}}))
 	t.Cleanup(srv.Close)
@@ -44,12 +49,13 @@ vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 1024}]
 		`ebb_group_preempted_containers_total{group="g",outcome="warned"} 1`,
 		`ebb_group_preempted_containers_total{group="g",outcome="given_back"} 1`,
 		`ebb_group_preempted_containers_total{group="g",outcome="lost"} 1`,
+		`ebb_group_preempted_containers_total{group="g",outcome="evicted"} 1`,
 	} {
 		if !strings.Contains(m, want+"\n") {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-	if _, js := get(t, srv.URL+"/api/v1/groups"); !strings.Contains(js, `"preemptionGivenBack": 1`) {
-		t.Errorf("api/v1/groups lacks the give-back: %s", js)
+	if _, js := get(t, srv.URL+"/api/v1/groups"); !strings.Contains(js, `"preemptionGivenBack": 1`) || !strings.Contains(js, `"evicted": 1`) {
+		t.Errorf("api/v1/groups lacks the give-back or the eviction: %s", js)
 	}
 }

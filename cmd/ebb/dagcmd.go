@@ -387,6 +387,9 @@ func preemptLine(g amclient.Group) string {
 	if g.PreemptWarned+g.PreemptGivenBack+g.PreemptLost > 0 {
 		line = fmt.Sprintf("; preemption: %d containers warned, %d given back, %d lost", g.PreemptWarned, g.PreemptGivenBack, g.PreemptLost)
 	}
+	if g.Evicted > 0 {
+		line += fmt.Sprintf("; %d containers evicted", g.Evicted)
+	}
 	if g.SlowStartKilled > 0 {
 		line += fmt.Sprintf("; slow-start stall: %d gathering consumers killed", g.SlowStartKilled)
 	}

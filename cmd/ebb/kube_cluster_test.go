@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	schedv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ebb-am/ebb/am/kubeworld"
@@ -127,11 +130,15 @@ func wordcountDAG(t *testing.T) string {
 // TestKubeWordCount runs the word count DAG end to end on the test
 // cluster as a user would: `ebb submit --master kubernetes` makes the AM
 // pod, whose world makes worker pods on the kwok nodes; the counts must
-// be the test's own.
+// be the test's own. It is given S3 settings (unused: the DAG is local):
+// the credential is in the Secret, which the AM pod mounts and reads,
+// and not in the ConfigMap.
 func TestKubeWordCount(t *testing.T) {
 	k := newKubeTest(t)
 	out := filepath.Join(t.TempDir(), "out")
-	text, err := k.submit(wordcountDAG(t), "--output", out)
+	const s3Key = "AKIAKUBEWORDCOUNT"
+	text, err := k.submit(wordcountDAG(t), "--output", out, "--set", "fs.s3a.endpoint=http://127.0.0.1:9",
+		"--set", "fs.s3a.access.key="+s3Key, "--set", "fs.s3a.secret.key=not-used")
 	if err != nil {
 		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", err, text, k.amLog())
 	}
@@ -148,7 +155,26 @@ func TestKubeWordCount(t *testing.T) {
 			t.Errorf("%q: %d, want %d", w, got[w], n)
 		}
 	}
+	k.checkS3InSecretOnly(s3Key)
 	t.Logf("ebb submit printed:\n%s", text)
+}
+
+// checkS3InSecretOnly: the application's ConfigMap does not hold key, its
+// Secret's s3-credentials does.
+func (k *kubeTest) checkS3InSecretOnly(key string) {
+	k.t.Helper()
+	ctx := context.Background()
+	cms, err := k.cs.CoreV1().ConfigMaps(k.ns).List(ctx, metav1.ListOptions{LabelSelector: "ebb.io/role=am"})
+	if err != nil || len(cms.Items) != 1 {
+		k.t.Fatalf("the AM's ConfigMap: %v %v", cms, err)
+	}
+	if strings.Contains(cms.Items[0].Data["mr3-site.xml"], key) {
+		k.t.Errorf("the ConfigMap holds the S3 access key")
+	}
+	secs, err := k.cs.CoreV1().Secrets(k.ns).List(ctx, metav1.ListOptions{LabelSelector: "ebb.io/role=am"})
+	if err != nil || len(secs.Items) != 1 || !strings.Contains(string(secs.Items[0].Data["s3-credentials"]), key) {
+		k.t.Errorf("the AM's Secret lacks the S3 access key in s3-credentials: %v", err)
+	}
 }
 
 // amLog is the AM pod's log (testkubelet keeps each pod's).
@@ -251,9 +277,13 @@ func TestKubeSubmitRefusesMissingRBAC(t *testing.T) {
 
 // TestKubePreemptedWorkerIsNotAFailure: a higher-priority pod that needs
 // a whole node preempts ebb's workers (PriorityClass -10, below the AM
-// pod's 0, so the scheduler takes workers, not the AM) mid-DAG; their
-// attempts run again elsewhere (testca adds a node) and the DAG succeeds
-// with 0 failed attempts.
+// pod's 0, so the scheduler takes workers, not the AM) mid-DAG, and one
+// worker the preemption spared is then evicted (testkubelet's eviction:
+// phase Failed, reason Evicted, DisruptionTarget TerminationByKubelet);
+// their attempts run again elsewhere (testca adds a node) and the DAG
+// succeeds with 0 failed attempts, the workers counted as preempted and
+// the one as evicted, though each connection closed before the pod's
+// status said why.
 func TestKubePreemptedWorkerIsNotAFailure(t *testing.T) {
 	k := newKubeTest(t)
 	ctx := context.Background()
@@ -288,21 +318,66 @@ vertices: [{name: sleep, command: [sh, -c, "sleep 8"], parallelism: 4, memoryMB:
 	if _, err := k.cs.CoreV1().Pods(k.ns).Create(ctx, high, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	evicted := k.evictSparedWorker()
 	<-done
 	log := k.amLog()
 	// The AM's own last line (ebb submit prints it too, from the pod's
 	// log, when the pod is still there to read it from).
-	if err != nil || !strings.Contains(log, "SUCCEEDED (4/4 tasks, 0 failed attempts") {
+	m := regexp.MustCompile(`SUCCEEDED \((\d+)/4 tasks, 0 failed attempts, [^,]*, worker pods taken by the cluster: (\d+) preempted, (\d+) evicted\)`).FindStringSubmatch(log)
+	if err != nil || m == nil {
 		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", err, text, log)
 	}
 	hp, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, "high", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hp.Spec.NodeName == "" || !strings.Contains(log, " lost ") {
+	lost := regexp.MustCompile(`worker \S+ lost \(`).FindAllString(log, -1)
+	if hp.Spec.NodeName == "" || len(lost) == 0 {
 		t.Fatalf("the high-priority pod (on node %q) took no worker's place; AM log:\n%s", hp.Spec.NodeName, log)
 	}
-	t.Logf("ebb submit printed:\n%s", text)
+	// Every worker lost was preempted (the high pod's node held them) but
+	// the one evicted; a worker the AM was already stopping is counted
+	// without a line.
+	pre, _ := strconv.Atoi(m[2])
+	if m[1] != "4" || pre < 1 || m[3] != "1" || pre+1 < len(lost) {
+		t.Fatalf("%s/4 tasks; %d workers lost, counted as %d preempted and %s evicted; want 4/4, all preempted but %s, evicted; AM log:\n%s",
+			m[1], len(lost), pre, m[3], evicted, log)
+	}
+	t.Logf("%d workers lost, %d counted as preempted, %s as evicted (%s); ebb submit printed:\n%s", len(lost), pre, m[3], evicted, text)
+}
+
+// evictSparedWorker waits, up to a deadline, for the pod "high" to be
+// bound, then has testkubelet evict a running worker pod on another node
+// (its fault annotation); it returns the pod's name.
+func (k *kubeTest) evictSparedWorker() string {
+	k.t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		hp, err := k.cs.CoreV1().Pods(k.ns).Get(ctx, "high", metav1.GetOptions{})
+		if err != nil {
+			k.t.Fatal(err)
+		}
+		if hp.Spec.NodeName != "" {
+			l, err := k.cs.CoreV1().Pods(k.ns).List(ctx, metav1.ListOptions{LabelSelector: "ebb.io/role=worker"})
+			if err != nil {
+				k.t.Fatal(err)
+			}
+			for _, p := range l.Items {
+				if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && p.Spec.NodeName != hp.Spec.NodeName {
+					patch := []byte(`{"metadata":{"annotations":{"testkubelet.ebb.io/fault":"evict"}}}`)
+					if _, err := k.cs.CoreV1().Pods(k.ns).Patch(ctx, p.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+						k.t.Fatal(err)
+					}
+					return p.Name
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			k.t.Fatalf("no running worker beside the high-priority pod (node %q) within 2 min", hp.Spec.NodeName)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // waitRunningWorkers waits, up to a deadline, for n running worker pods.

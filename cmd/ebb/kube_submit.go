@@ -19,6 +19,7 @@ import (
 	"github.com/ebb-am/ebb/dag"
 	"github.com/ebb-am/ebb/kubeclient"
 	"github.com/ebb-am/ebb/yarnclient"
+	"github.com/ebb-am/ebb/yarnrpc"
 )
 
 // kubeApp is an application's name on Kubernetes: the DAG's (or
@@ -119,6 +120,11 @@ func kubeSubmitOptions(c *conf.Config, o submitOptions) (kubeclient.SubmitOption
 		PriorityClass: c.String("ebb.k8s.pod.worker.priority.class.name")}
 	if so.WorkerSecret == "" {
 		so.WorkerSecret = app + "-secret"
+	}
+	// The fs.s3a.* settings, and the caller's AWS credentials when they
+	// name no access key, as on YARN (yarnclient.S3Secrets).
+	if s3 := yarnclient.S3Secrets(c, nil); len(s3) > 0 {
+		so.S3Credentials = (&yarnrpc.Credentials{Secrets: s3}).MarshalWritable()
 	}
 	if so.AMServiceAccount == "" {
 		so.AMServiceAccount, so.OwnRBAC = app+"-am", true

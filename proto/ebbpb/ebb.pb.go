@@ -2542,7 +2542,8 @@ type GroupStatus struct {
 	QueuedAttempts  int32                  `protobuf:"varint,8,opt,name=queued_attempts,json=queuedAttempts,proto3" json:"queued_attempts,omitempty"`
 	RunningAttempts int32                  `protobuf:"varint,9,opt,name=running_attempts,json=runningAttempts,proto3" json:"running_attempts,omitempty"`
 	// Containers the ResourceManager warned it would preempt, the AM gave
-	// back before the kill, and the RM killed (exit status -102).
+	// back before the kill, and the cluster killed by preemption (YARN's
+	// exit status -102, Kubernetes' PreemptionByScheduler).
 	PreemptWarned    int32 `protobuf:"varint,10,opt,name=preempt_warned,json=preemptWarned,proto3" json:"preempt_warned,omitempty"`
 	PreemptGivenBack int32 `protobuf:"varint,11,opt,name=preempt_given_back,json=preemptGivenBack,proto3" json:"preempt_given_back,omitempty"`
 	PreemptLost      int32 `protobuf:"varint,12,opt,name=preempt_lost,json=preemptLost,proto3" json:"preempt_lost,omitempty"`
@@ -2555,8 +2556,11 @@ type GroupStatus struct {
 	TargetP95Slowdown   float64 `protobuf:"fixed64,14,opt,name=target_p95_slowdown,json=targetP95Slowdown,proto3" json:"target_p95_slowdown,omitempty"`
 	MeasuredP95Slowdown float64 `protobuf:"fixed64,15,opt,name=measured_p95_slowdown,json=measuredP95Slowdown,proto3" json:"measured_p95_slowdown,omitempty"`
 	MeasuredDags        int32   `protobuf:"varint,16,opt,name=measured_dags,json=measuredDags,proto3" json:"measured_dags,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Containers the cluster evicted (Kubernetes: a drain through the
+	// Eviction API, the kubelet under node pressure, the taint manager).
+	Evicted       int32 `protobuf:"varint,17,opt,name=evicted,proto3" json:"evicted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GroupStatus) Reset() {
@@ -2697,6 +2701,13 @@ func (x *GroupStatus) GetMeasuredP95Slowdown() float64 {
 func (x *GroupStatus) GetMeasuredDags() int32 {
 	if x != nil {
 		return x.MeasuredDags
+	}
+	return 0
+}
+
+func (x *GroupStatus) GetEvicted() int32 {
+	if x != nil {
+		return x.Evicted
 	}
 	return 0
 }
@@ -3340,7 +3351,7 @@ const file_ebb_proto_rawDesc = "" +
 	"\x15ClusterStatusResponse\x12+\n" +
 	"\x06groups\x18\x01 \x03(\v2\x13.ebb.v1.GroupStatusR\x06groups\x12(\n" +
 	"\x05nodes\x18\x02 \x03(\v2\x12.ebb.v1.NodeStatusR\x05nodes\x124\n" +
-	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\xc9\x04\n" +
+	"\vtransitions\x18\x03 \x03(\v2\x12.ebb.v1.TransitionR\vtransitions\"\xe3\x04\n" +
 	"\vGroupStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
@@ -3358,7 +3369,8 @@ const file_ebb_proto_rawDesc = "" +
 	"\x10slowstart_killed\x18\r \x01(\x05R\x0fslowstartKilled\x12.\n" +
 	"\x13target_p95_slowdown\x18\x0e \x01(\x01R\x11targetP95Slowdown\x122\n" +
 	"\x15measured_p95_slowdown\x18\x0f \x01(\x01R\x13measuredP95Slowdown\x12#\n" +
-	"\rmeasured_dags\x18\x10 \x01(\x05R\fmeasuredDags\"\x8c\x01\n" +
+	"\rmeasured_dags\x18\x10 \x01(\x05R\fmeasuredDags\x12\x18\n" +
+	"\aevicted\x18\x11 \x01(\x05R\aevicted\"\x8c\x01\n" +
 	"\n" +
 	"NodeStatus\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
