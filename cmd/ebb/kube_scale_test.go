@@ -162,7 +162,7 @@ edges:
 	})
 	if !ok || rerun != "" {
 		_ = os.WriteFile(release, nil, 0o644) // let the DAG end
-		<-done
+		k.waitSubmit(done)
 		if rerun != "" {
 			t.Fatalf("a task ran again (an output it had made was lost) before the tail was let go: %s\nAM log:\n%s", rerun, k.amLog())
 		}
@@ -176,7 +176,9 @@ edges:
 	if err := os.WriteFile(release, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	<-done
+	if !k.waitSubmit(done) {
+		t.Fatalf("the DAG did not end within 2 min of the tail's word (its pods are deleted); AM log:\n%s", k.amLog())
+	}
 	log := k.amLog()
 	if subErr != nil || !strings.Contains(log, "SUCCEEDED") || !strings.Contains(log, "0 failed attempts") {
 		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", subErr, text, log)
@@ -211,6 +213,21 @@ edges:
 		w.nodes(), added, keysOfBool(removedAtGate), holder.Name, holder.Spec.NodeName, time.Since(start).Round(time.Second))
 	t.Logf("testca:\n%s", w.testcaLines())
 	t.Logf("ebb submit printed:\n%s", text)
+}
+
+// waitSubmit waits, up to 2 min, for `ebb submit` to return; past that
+// it deletes the application's pods (the AM's first: ebb submit then
+// returns) and says false.
+func (k *kubeTest) waitSubmit(done chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	case <-time.After(2 * time.Minute):
+	}
+	_ = k.cs.CoreV1().Pods(k.ns).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "ebb.io/role!=worker"})
+	_ = k.cs.CoreV1().Pods(k.ns).DeleteCollection(context.Background(), metav1.DeleteOptions{}, metav1.ListOptions{})
+	<-done
+	return false
 }
 
 func podActive(p *corev1.Pod) bool {
