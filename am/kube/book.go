@@ -93,11 +93,16 @@ func (b *Book) Want(g core.GroupInfo, total int, prefer, avoid []string) {
 	}
 }
 
-// Counted is how many pods count toward a group.
+// Counted is how many pods count toward a group: not told to stop, not
+// being deleted, and not on a draining node. The core counts a draining
+// worker out of its group as soon as its node drains (it is leaving), so
+// the total it wants is of the others; a worker that stays on to serve
+// its outputs must not stand in for a new one its group needs meanwhile
+// (with every node draining, that new worker would never come).
 func (b *Book) Counted(group string) int {
 	n := 0
 	for _, p := range b.pods {
-		if p.group == group && p.counts() {
+		if p.group == group && p.counts() && !b.avoid[p.node] {
 			n++
 		}
 	}

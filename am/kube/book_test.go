@@ -152,6 +152,20 @@ func TestBookDeletesPodsBoundToDrainingNodes(t *testing.T) {
 	})
 }
 
+// Workers on a draining node do not count toward their group: the core
+// wants a new worker while they serve their outputs, and gets it.
+func TestBookDrainingWorkersDoNotCount(t *testing.T) {
+	runScript(t, []step{
+		{want(gMap, 2, nil, nil), []string{"create app1-w-1 group=map", "create app1-w-2 group=map"}},
+		{podEv(running("app1-w-1", "n1")), nil},
+		{podEv(running("app1-w-2", "n2")), nil},
+		// Every node drains, and an attempt needs a worker: one new pod,
+		// away from the draining nodes; the running ones stay.
+		{want(gMap, 1, nil, []string{"n1", "n2"}), []string{"create app1-w-3 group=map avoid=n1,n2"}},
+		{plan, nil},
+	})
+}
+
 // How pods that end become the core's events.
 func TestBookLostWorkers(t *testing.T) {
 	runScript(t, []step{
