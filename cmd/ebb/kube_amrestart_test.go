@@ -78,7 +78,14 @@ func TestKubeAMKilledMidDAGResumes(t *testing.T) {
 	workersBefore := k.workerPods()
 	k.fault(am, "kill")
 	t.Logf("kill -9 of the AM's process at %s, workers %v", time.Since(start).Round(100*time.Millisecond), workersBefore)
-	<-done
+	// No hang: the resumed DAG ends, or the test fails with the AM's log
+	// (an AM whose DAG failed after the restart would be restarted for
+	// ever by restartPolicy OnFailure).
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		k.t.Fatalf("ebb submit still following 2 min after the kill; AM log:\n%s", k.amLog())
+	}
 	log := k.amLog()
 	if err != nil || !strings.Contains(log, "SUCCEEDED (5/5 tasks, 0 failed attempts") {
 		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", err, text, log)
