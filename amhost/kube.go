@@ -72,6 +72,13 @@ type KubeAM struct {
 	rec   *recovery.Recorder
 	// resumed: the DAGs an earlier run of this container accepted.
 	resumed []string
+	// cs, ns and pod: the AM's own pod, which its DAG's outcome is
+	// written on (kube.AnnotationOutcome).
+	cs      kubernetes.Interface
+	ns, pod string
+	// failed: the AM did not run to its end (its server failed); its
+	// container exits non-zero and is restarted.
+	failed bool
 }
 
 // StartKube builds the AM in its pod: the configuration, the preflight
@@ -105,7 +112,7 @@ func StartKube(ctx context.Context, o KubeOptions, env KubeEnv, log *logrus.Logg
 	if err != nil {
 		return nil, err
 	}
-	k := &KubeAM{o: o, log: log, c: c, rec: rec.Recorder, resumed: resumedDAGs(records)}
+	k := &KubeAM{o: o, log: log, c: c, rec: rec.Recorder, resumed: resumedDAGs(records), cs: cs, ns: ns, pod: env.PodName}
 	if err := k.build(ctx, env, cs, rec); err != nil {
 		_ = rec.Recorder.Close() // nothing worth keeping was recorded
 		return nil, err

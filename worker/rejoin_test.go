@@ -199,6 +199,7 @@ func TestWorkerInPlaceGivesUp(t *testing.T) {
 		am := startFakeAM(t, "s3cret")
 		am.refuseRejoin = codes.FailedPrecondition
 		wr := startWorker(t, am, "w1", func(o *Options) { o.RejoinInPlace, o.RejoinWithin = true, time.Minute })
+		registered(t, wr)
 		wr.conn.close() // the AM closes the stream without a Stop
 		err := wr.wait(t)
 		if st, _ := status.FromError(err); st.Code() != codes.FailedPrecondition {
@@ -208,10 +209,23 @@ func TestWorkerInPlaceGivesUp(t *testing.T) {
 	t.Run("never back", func(t *testing.T) {
 		am := startFakeAM(t, "s3cret")
 		wr := startWorker(t, am, "w1", func(o *Options) { o.RejoinInPlace, o.RejoinWithin = true, time.Second })
+		registered(t, wr)
 		am.stop()
 		err := wr.wait(t)
 		if err == nil || !strings.Contains(err.Error(), "did not come back at "+am.addr+" within 1s") {
 			t.Fatalf("the worker ended with %v, want that the AM did not come back", err)
 		}
 	})
+}
+
+// registered waits for the worker's first message after Registered: it
+// has taken the answer (a stream cut before that is a failed first
+// registration, which no worker retries).
+func registered(t *testing.T, wr *workerRun) {
+	t.Helper()
+	select {
+	case <-wr.conn.fromW:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message from the worker within 10 s of its registration")
+	}
 }

@@ -217,3 +217,44 @@ func taskRuns(path string) map[string][]string {
 	}
 	return out
 }
+
+// TestKubeFailedDAGEndsTheAM: a DAG that fails ends its AM pod for good.
+// Its container ends with status 0 (restartPolicy OnFailure would
+// restart an AM that exits non-zero, which would find its DAG ended in
+// the recovery log and exit so again, for ever); the pod says the DAG
+// failed, and ebb submit exits non-zero with the AM's last line.
+func TestKubeFailedDAGEndsTheAM(t *testing.T) {
+	k := newKubeTest(t)
+	spec := filepath.Join(t.TempDir(), "fail.yaml")
+	if err := os.WriteFile(spec, []byte(`name: fails
+containerGroup: {name: g, workerMemoryMB: 128}
+vertices: [{name: v, command: 'exit 3', parallelism: 1, memoryMB: 128}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var text string
+	var err error
+	go func() {
+		defer close(done)
+		text, err = k.submit(spec, "--set", "mr3.am.task.max.failed.attempts=1")
+	}()
+	am := k.waitAMPod(done)
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		k.t.Fatalf("ebb submit still following after 2 min; AM log:\n%s", k.amLog())
+	}
+	if err == nil || !strings.Contains(text, "FAILED (0/1 tasks, 1 failed attempts") {
+		t.Fatalf("ebb submit: %v, want a failure naming the DAG's; it printed:\n%s", err, text)
+	}
+	p, perr := k.cs.CoreV1().Pods(k.ns).Get(context.Background(), am, metav1.GetOptions{})
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	if len(p.Status.ContainerStatuses) != 1 || p.Status.ContainerStatuses[0].RestartCount != 0 || p.Annotations["ebb.io/outcome"] != "failed" {
+		t.Errorf("AM pod %s, outcome %q, containers %+v: want one never restarted, outcome failed",
+			p.Status.Phase, p.Annotations["ebb.io/outcome"], p.Status.ContainerStatuses)
+	}
+	t.Logf("ebb submit (%v) printed:\n%s", err, text)
+}
