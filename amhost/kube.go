@@ -77,6 +77,13 @@ type KubeAM struct {
 	rec   *recovery.Recorder
 	// resumed: the DAGs an earlier run of this container accepted.
 	resumed []string
+	// cs, ns and pod: the AM's own pod, which its DAG's outcome is
+	// written on (kube.AnnotationOutcome).
+	cs      kubernetes.Interface
+	ns, pod string
+	// failed: the AM did not run to its end (its server failed); its
+	// container exits non-zero and is restarted.
+	failed bool
 }
 
 // StartKube builds the AM in its pod: the configuration, the preflight
@@ -110,22 +117,31 @@ func StartKube(ctx context.Context, o KubeOptions, env KubeEnv, log *logrus.Logg
 	if err != nil {
 		return nil, err
 	}
-	k := &KubeAM{o: o, log: log, c: c, rec: rec.Recorder, resumed: resumedDAGs(records)}
+	k := &KubeAM{o: o, log: log, c: c, rec: rec.Recorder, resumed: resumedDAGs(records), cs: cs, ns: ns, pod: env.PodName}
 	if err := k.build(ctx, env, cs, rec); err != nil {
 		_ = rec.Recorder.Close() // nothing worth keeping was recorded
 		return nil, err
 	}
-	if err := k.a.Recover(records, core.RecoverOptions{Window: recoverWindow(records), Off: !c.Bool("mr3.dag.recovery.enabled"), AMAttempt: attempt}); err != nil {
+	// The worker pods the first list found running are the earlier run's
+	// workers: they rejoin in place, and the recovery waits for them (the
+	// outputs they hold, the attempts they run) before it queues anything
+	// again. Without any, no worker can come back: nothing to wait for.
+	expect := k.world.Adopted()
+	if len(expect) > 0 {
+		log.Infof("ebb am: adopted the running worker pods %s", strings.Join(expect, ", "))
+	}
+	if err := k.a.Recover(records, core.RecoverOptions{Window: recoverWindow(records, expect), Off: !c.Bool("mr3.dag.recovery.enabled"),
+		Expect: expect, AMAttempt: attempt}); err != nil {
 		return nil, fmt.Errorf("recovering the DAGs of the AM's earlier run: %w", err)
 	}
 	log.Infof("ebb am: %s (run %d of its pod %s) listening on %s, status UI on %s", o.App, attempt, env.PodName, k.a.Addr(), k.a.StatusAddr())
 	return k, nil
 }
 
-// recoverWindow: with a log to resume, wait a while for workers that may
-// still hold its outputs.
-func recoverWindow(records []recoverylog.Record) time.Duration {
-	if len(records) == 0 {
+// recoverWindow: with a log to resume and live worker pods, wait a while
+// for their workers to come back.
+func recoverWindow(records []recoverylog.Record, live []string) time.Duration {
+	if len(records) == 0 || len(live) == 0 {
 		return 0
 	}
 	return workerReturnWindow

@@ -6,8 +6,12 @@ import (
 	"os"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/ebb-am/ebb/am"
 	"github.com/ebb-am/ebb/am/core"
+	"github.com/ebb-am/ebb/am/kube"
 )
 
 // Run serves until the DAG the AM was started with ends (in a session,
@@ -33,6 +37,7 @@ func (k *KubeAM) serve(ctx context.Context, done chan error) (bool, string) {
 			return true, "the AM was terminated (SIGTERM)"
 		case err := <-done:
 			done <- err
+			k.failed = true
 			return false, fmt.Sprintf("the AM stopped: %v", err)
 		}
 	}
@@ -92,10 +97,35 @@ func (k *KubeAM) startDAG(ctx context.Context) (id, diag string) {
 	return id, ""
 }
 
-// Finish closes the recovery log and writes the final line where
-// Kubernetes reads a container's termination message (`ebb submit` prints
-// it, `kubectl describe pod` shows it).
-func (k *KubeAM) Finish(diag string) {
+// Finish closes the recovery log, writes the final line where Kubernetes
+// reads a container's termination message (`ebb submit` prints it,
+// `kubectl describe pod` shows it), and how the DAG ended on the AM's pod
+// (kube.AnnotationOutcome). It says whether the container should end with
+// a non-zero status, which restartPolicy OnFailure restarts: only when
+// the AM did not run to its end, or the outcome could not be written (the
+// status is then the only word of a failure).
+func (k *KubeAM) Finish(ok bool, diag string) (restart bool) {
+	defer k.log.Infof("ebb am: %s", diag)
+	k.finishLog(diag)
+	if k.failed {
+		return true
+	}
+	outcome := kube.OutcomeSucceeded
+	if !ok {
+		outcome = kube.OutcomeFailed
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, kube.AnnotationOutcome, outcome)
+	if _, err := k.cs.CoreV1().Pods(k.ns).Patch(ctx, k.pod, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		k.log.Warnf("ebb am: writing the outcome %s on pod %s: %v", outcome, k.pod, err)
+		return !ok
+	}
+	return false
+}
+
+// finishLog closes the recovery log and writes the termination message.
+func (k *KubeAM) finishLog(diag string) {
 	if err := k.rec.Close(); err != nil {
 		k.log.Warnf("ebb am: %v", err)
 	}
@@ -110,5 +140,4 @@ func (k *KubeAM) Finish(diag string) {
 			k.log.Warnf("ebb am: termination message: %v", werr)
 		}
 	}
-	k.log.Infof("ebb am: %s", diag)
 }

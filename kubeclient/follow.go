@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ebb-am/ebb/am/kube"
 )
 
 // Follow watches the AM pod until it ends, saying each change of its
@@ -54,7 +56,9 @@ func follow(w watch.Interface, pod string, say func(string), last *string) (ok b
 		}
 		switch p.Status.Phase {
 		case corev1.PodSucceeded:
-			return true, termination(p), true
+			// The AM ran to its end; its annotation says how its DAG
+			// ended (am/kube/outcome.go).
+			return p.Annotations[kube.AnnotationOutcome] != kube.OutcomeFailed, termination(p), true
 		case corev1.PodFailed:
 			return false, termination(p), true
 		}

@@ -27,6 +27,12 @@ type fakeAM struct {
 	// lostAfter is the silence after which it would lose a worker (0:
 	// not said).
 	lostAfter time.Duration
+	// refuseRejoin, when set, is the code a reconnecting worker's
+	// registration is refused with (an AM that declared it lost).
+	refuseRejoin codes.Code
+	// stop ends the server and every stream at once, as the AM's process
+	// dying would.
+	stop func()
 }
 
 // amConn is the AM's end of one worker's stream.
@@ -45,7 +51,13 @@ func startFakeAM(t testing.TB, secret string) *fakeAM {
 // startFakeAMBeating starts a fake AM that asks for a heartbeat every interval.
 func startFakeAMBeating(t testing.TB, secret string, interval time.Duration) *fakeAM {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return startFakeAMOn(t, secret, "127.0.0.1:0", interval)
+}
+
+// startFakeAMOn starts a fake AM listening at addr.
+func startFakeAMOn(t testing.TB, secret, addr string, interval time.Duration) *fakeAM {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +65,7 @@ func startFakeAMBeating(t testing.TB, secret string, interval time.Duration) *fa
 	srv := grpc.NewServer()
 	ebbpb.RegisterWorkerServer(srv, am)
 	go func() { _ = srv.Serve(ln) }()
+	am.stop = srv.Stop
 	t.Cleanup(srv.Stop)
 	return am
 }
@@ -69,6 +82,9 @@ func (am *fakeAM) Connect(stream ebbpb.Worker_ConnectServer) error {
 	reg := first.GetRegister()
 	if reg == nil {
 		return status.Error(codes.InvalidArgument, "Register first")
+	}
+	if reg.GetReconnect() && am.refuseRejoin != codes.OK {
+		return status.Error(am.refuseRejoin, "refused: declared lost")
 	}
 	if err := stream.Send(&ebbpb.AMMessage{Msg: &ebbpb.AMMessage_Registered{Registered: &ebbpb.Registered{
 		WorkerId: reg.GetWorkerId(), HeartbeatIntervalMs: am.heartbeat.Milliseconds(), LostAfterMs: am.lostAfter.Milliseconds(),

@@ -48,6 +48,13 @@ type Options struct {
 	// (default 2 minutes), instead of exiting.
 	AMFile       string
 	RejoinWithin time.Duration
+	// RejoinInPlace: the AM comes back at AMAddress itself after its
+	// process dies (on Kubernetes its container restarts in its pod, which
+	// keeps its IP, and listens on the same port), so a worker whose AM
+	// went away registers there again, retrying until RejoinWithin has
+	// passed, instead of exiting. An AM that answers and refuses it (it
+	// is the same AM, which declared it lost) ends it.
+	RejoinInPlace bool
 
 	// HDFSRetrySpec is dfs.client.retry.policy.spec: how long a sink
 	// attempt's commit to HDFS waits out a NameNode that does not answer

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
 
@@ -16,7 +19,10 @@ import (
 // _attempts). Such a worker keeps running its attempts and serving its
 // outputs, reads the new attempt's address from Options.AMFile (the AM
 // publishes it in the application's staging directory), and registers
-// again with the same id and secret, saying what it runs and serves.
+// again with the same id and secret, saying what it runs and serves. On
+// Kubernetes the AM's container restarts in its pod, at the same IP and
+// port: a worker there rejoins in place (Options.RejoinInPlace), dialling
+// the address it had until the AM answers.
 
 // final is an ended attempt's last update, kept for a new AM attempt.
 type final struct {
@@ -86,9 +92,12 @@ func (w *worker) resendRunning() {
 
 // mayReconnect: the session ended because the AM went away (not because
 // it told this worker to stop, or the worker itself is stopping), and
-// the worker knows where a new AM attempt would publish its address.
+// the worker knows where a new AM attempt would be: the AM file names it,
+// or it comes back in place. In place, an AM that answered and refused
+// the worker is one that declared it lost (or does not know its group):
+// waiting longer would not change its mind.
 func (w *worker) mayReconnect(err error, reconnecting bool) bool {
-	if w.o.AMFile == "" {
+	if w.o.AMFile == "" && !w.o.RejoinInPlace {
 		return false
 	}
 	w.mu.Lock()
@@ -98,12 +107,52 @@ func (w *worker) mayReconnect(err error, reconnecting bool) bool {
 		return false
 	}
 	var re *RegisterError
-	return errors.Is(err, ErrStreamBroken) || reconnecting && errors.As(err, &re)
+	if !reconnecting || !errors.As(err, &re) {
+		return errors.Is(err, ErrStreamBroken)
+	}
+	return w.o.AMFile != "" || !refused(err)
 }
 
-// awaitAM polls the AM file until it names an address other than the one
-// that went away, within Options.RejoinWithin.
-func (w *worker) awaitAM(ctx context.Context, gone string) (string, error) {
+// refused: the AM answered a registration and said no (not: nobody
+// listens yet, or no answer in time).
+func refused(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	switch st.Code() {
+	case codes.FailedPrecondition, codes.Unauthenticated, codes.PermissionDenied, codes.InvalidArgument:
+		return true
+	}
+	return false
+}
+
+// awaitAM is the address of the AM attempt to rejoin: in place, the one
+// that went away, after a pause, while RejoinWithin has not passed since
+// it went (gone at since); else the AM file's.
+func (w *worker) awaitAM(ctx context.Context, gone string, since time.Time) (string, error) {
+	if w.o.AMFile == "" {
+		if time.Since(since) > w.o.RejoinWithin {
+			return "", fmt.Errorf("it did not come back at %s within %s", gone, w.o.RejoinWithin)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(rejoinPoll):
+			return gone, nil
+		}
+	}
+	return w.awaitAMFile(ctx, gone)
+}
+
+// rejoinPoll is how often a worker looks for a new AM attempt: a failed
+// dial or a read of a small file costs little, and an AM back sooner
+// hears its workers sooner.
+const rejoinPoll = 250 * time.Millisecond
+
+// awaitAMFile polls the AM file until it names an address other than the
+// one that went away, within Options.RejoinWithin.
+func (w *worker) awaitAMFile(ctx context.Context, gone string) (string, error) {
 	deadline := time.Now().Add(w.o.RejoinWithin)
 	var last error
 	for {
@@ -119,7 +168,7 @@ func (w *worker) awaitAM(ctx context.Context, gone string) (string, error) {
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case <-time.After(250 * time.Millisecond):
+		case <-time.After(rejoinPoll):
 		}
 	}
 }

@@ -1,11 +1,16 @@
 package worker
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/ebb-am/ebb/proto/ebbpb"
 )
@@ -137,4 +142,90 @@ func startRejoiningWorker(t *testing.T) (am2 *fakeAM, amFile string, wr *workerR
 	}
 	wr = startWorker(t, am1, "w1", func(o *Options) { o.AMFile, o.RejoinWithin = amFile, 20*time.Second })
 	return am2, amFile, wr
+}
+
+// TestWorkerRejoinsAnAMInPlace: on Kubernetes the AM's container restarts
+// in its pod, at the same address. Its worker keeps its running attempt
+// while nobody listens there, registers again once the new AM does,
+// naming the attempt and the output it holds, and tells it how the
+// attempt ended.
+func TestWorkerRejoinsAnAMInPlace(t *testing.T) {
+	am1 := startFakeAM(t, "s3cret")
+	wr := startWorker(t, am1, "w1", func(o *Options) { o.RejoinInPlace, o.RejoinWithin = true, 20*time.Second })
+	c1 := wr.conn
+	c1.run(shellAttempt("done1", "d", "mkdir -p $EBB_OUTPUT_DIR/c && echo x > $EBB_OUTPUT_DIR/c/0"))
+	c1.waitUpdate(t, "done1", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+	c1.run(shellAttempt("slow", "d", "sleep 2"))
+	c1.waitUpdate(t, "slow", ebbpb.AttemptState_ATTEMPT_RUNNING)
+	am1.stop() // the process dies: its streams break, its port closes
+	// Until the AM is back, what answers at its address is no AM (a port
+	// that takes connections and closes them): the worker dials it again
+	// and again.
+	dud, err := net.Listen("tcp", am1.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := dud.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		c, err := dud.Accept()
+		if err != nil {
+			t.Fatalf("the worker dialled its AM's address %d times, then not within 10 s: %v", i, err)
+		}
+		_ = c.Close() // nothing was sent on it
+	}
+	_ = dud.Close() // only the test used it
+	am2 := startFakeAMOn(t, "s3cret", am1.addr, 50*time.Millisecond)
+	c2 := am2.accept(t)
+	reg := c2.register
+	if !reg.GetReconnect() || len(reg.GetAttempts()) != 2 || len(reg.GetOutputs()) != 1 || reg.GetOutputs()[0] != "done1" {
+		t.Fatalf("registered with reconnect=%v attempts %v outputs %v; want a reconnect naming done1 and slow, and done1's output",
+			reg.GetReconnect(), reg.GetAttempts(), reg.GetOutputs())
+	}
+	c2.waitUpdate(t, "slow", ebbpb.AttemptState_ATTEMPT_SUCCEEDED)
+	select {
+	case err := <-wr.done:
+		t.Fatalf("the worker exited (%v) instead of serving the AM back in place", err)
+	default:
+	}
+}
+
+// An AM that answers in place and refuses the worker (the same AM, which
+// declared it lost when its stream broke) ends it at once, and one that
+// never comes back ends it after RejoinWithin: no worker waits for ever.
+func TestWorkerInPlaceGivesUp(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		am := startFakeAM(t, "s3cret")
+		am.refuseRejoin = codes.FailedPrecondition
+		wr := startWorker(t, am, "w1", func(o *Options) { o.RejoinInPlace, o.RejoinWithin = true, time.Minute })
+		registered(t, wr)
+		wr.conn.close() // the AM closes the stream without a Stop
+		err := wr.wait(t)
+		if st, _ := status.FromError(err); st.Code() != codes.FailedPrecondition {
+			t.Fatalf("the worker ended with %v, want the AM's refusal", err)
+		}
+	})
+	t.Run("never back", func(t *testing.T) {
+		am := startFakeAM(t, "s3cret")
+		wr := startWorker(t, am, "w1", func(o *Options) { o.RejoinInPlace, o.RejoinWithin = true, time.Second })
+		registered(t, wr)
+		am.stop()
+		err := wr.wait(t)
+		if err == nil || !strings.Contains(err.Error(), "did not come back at "+am.addr+" within 1s") {
+			t.Fatalf("the worker ended with %v, want that the AM did not come back", err)
+		}
+	})
+}
+
+// registered waits for the worker's first message after Registered: it
+// has taken the answer (a stream cut before that is a failed first
+// registration, which no worker retries).
+func registered(t *testing.T, wr *workerRun) {
+	t.Helper()
+	select {
+	case <-wr.conn.fromW:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message from the worker within 10 s of its registration")
+	}
 }

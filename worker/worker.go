@@ -129,6 +129,7 @@ func Run(ctx context.Context, o Options) error {
 	go w.watchMemory(ctx)
 	addr, reconnect := o.AMAddress, false
 	var sess *session
+	var goneAt time.Time // when the AM last went away
 	for {
 		sess, err = w.session(ctx, addr, reconnect)
 		if !w.mayReconnect(err, reconnect) {
@@ -144,8 +145,13 @@ func Run(ctx context.Context, o Options) error {
 			err = ferr
 			break
 		}
-		w.log.WithError(err).Warn("the AM is gone; looking for a new AM attempt to rejoin")
-		next, ferr := w.awaitAM(ctx, addr)
+		if sess != nil || goneAt.IsZero() {
+			goneAt = time.Now()
+			w.log.WithError(err).Warn("the AM is gone; looking for a new AM attempt to rejoin")
+		} else {
+			w.log.WithError(err).Debug("no AM attempt to rejoin yet")
+		}
+		next, ferr := w.awaitAM(ctx, addr, goneAt)
 		if ferr != nil {
 			err = fmt.Errorf("%w; no new AM attempt: %v", err, ferr)
 			break

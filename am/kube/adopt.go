@@ -44,3 +44,22 @@ func (b *Book) SetMemory(name string, mb int64) {
 		p.memoryMB = mb
 	}
 }
+
+// Running lists the pods the book knows to be running, by name: at the
+// AM's start, the live workers it adopted, which the recovery waits for.
+func (b *Book) Running() []string {
+	var out []string
+	for _, p := range b.sorted() {
+		if p.state == podRunning && p.counts() {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
+// WorkerSelector selects the worker pods of application app: not its AM
+// pod, which carries the same application label (and whose container,
+// restarting, must not adopt its own pod as a worker).
+func WorkerSelector(app string) string {
+	return LabelApp + "=" + app + "," + LabelRole + "=worker"
+}

@@ -19,6 +19,9 @@ func (b *Book) spec(p *pod, g core.GroupInfo, node string) PodSpec {
 		Image:       b.o.Image, PullPolicy: b.o.PullPolicy, ServiceAccount: b.o.ServiceAccount,
 		Args: []string{"ebb", "worker",
 			"--am", b.o.AMAddress,
+			// The AM's container restarts in its pod at the same IP and
+			// port: its workers wait for it there and register again.
+			"--rejoin-in-place",
 			"--worker-id", p.name,
 			"--group", g.Name,
 			"--node", "$(NODE_NAME)",

@@ -23,7 +23,7 @@ import (
 func (w *World) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	selector := kube.LabelApp + "=" + w.o.Pods.App
+	selector := kube.WorkerSelector(w.o.Pods.App)
 	pods := informers.NewSharedInformerFactoryWithOptions(w.o.Client, 0, informers.WithNamespace(w.o.Pods.Namespace),
 		informers.WithTweakListOptions(func(lo *metav1.ListOptions) { lo.LabelSelector = selector }))
 	nodes := informers.NewSharedInformerFactory(w.o.Client, 0)
@@ -229,7 +229,7 @@ func (w *World) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err := w.o.Client.CoreV1().Pods(w.o.Pods.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{},
-		metav1.ListOptions{LabelSelector: kube.LabelApp + "=" + w.o.Pods.App})
+		metav1.ListOptions{LabelSelector: kube.WorkerSelector(w.o.Pods.App)})
 	if err != nil {
 		return fmt.Errorf("kubernetes: deleting the worker pods of %s: %w", w.o.Pods.App, err)
 	}

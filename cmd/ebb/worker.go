@@ -60,6 +60,7 @@ func newWorkerCmd() *cobra.Command {
 	f.StringVar(&o.WorkDir, "work-dir", ".", "directory for attempts and outputs")
 	f.StringVar(&o.LogDir, "log-dir", ".", "directory for logs")
 	f.StringVar(&o.AMFile, "am-file", "", "a file (or hdfs:// URL) naming the current AM attempt's address, to rejoin a new attempt when the AM dies")
+	f.BoolVar(&o.RejoinInPlace, "rejoin-in-place", false, "when the AM dies, rejoin it at --am when it comes back there (a Kubernetes AM pod's container restarting), retrying for 2 minutes")
 	f.Int64Var(&rollKB, "log-roll-kb", 0, "roll worker.log when it would grow beyond this many KB (0 = never)")
 	f.IntVar(&roll.Keep, "log-roll-count", 1, "rolled pieces of worker.log kept")
 	f.StringVar(&o.AdvertiseHost, "advertise-host", "", "host other workers use to fetch outputs (default 127.0.0.1)")

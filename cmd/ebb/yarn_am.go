@@ -72,9 +72,11 @@ func runKubeAM(ctx context.Context, o amhost.KubeOptions, env amhost.KubeEnv) er
 		log.Errorf("ebb am: %v", err)
 		return err
 	}
+	// A DAG that failed ends the container with status 0 all the same (its
+	// outcome is on the pod): restartPolicy OnFailure restarts only an AM
+	// that did not run to its end.
 	ok, diag := k.Run(ctx)
-	k.Finish(diag)
-	if !ok {
+	if k.Finish(ok, diag) {
 		return errors.New(diag)
 	}
 	return nil
