@@ -96,3 +96,32 @@ func TestContentionPerResource(t *testing.T) {
 		t.Errorf("the CPU-only attempt ended at %s, want %s like an unshared 60 s attempt", byID["cpu"], alone.Jobs[0].Finish)
 	}
 }
+
+// A static cluster full of one group's workers still runs another group's
+// bigger worker once room appears. One 10,000 MB node: job a (group g)
+// holds two 4000 MB workers for 100 s, leaving 2000 MB; job b, submitted
+// at 10 s, needs a 6000 MB worker of its own group. The core asks for it
+// once; the cluster is at its cap, so the ask must wait for room (a's
+// workers leave after the idle timeout) rather than be dropped, which
+// left b pending for ever (the Alibaba 2018 DAG day's 20 GiB worker
+// beside static-N's 16 GiB ones).
+func TestStaticQueuesWorkerWithNoRoom(t *testing.T) {
+	a := job("a", 0, 2, 4000, 100*time.Second, 4000)
+	b := job("b", 10*time.Second, 1, 6000, 10*time.Second, 6000)
+	b.Spec.Group.Name = "big"
+	r := runOne(t, []Job{a, b}, "static-1")
+	var aEnd time.Duration
+	for _, j := range r.Jobs {
+		if !j.Completed {
+			t.Fatalf("job %s did not complete", j.ID)
+		}
+		if j.ID == "a" {
+			aEnd = j.Finish
+		}
+	}
+	for _, j := range r.Jobs {
+		if j.ID == "b" && j.Finish <= aEnd {
+			t.Errorf("b ended at %s, before a (%s) freed the room its worker needs", j.Finish, aEnd)
+		}
+	}
+}

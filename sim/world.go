@@ -48,7 +48,13 @@ func newWorld(e *engine, alloc packing.Allocator) (*world, error) {
 		// ca) it removes nodes itself. Billing-aware runs keep them until
 		// near their paid period's end.
 		KeepNodes: e.policy.Static > 0 || e.policy.NodeScaler != "" || e.billingAware(),
-		Allocator: alloc, WorkerID: func(seq int) string { return fmt.Sprintf("vw%06d", seq) },
+		// The core asks for workers only when a group's total changes, so
+		// at the cap (a static cluster, --max-nodes) a worker with no room
+		// waits here for one: without the queue the core counts it as
+		// pending for ever and its group never runs (a 20 GiB group beside
+		// a full cluster of 16 GiB workers, which all left later).
+		QueueUnplaced: true,
+		Allocator:     alloc, WorkerID: func(seq int) string { return fmt.Sprintf("vw%06d", seq) },
 	}, cloudNodes{e})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", e.policy.Name, err)
