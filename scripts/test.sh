@@ -219,14 +219,16 @@ wait_background
 # go test processes beside everything below: one takes the tests on the
 # special clusters (Kerberos, S3, faults, GPUs, decommission, preemption,
 # priorities, labels) and the simulator's CPU-heavy ones, the other the
-# tests on the plain minicluster (which share it through testcluster's
-# locks, as scripts/bench's tests already do). The tests that need no Hadoop
+# tests on the plain minicluster, all in that one process: some of them
+# want the cluster's nodes or its sessions to themselves (a packed group on
+# one node, no other session of the user), so no test in the first process
+# may use the plain cluster. The tests that need no Hadoop
 # cluster (the local world, the docs, Hadoop Streaming in local mode on both
 # sides, the Kubernetes test cluster) run in the foreground with the other
 # packages. The same patterns select and skip, so every test runs exactly
 # once. -v gives each test's time, printed at the end slowest first.
 ebb_local_only='^(TestLocal|TestDocs|TestGeneratedDocs|TestStreamingMatchesHadoopStreaming|TestKube)'
-ebb_special='^(TestKerberos|TestYarnWordCountOnS3|TestYarnAMKilledInsideTheS3Commit|TestYarnKillInsideTheS3Commit|TestYarnNodeManager|TestYarnNameNodeRestart|TestYarnRMRestart|TestYarnRMFailover|TestYarnGPU|TestYarnDecommission|TestYarnPreemption|TestYarnPriority|TestYarnNodeLabel|TestYarnUnknownNodeLabel|TestSim|TestEbbPolicyProfileMatchesTheSim|TestYarnLatencyTargetHoldsMoreWorkers)'
+ebb_special='^(TestKerberos|TestYarnWordCountOnS3|TestYarnAMKilledInsideTheS3Commit|TestYarnKillInsideTheS3Commit|TestYarnNodeManager|TestYarnNameNodeRestart|TestYarnRMRestart|TestYarnRMFailover|TestYarnGPU|TestYarnDecommission|TestYarnPreemption|TestYarnPriority|TestYarnNodeLabel|TestYarnUnknownNodeLabel|TestSim|TestEbbPolicyProfileMatchesTheSim)'
 clusters_logs=("$(mktemp)" "$(mktemp)")
 go test -count=1 -v -timeout 40m -run "$ebb_special" ./cmd/ebb >"${clusters_logs[0]}" 2>&1 &
 clusters_pids+=($!)
