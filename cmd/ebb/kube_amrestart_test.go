@@ -62,13 +62,8 @@ func TestKubeAMKilledMidDAGResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	done := make(chan struct{})
-	var text string
-	var err error
-	go func() {
-		defer close(done)
-		text, err = k.submit(spec, "--output", out)
-	}()
+	sub := k.submitInBackground(spec, "--output", out)
+	done := sub.done
 	am := k.waitAMPod(done)
 	recLog := filepath.Join(k.dir, "pods", k.ns+"_"+am, "volumes", "state", "recovery")
 	k.waitFor("a's 2 tasks in the recovery log and b's 2 attempts started", done, func() bool {
@@ -86,6 +81,7 @@ func TestKubeAMKilledMidDAGResumes(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		k.t.Fatalf("ebb submit still following 2 min after the kill; AM log:\n%s", k.amLog())
 	}
+	text, err := sub.text, sub.err
 	log := k.amLog()
 	if err != nil || !strings.Contains(log, "SUCCEEDED (5/5 tasks, 0 failed attempts") {
 		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", err, text, log)
@@ -232,19 +228,15 @@ vertices: [{name: v, command: 'exit 3', parallelism: 1, memoryMB: 128}]
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	var text string
-	var err error
-	go func() {
-		defer close(done)
-		text, err = k.submit(spec, "--set", "mr3.am.task.max.failed.attempts=1")
-	}()
+	sub := k.submitInBackground(spec, "--set", "mr3.am.task.max.failed.attempts=1")
+	done := sub.done
 	am := k.waitAMPod(done)
 	select {
 	case <-done:
 	case <-time.After(2 * time.Minute):
 		k.t.Fatalf("ebb submit still following after 2 min; AM log:\n%s", k.amLog())
 	}
+	text, err := sub.text, sub.err
 	if err == nil || !strings.Contains(text, "FAILED (0/1 tasks, 1 failed attempts") {
 		t.Fatalf("ebb submit: %v, want a failure naming the DAG's; it printed:\n%s", err, text)
 	}

@@ -303,13 +303,7 @@ vertices: [{name: sleep, command: [sh, -c, "sleep 8"], parallelism: 4, memoryMB:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	var text string
-	var err error
-	go func() {
-		defer close(done)
-		text, err = k.submit(spec, "--set", "ebb.k8s.pod.worker.priority.class.name="+k.ns+"-low")
-	}()
+	sub := k.submitInBackground(spec, "--set", "ebb.k8s.pod.worker.priority.class.name="+k.ns+"-low")
 	k.waitRunningWorkers(4)
 	high := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "high", Namespace: k.ns}, Spec: corev1.PodSpec{
 		PriorityClassName: k.ns + "-high", RestartPolicy: corev1.RestartPolicyNever,
@@ -319,7 +313,8 @@ vertices: [{name: sleep, command: [sh, -c, "sleep 8"], parallelism: 4, memoryMB:
 		t.Fatal(err)
 	}
 	evicted := k.evictSparedWorker()
-	<-done
+	<-sub.done
+	text, err := sub.text, sub.err
 	log := k.amLog()
 	// The AM's own last line (ebb submit prints it too, from the pod's
 	// log, when the pod is still there to read it from).
@@ -403,4 +398,23 @@ func (k *kubeTest) waitRunningWorkers(n int) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// submission is an `ebb submit` the test follows from another goroutine:
+// done closes when it returns, and then text and err are what it gave.
+type submission struct {
+	done chan struct{}
+	text string
+	err  error
+}
+
+// submitInBackground starts `ebb submit args...` and returns at once, so
+// the test can act on the cluster while the DAG runs.
+func (k *kubeTest) submitInBackground(args ...string) *submission {
+	s := &submission{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.text, s.err = k.submit(args...)
+	}()
+	return s
 }

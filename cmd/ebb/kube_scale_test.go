@@ -123,13 +123,8 @@ edges:
 	for _, kv := range kubeScaleKeys {
 		args = append(args, "--set", kv)
 	}
-	done := make(chan struct{})
-	var text string
-	var subErr error
-	go func() {
-		defer close(done)
-		text, subErr = k.submit(args...)
-	}()
+	sub := k.submitInBackground(args...)
+	done := sub.done
 
 	// Until the tail waits, a worker holding mid's output for it is on a
 	// drained node, and testca removed a node that held workers.
@@ -167,7 +162,7 @@ edges:
 			t.Fatalf("a task ran again (an output it had made was lost) before the tail was let go: %s\nAM log:\n%s", rerun, k.amLog())
 		}
 		t.Fatalf("while the tail (%v) waited, no worker holding mid's output (%v) was on a drained node, or no node that held workers was removed; workers ran on %v, testca removed %v:\n%s\nAM log:\n%s\ntestca:\n%s",
-			w.pods("tail"), w.pods("mid"), w.nodes(), keysOfBool(w.removed()), text, k.amLog(), w.testcaLines())
+			w.pods("tail"), w.pods("mid"), w.nodes(), keysOfBool(w.removed()), sub.text, k.amLog(), w.testcaLines())
 	}
 	if v := holder.Annotations[kube.AnnotationSafeToEvict]; v != "false" {
 		t.Errorf("worker %s holds mid's output, which the waiting tail needs, and has %s=%q, want \"false\"", holder.Name, kube.AnnotationSafeToEvict, v)
@@ -180,8 +175,8 @@ edges:
 		t.Fatalf("the DAG did not end within 2 min of the tail's word (its pods are deleted); AM log:\n%s", k.amLog())
 	}
 	log := k.amLog()
-	if subErr != nil || !strings.Contains(log, "SUCCEEDED") || !strings.Contains(log, "0 failed attempts") {
-		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", subErr, text, log)
+	if sub.err != nil || !strings.Contains(log, "SUCCEEDED") || !strings.Contains(log, "0 failed attempts") {
+		t.Fatalf("ebb submit: %v\n%s\nAM log:\n%s", sub.err, sub.text, log)
 	}
 	sameCounts(t, readCounts(t, out), countWords(t, input))
 	// No attempt ran twice: an output that vanished would have re-run its
@@ -212,7 +207,7 @@ edges:
 	t.Logf("workers ran on %v; testca added %v and, while the tail waited, removed %v; %s held mid's output on drained node %s; %s",
 		w.nodes(), added, keysOfBool(removedAtGate), holder.Name, holder.Spec.NodeName, time.Since(start).Round(time.Second))
 	t.Logf("testca:\n%s", w.testcaLines())
-	t.Logf("ebb submit printed:\n%s", text)
+	t.Logf("ebb submit printed:\n%s", sub.text)
 }
 
 // waitSubmit waits, up to 2 min, for `ebb submit` to return; past that
