@@ -1,7 +1,6 @@
 package am
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -9,13 +8,5 @@ import (
 )
 
 // TestMain fails the package when a lockorder build (scripts/test.sh runs
-// one) saw the AM's locks taken in an order that closes a cycle, whether
-// or not any test deadlocked.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := lockorder.Verify(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: lock order:\n%v\n", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+// one) saw the AM's locks taken in an order that closes a cycle.
+func TestMain(m *testing.M) { os.Exit(lockorder.Checked(m.Run)) }

@@ -33,12 +33,7 @@ func TestMain(m *testing.M) {
 		time.Sleep(60 * time.Second) // killed long before; a workload, not a wait
 		os.Exit(int(buf[0]))
 	}
-	code := m.Run()
 	// With -tags lockorder (scripts/test.sh), an inversion of the worker's
 	// locks seen by any test fails the run, even if no test deadlocked.
-	if err := lockorder.Verify(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: lock order:\n%v\n", err)
-		code = 1
-	}
-	os.Exit(code)
+	os.Exit(lockorder.Checked(m.Run))
 }

@@ -155,3 +155,22 @@ func TestUnlockOnAnotherGoroutine(t *testing.T) {
 		t.Fatalf("violations after a hand-over unlock: %v", v)
 	}
 }
+
+// Checked fails a package whose tests all passed once an inversion was
+// seen, and passes their own code through when none was.
+func TestCheckedFailsThePackageOnAnInversion(t *testing.T) {
+	Reset()
+	if got := Checked(func() int { return 0 }); got != 0 {
+		t.Fatalf("no inversion: Checked = %d, want the tests' 0", got)
+	}
+	if got := Checked(func() int { return 3 }); got != 3 {
+		t.Fatalf("no inversion: Checked = %d, want the tests' 3", got)
+	}
+	a, b := named("a"), named("b")
+	takeOne(func() { nest(a, b) })
+	takeOne(func() { nest(b, a) })
+	if got := Checked(func() int { return 0 }); got != 1 {
+		t.Errorf("after an inversion: Checked = %d, want 1", got)
+	}
+	Reset()
+}
