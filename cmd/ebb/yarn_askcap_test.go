@@ -90,6 +90,13 @@ func rmReservations(t *testing.T, app yarn.AppID) []string {
 func (y *yarnTest) waitIdle() {
 	y.t.Helper()
 	testcluster.Exclusive(y.t)
+	y.waitNoContainers()
+}
+
+// waitNoContainers waits until no NodeManager holds a container: under
+// waitIdle's hold, until this test's own earlier applications are gone.
+func (y *yarnTest) waitNoContainers() {
+	y.t.Helper()
 	y.waitFor("an idle cluster (no containers on any NodeManager)", 3*time.Minute, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

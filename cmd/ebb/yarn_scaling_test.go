@@ -333,9 +333,16 @@ vertices: [{name: v, command: "sleep 3", parallelism: 3, memoryMB: 1024}]
 // needs fewer containers than one node holds keeps all its workers on one
 // NodeManager: ebb asks for the node it already uses (strict node-level
 // requests), where the RM's own placement is free to spread them.
+//
+// Both runs need an empty cluster: "fewer than one node holds" is only so
+// on a node nobody else uses. Without the hold, CI once failed it (3
+// workers on 2 NodeManagers), most likely with another package's
+// application on the cluster, where packing rightly looks elsewhere.
 func TestYarnPackedKeepsOneNode(t *testing.T) {
 	y := newYarnTest(t)
+	y.waitIdle()
 	packed := y.runThreeWorkers("packed")
+	y.waitNoContainers() // the packed run's containers, still on the nodes
 	uniform := y.runThreeWorkers("uniform")
 	t.Logf("workers by NodeManager: packed %v; uniform (the RM's own placement) %v", packed, uniform)
 	total := 0
