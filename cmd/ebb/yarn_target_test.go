@@ -26,9 +26,12 @@ import (
 // the p95 slowdown measured (the second DAG's: the first waited for the
 // cold start and is not counted). The key read from the file and the
 // command are both needed: were either ignored, the two sessions would
-// run at the same target.
+// run at the same target. It holds the cluster: another package's
+// application beside the target-1 session could take the containers its
+// larger peak needs.
 func TestYarnLatencyTargetHoldsMoreWorkers(t *testing.T) {
 	y := newYarnTest(t)
+	y.waitIdle()
 	y.putBurstTailInput()
 	confDir := t.TempDir()
 	site := `<configuration>
