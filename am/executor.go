@@ -22,7 +22,7 @@ func (x executor) record(now time.Time, a core.Action) {
 
 func (x executor) WantWorkers(now time.Time, a core.WantWorkers) {
 	x.record(now, a)
-	x.l.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
+	x.l.world.WantWorkers(now, a)
 }
 
 // RunAttempt: an attempt that cannot reach its worker is reported killed,

@@ -27,10 +27,10 @@ type wantWorld struct {
 	wants int
 }
 
-func (w *wantWorld) WantWorkers(_ time.Time, _ core.GroupInfo, total int, _, _ []string) {
+func (w *wantWorld) WantWorkers(_ time.Time, a core.WantWorkers) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.wants += total
+	w.wants += a.Total
 }
 
 // fakeCommitter records what the AM asked and can hold a promotion until

@@ -41,9 +41,9 @@ vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 256}]
 // nopWorld starts nothing: the DAG stays queued.
 type nopWorld struct{}
 
-func (nopWorld) WantWorkers(time.Time, core.GroupInfo, int, []string, []string) {}
-func (nopWorld) NodeMB(string) int64                                            { return 0 }
-func (nopWorld) Tick(time.Time, core.Summary)                                   {}
-func (nopWorld) WorkerStopped(time.Time, string)                                {}
-func (nopWorld) WorkerMoved(time.Time, string, core.GroupInfo)                  {}
-func (nopWorld) Close() error                                                   { return nil }
+func (nopWorld) WantWorkers(time.Time, core.WantWorkers)       {}
+func (nopWorld) NodeMB(string) int64                           { return 0 }
+func (nopWorld) Tick(time.Time, core.Summary)                  {}
+func (nopWorld) WorkerStopped(time.Time, string)               {}
+func (nopWorld) WorkerMoved(time.Time, string, core.GroupInfo) {}
+func (nopWorld) Close() error                                  { return nil }

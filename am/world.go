@@ -13,9 +13,10 @@ import (
 // (a worker process exited, a container completed) by sending events to
 // the loop (Sender). (The simulator has its own executor over am/core.)
 type World interface {
-	// WantWorkers: group g wants total workers (running + requested).
-	// Avoid lists draining nodes, where no new worker may go.
-	WantWorkers(now time.Time, g core.GroupInfo, total int, prefer, avoid []string)
+	// WantWorkers: group a.Group wants a.Total workers (running +
+	// requested), not counting those on a.Draining's nodes; no new worker
+	// may go to a.Avoid's (core.WantWorkers).
+	WantWorkers(now time.Time, a core.WantWorkers)
 	// NodeMB is the memory of a node the world knows, for packing (0 = unknown).
 	NodeMB(node string) int64
 	// Tick lets the world act on time (provisioning, idle nodes), with

@@ -13,7 +13,7 @@ type executor struct{ e *engine }
 var _ core.Executor = executor{}
 
 func (x executor) WantWorkers(now time.Time, a core.WantWorkers) {
-	x.e.world.WantWorkers(now, a.Group, a.Total, a.Prefer, a.Avoid)
+	x.e.world.WantWorkers(now, a)
 }
 
 func (x executor) RunAttempt(now time.Time, a core.RunAttempt) { x.e.run(now, a) }

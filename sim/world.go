@@ -98,10 +98,11 @@ func (w *world) apply(now time.Time, evs []cluster.Event) {
 	}
 }
 
-// WantWorkers moves a group toward total workers.
-func (w *world) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []string, avoid []string) {
+// WantWorkers moves a group toward a.Total workers.
+func (w *world) WantWorkers(now time.Time, a core.WantWorkers) {
+	g := a.Group
 	w.groups[g.Name] = g
-	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores}, total, avoid)
+	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores}, a.Total, a.Avoid)
 	w.apply(now, evs)
 	var big *cluster.TooBigError
 	if errors.As(err, &big) && w.e.err == nil {

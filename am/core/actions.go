@@ -22,8 +22,18 @@ type WantWorkers struct {
 	Group  GroupInfo
 	Total  int
 	Prefer []string
-	// Avoid lists draining nodes: no new worker may go there.
+	// Avoid lists the nodes no new worker may go to: the draining ones,
+	// blacklisted and not RUNNING ones, and the slow nodes avoided for
+	// speculative backups.
 	Avoid []string
+	// Draining lists the nodes whose workers are leaving: the Core counts
+	// none of them in Total, though they may stay registered a long time
+	// (serving outputs a running DAG still reads). A world compares Total
+	// with the workers it holds less those on these nodes; counting them
+	// would let them stand in for the new workers the group needs
+	// meanwhile. A slow node in Avoid is not here: its workers still
+	// count.
+	Draining []string
 }
 
 // RunAttempt hands an attempt to a worker.

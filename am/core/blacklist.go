@@ -36,7 +36,7 @@ func (c *Core) noteAttemptEnd(a *attemptRun, r AttemptResult) {
 	c.blacklist[id] = why
 	c.warnf("node %s %s", id, why)
 	// Its workers finish what runs and serve what they hold, then stop;
-	// no new worker goes there (drainingNodes).
+	// no new worker goes there (closedNodes).
 	c.DrainNode(c.now, id, why, false)
 }
 

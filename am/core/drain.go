@@ -48,6 +48,10 @@ func (c *Core) DrainNode(now time.Time, node, reason string, waitDAGs bool) {
 	n.drain = ds
 	for w := range n.workers {
 		w.group.markDraining(w)
+		// Tell its group's total again even if it stays the same (a group
+		// at its maximum): the world learns the node drains, and stops
+		// counting the worker.
+		w.group.wanted = -1
 	}
 	c.logf("node %s draining: %s", node, reason)
 	c.stopDrained()
@@ -90,17 +94,27 @@ func (c *Core) stopDrained() {
 	}
 }
 
-// drainingNodes lists nodes the world must not put new workers on:
-// draining, blacklisted and not RUNNING (nodestate.go) ones.
+// drainingNodes lists the nodes whose workers are leaving (WantWorkers'
+// Draining): the Core counts none of their workers live, and the world
+// must not count them either.
 func (c *Core) drainingNodes() []string {
-	var out []string
-	if c.ndraining > 0 {
-		for id, n := range c.nodes {
-			if n.draining {
-				out = append(out, id)
-			}
+	if c.ndraining == 0 {
+		return nil
+	}
+	out := make([]string, 0, c.ndraining)
+	for id, n := range c.nodes {
+		if n.draining {
+			out = append(out, id)
 		}
 	}
+	sort.Strings(out)
+	return out
+}
+
+// closedNodes lists nodes the world must not put new workers on:
+// draining, blacklisted and not RUNNING (nodestate.go) ones.
+func (c *Core) closedNodes() []string {
+	out := c.drainingNodes()
 	for id := range c.blacklist {
 		if n := c.nodes[id]; n == nil || !n.draining {
 			out = append(out, id)
@@ -119,7 +133,7 @@ func (c *Core) drainingNodes() []string {
 // avoidNodes lists nodes the world must not put new workers on: the
 // draining ones and the slow nodes of DAGs asking for a backup's room.
 func (c *Core) avoidNodes() []string {
-	out := c.drainingNodes()
+	out := c.closedNodes()
 	if len(c.backupAvoid) == 0 {
 		return out
 	}

@@ -299,7 +299,7 @@ func (c *Core) updateWanted() {
 		want -= c.amWorkersIn(g)
 		if want != g.wanted || g.replan {
 			g.wanted, g.replan = want, false
-			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.avoidNodes()})
+			c.emit(WantWorkers{Group: g.info, Total: want, Prefer: c.planAsks(g, g.pending), Avoid: c.avoidNodes(), Draining: c.drainingNodes()})
 		}
 	}
 }

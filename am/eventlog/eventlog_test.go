@@ -109,7 +109,7 @@ func TestReplayPrintsTheCoresActions(t *testing.T) {
 	}
 	// A DAG arrives: the core logs it and asks for a worker of its group.
 	want := "A 2024-05-01T10:00:00.25Z Log {\"Warn\":false,\"Msg\":\"DAG t_dag_0001 (d) submitted: 1 vertices, 1 tasks, group g\"}\n" +
-		"A 2024-05-01T10:00:00.25Z WantWorkers {\"Group\":{\"Name\":\"g\",\"MemoryMB\":512,\"VCores\":1,\"Env\":null},\"Total\":1,\"Prefer\":null,\"Avoid\":null}\n"
+		"A 2024-05-01T10:00:00.25Z WantWorkers {\"Group\":{\"Name\":\"g\",\"MemoryMB\":512,\"VCores\":1,\"Env\":null},\"Total\":1,\"Prefer\":null,\"Avoid\":null,\"Draining\":null}\n"
 	if out.String() != want {
 		t.Errorf("replay printed\n%s\nwant\n%s", out.String(), want)
 	}

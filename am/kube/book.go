@@ -22,10 +22,13 @@ import (
 type Book struct {
 	o      Options
 	groups map[string]*groupBook
-	avoid  map[string]bool
-	pods   map[string]*pod
-	seq    int
-	nodes  map[string]int64 // node → allocatable MB
+	// avoid: the nodes no new pod may go to; draining: the nodes whose
+	// pods no longer count toward their groups (core.WantWorkers).
+	avoid    map[string]bool
+	draining map[string]bool
+	pods     map[string]*pod
+	seq      int
+	nodes    map[string]int64 // node → allocatable MB
 	// reported: the node list the core was last told, to send only
 	// changes.
 	reported []core.ClusterNode
@@ -73,24 +76,39 @@ func NewBook(o Options) (*Book, error) {
 	if o.OutputDir == "" {
 		o.OutputDir = "/ebb/work"
 	}
-	return &Book{o: o, groups: map[string]*groupBook{}, avoid: map[string]bool{}, pods: map[string]*pod{},
-		nodes: map[string]int64{}}, nil
+	return &Book{o: o, groups: map[string]*groupBook{}, avoid: map[string]bool{}, draining: map[string]bool{},
+		pods: map[string]*pod{}, nodes: map[string]int64{}}, nil
 }
 
 // Want records a group's wished total (its pods that count, planned to
 // running). Prefer names the nodes its new pods should go to ("" for
-// anywhere); avoid is the set of draining nodes.
-func (b *Book) Want(g core.GroupInfo, total int, prefer, avoid []string) {
+// anywhere); Avoid the nodes no new pod may go to; Draining the nodes
+// whose pods no longer count. Both lists replace the previous ones.
+func (b *Book) Want(a core.WantWorkers) {
+	b.WantNone(a.Group)
+	gb := b.groups[a.Group.Name]
+	gb.want, gb.prefer = a.Total, slices.Clone(a.Prefer)
+	b.avoid = setOf(a.Avoid)
+	b.draining = setOf(a.Draining)
+}
+
+// WantNone sets a group's wished total to 0, the node lists unchanged (a
+// group refused by the API server).
+func (b *Book) WantNone(g core.GroupInfo) {
 	gb, ok := b.groups[g.Name]
 	if !ok {
 		gb = &groupBook{}
 		b.groups[g.Name] = gb
 	}
-	gb.info, gb.want, gb.prefer = g, total, slices.Clone(prefer)
-	b.avoid = map[string]bool{}
-	for _, n := range avoid {
-		b.avoid[n] = true
+	gb.info, gb.want, gb.prefer = g, 0, nil
+}
+
+func setOf(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
 	}
+	return out
 }
 
 // Counted is how many pods count toward a group: not told to stop, not
@@ -98,11 +116,14 @@ func (b *Book) Want(g core.GroupInfo, total int, prefer, avoid []string) {
 // worker out of its group as soon as its node drains (it is leaving), so
 // the total it wants is of the others; a worker that stays on to serve
 // its outputs must not stand in for a new one its group needs meanwhile
-// (with every node draining, that new worker would never come).
+// (with every node draining, that new worker would never come). A pod on
+// a node merely avoided (a slow one, kept clear for speculative backups)
+// still counts: the core counts its worker live, and a new pod for it
+// would be surplus.
 func (b *Book) Counted(group string) int {
 	n := 0
 	for _, p := range b.pods {
-		if p.group == group && p.counts() && !b.avoid[p.node] {
+		if p.group == group && p.counts() && !b.draining[p.node] {
 			n++
 		}
 	}

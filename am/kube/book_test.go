@@ -80,7 +80,10 @@ type step struct {
 }
 
 func want(g core.GroupInfo, n int, prefer, avoid []string) func(*Book) []string {
-	return func(b *Book) []string { b.Want(g, n, prefer, avoid); return describe(b.Plan()) }
+	return wants(core.WantWorkers{Group: g, Total: n, Prefer: prefer, Avoid: avoid})
+}
+func wants(a core.WantWorkers) func(*Book) []string {
+	return func(b *Book) []string { b.Want(a); return describe(b.Plan()) }
 }
 func podEv(s PodStatus) func(*Book) []string {
 	return func(b *Book) []string { return describeEvents(b.PodObserved(s)) }
@@ -161,7 +164,24 @@ func TestBookDrainingWorkersDoNotCount(t *testing.T) {
 		{podEv(running("app1-w-2", "n2")), nil},
 		// Every node drains, and an attempt needs a worker: one new pod,
 		// away from the draining nodes; the running ones stay.
-		{want(gMap, 1, nil, []string{"n1", "n2"}), []string{"create app1-w-3 group=map avoid=n1,n2"}},
+		{wants(core.WantWorkers{Group: gMap, Total: 1, Avoid: []string{"n1", "n2"}, Draining: []string{"n1", "n2"}}),
+			[]string{"create app1-w-3 group=map avoid=n1,n2"}},
+		{plan, nil},
+	})
+}
+
+// A pod on a node that is only avoided (a slow node kept clear for
+// speculative backups), not draining, still counts: the core counts its
+// worker live, so a new pod for it would be surplus.
+func TestBookPodsOnAvoidedNodesCount(t *testing.T) {
+	runScript(t, []step{
+		{want(gMap, 2, nil, nil), []string{"create app1-w-1 group=map", "create app1-w-2 group=map"}},
+		{podEv(running("app1-w-1", "n1")), nil},
+		{podEv(running("app1-w-2", "n2")), nil},
+		// n1 is slow: new pods avoid it, and the group keeps its two.
+		{want(gMap, 2, nil, []string{"n1"}), nil},
+		// One more wanted: one new pod, away from n1.
+		{want(gMap, 3, nil, []string{"n1"}), []string{"create app1-w-3 group=map avoid=n1"}},
 		{plan, nil},
 	})
 }
@@ -281,7 +301,7 @@ func TestBookPodSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := core.GroupInfo{Name: "Map Group/1", MemoryMB: 4096, VCores: 2, Env: map[string]string{"X": "1"}}
-	b.Want(g, 1, []string{"n1"}, []string{"n9"})
+	b.Want(core.WantWorkers{Group: g, Total: 1, Prefer: []string{"n1"}, Avoid: []string{"n9"}})
 	a := b.Plan()
 	if len(a.Create) != 1 {
 		t.Fatalf("creates %d pods, want 1", len(a.Create))

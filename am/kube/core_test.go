@@ -36,10 +36,21 @@ type bench struct {
 	b   *Book
 	r   *recorder
 	now time.Time
+	// node: where the pods the plan creates run.
+	node string
 }
 
+const oneTask = `
+name: k
+containerGroup: {name: g, workerMemoryMB: 4096}
+vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 1024}]
+`
+
 // newBench: maxFailed failures fail a task and its DAG.
-func newBench(t *testing.T, maxFailed int) *bench {
+func newBench(t *testing.T, maxFailed int) *bench { return newBenchOf(t, maxFailed, oneTask) }
+
+// newBenchOf runs the DAG of spec.
+func newBenchOf(t *testing.T, maxFailed int, spec string) *bench {
 	t.Helper()
 	o := amconf.Defaults()
 	o.IDPrefix, o.SlowStart = "app_1_0001", 0
@@ -52,23 +63,19 @@ func newBench(t *testing.T, maxFailed int) *bench {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := dag.Parse("x.yaml", []byte(`
-name: k
-containerGroup: {name: g, workerMemoryMB: 4096}
-vertices: [{name: v, command: "true", parallelism: 1, memoryMB: 1024}]
-`))
+	d, err := dag.Parse("x.yaml", []byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bn := &bench{t: t, c: c, b: b, r: &recorder{}, now: time.Unix(1_800_000_000, 0)}
-	if _, err := c.SubmitDAG(bn.now, core.Submission{Spec: spec}); err != nil {
+	bn := &bench{t: t, c: c, b: b, r: &recorder{}, now: time.Unix(1_800_000_000, 0), node: "n1"}
+	if _, err := c.SubmitDAG(bn.now, core.Submission{Spec: d}); err != nil {
 		t.Fatal(err)
 	}
 	return bn
 }
 
 // step drains the core, hands its wants to the Book, and runs every pod
-// the plan creates on node n1, registering its worker; it returns the
+// the plan creates on bn.node, registering its worker; it returns the
 // attempts the core started.
 func (bn *bench) step() []core.RunAttempt {
 	bn.t.Helper()
@@ -77,12 +84,12 @@ func (bn *bench) step() []core.RunAttempt {
 		bn.c.Apply(bn.now, core.Tick{})
 		bn.c.Drain(bn.now, bn.r)
 		for _, w := range bn.r.wants {
-			bn.b.Want(w.Group, w.Total, w.Prefer, w.Avoid)
+			bn.b.Want(w)
 		}
 		bn.r.wants = nil
 		for _, p := range bn.b.Plan().Create {
-			bn.b.PodObserved(PodStatus{Name: p.Name, Phase: PhaseRunning, Node: "n1"})
-			info := core.WorkerInfo{ID: p.Name, Group: "g", Node: "n1", NodeMB: 65536, MemoryMB: p.MemoryMB, VCores: 1}
+			bn.b.PodObserved(PodStatus{Name: p.Name, Phase: PhaseRunning, Node: bn.node})
+			info := core.WorkerInfo{ID: p.Name, Group: "g", Node: bn.node, NodeMB: 65536, MemoryMB: p.MemoryMB, VCores: 1}
 			if err := bn.c.WorkerRegistered(bn.now, info); err != nil {
 				bn.t.Fatal(err)
 			}
@@ -202,5 +209,65 @@ func TestCoreOOMKilledPodRetriesWithMoreMemory(t *testing.T) {
 				t.Errorf("%d failed attempts, want 1 (the OOM kill)", st.Failed)
 			}
 		})
+	}
+}
+
+// The hang the Book's count rule prevents, core and Book together: a
+// producer runs on n1, n1 drains (a scale-in), and once the producer is
+// done its worker stays to serve the output while the consumer queues.
+// The core counts that worker out and wants one new one; the Book must
+// not let the draining pod stand in for it, or the DAG waits for ever.
+func TestCoreDrainedNodeGetsANewWorker(t *testing.T) {
+	bn := newBenchOf(t, 1, `
+name: k
+containerGroup: {name: g, workerMemoryMB: 4096}
+vertices:
+  - {name: produce, command: "true", parallelism: 1, memoryMB: 1024}
+  - {name: consume, command: "true", parallelism: 1, memoryMB: 1024}
+edges: [{from: produce, to: consume, type: scatter-gather}]
+`)
+	first := bn.step()
+	if len(first) != 1 {
+		t.Fatalf("started %d attempts, want the producer", len(first))
+	}
+	bn.c.DrainNode(bn.now, "n1", "scale-in", false)
+	bn.node = "n2"
+	bn.c.AttemptUpdate(bn.now, core.AttemptUpdate{AttemptID: first[0].Attempt.ID, Result: core.AttemptSucceeded})
+	second := bn.step()
+	if len(second) != 1 || second[0].Worker == first[0].Worker {
+		t.Fatalf("after n1 drained: started %+v, want the consumer on a new worker", second)
+	}
+	bn.c.AttemptUpdate(bn.now, core.AttemptUpdate{AttemptID: second[0].Attempt.ID, Result: core.AttemptSucceeded})
+	bn.step()
+	if len(bn.r.ended) != 1 || bn.r.ended[0].DAG.State != core.DAGSucceeded {
+		t.Fatalf("DAG ended %+v, want it succeeded", bn.r.ended)
+	}
+}
+
+// A group at its maximum: when its only node drains, the total the core
+// wants stays the same (1 worker, one task queued), yet the Book must
+// hear that the node drains, or it keeps counting the draining pod.
+func TestCoreDrainAtTheMaximumGetsANewWorker(t *testing.T) {
+	bn := newBenchOf(t, 1, `
+name: k
+containerGroup: {name: g, workerMemoryMB: 4096, maxWorkers: 1}
+vertices: [{name: v, command: "true", parallelism: 2, memoryMB: 3072}]
+`)
+	first := bn.step()
+	if len(first) != 1 {
+		t.Fatalf("started %d attempts, want 1 (the other waits: one worker at most, room for one)", len(first))
+	}
+	bn.c.DrainNode(bn.now, "n1", "scale-in", false)
+	bn.node = "n2"
+	second := bn.step()
+	if len(second) != 1 || second[0].Worker == first[0].Worker {
+		t.Fatalf("after n1 drained: started %+v, want the other task on a new worker", second)
+	}
+	for _, r := range append(first, second...) {
+		bn.c.AttemptUpdate(bn.now, core.AttemptUpdate{AttemptID: r.Attempt.ID, Result: core.AttemptSucceeded})
+	}
+	bn.step()
+	if len(bn.r.ended) != 1 || bn.r.ended[0].DAG.State != core.DAGSucceeded {
+		t.Fatalf("DAG ended %+v, want it succeeded", bn.r.ended)
 	}
 }

@@ -72,7 +72,7 @@ func (l *loopModel) apply(ev core.Event) {
 	if g, ok := ev.(core.WorkerGone); ok {
 		l.w.KillWorker(now, g.Worker)
 	}
-	l.w.WantWorkers(now, gMap, 1+n%4, []string{"n1"}, nil)
+	l.w.WantWorkers(now, core.WantWorkers{Group: gMap, Total: 1 + n%4, Prefer: []string{"n1"}})
 	l.w.WorkersViewed(now, []core.WorkerView{{ID: fmt.Sprintf("app1-w-%d", n%8), Outputs: map[string]int{"dag_1": n % 2}}})
 	l.w.Tick(now, core.Summary{})
 }
@@ -153,7 +153,7 @@ func TestWorldUnderManyConcurrentCallers(t *testing.T) {
 	})
 	call(func(i int) {
 		now := time.Now()
-		w.WantWorkers(now, core.GroupInfo{Name: "reduce", MemoryMB: 2048, VCores: 1}, i%3, nil, []string{"n2"})
+		w.WantWorkers(now, core.WantWorkers{Group: core.GroupInfo{Name: "reduce", MemoryMB: 2048, VCores: 1}, Total: i % 3, Avoid: []string{"n2"}})
 		w.WorkerStopped(now, fmt.Sprintf("app1-w-%d", i%8))
 		w.WorkerMoved(now, fmt.Sprintf("app1-w-%d", (i+3)%8), core.GroupInfo{Name: "reduce", MemoryMB: 2048})
 	})
@@ -176,7 +176,7 @@ func TestWorldUnderManyConcurrentCallers(t *testing.T) {
 		t.Fatalf("the callers did not finish within 2 min: a deadlock?\n%s", buf[:runtime.Stack(buf, true)])
 	}
 	// The executor still answers: a new group's wish becomes a pod.
-	w.WantWorkers(time.Now(), core.GroupInfo{Name: "last", MemoryMB: 1024, VCores: 1}, 1, nil, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: core.GroupInfo{Name: "last", MemoryMB: 1024, VCores: 1}, Total: 1})
 	eventually(t, "the last group's pod", func() bool {
 		l, err := pods.List(ctx, metav1.ListOptions{LabelSelector: kube.LabelGroup + "=last"})
 		return err == nil && len(l.Items) == 1

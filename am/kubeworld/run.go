@@ -171,7 +171,7 @@ func (w *World) create(ctx context.Context, s kube.PodSpec) bool {
 	first := permanent && !w.refused[group]
 	if permanent {
 		w.refused[group] = true
-		w.book.Want(core.GroupInfo{Name: group}, 0, nil, nil)
+		w.book.WantNone(core.GroupInfo{Name: group})
 	}
 	w.mu.Unlock()
 	if first {

@@ -94,10 +94,11 @@ func (w *World) poke() {
 // WantWorkers records what group g wants; a group whose workers are
 // larger than every node is refused instead (no pod of it could ever be
 // placed).
-func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, avoid []string) {
+func (w *World) WantWorkers(_ time.Time, a core.WantWorkers) {
+	g := a.Group
 	w.mu.Lock()
 	largest := w.book.LargestNodeMB()
-	if total > 0 && largest > 0 && g.MemoryMB > largest {
+	if a.Total > 0 && largest > 0 && g.MemoryMB > largest {
 		first := !w.refused[g.Name]
 		w.refused[g.Name] = true
 		w.mu.Unlock()
@@ -106,7 +107,7 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 		}
 		return
 	}
-	w.book.Want(g, total, prefer, avoid)
+	w.book.Want(a)
 	w.mu.Unlock()
 	w.poke()
 }

@@ -133,7 +133,7 @@ func TestWantedWorkersBecomePods(t *testing.T) {
 	if got := w.NodeMB("n2"); got != 8192 {
 		t.Errorf("NodeMB(n2) = %d, want 8192", got)
 	}
-	w.WantWorkers(time.Now(), gMap, 2, []string{"n1"}, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: gMap, Total: 2, Prefer: []string{"n1"}})
 	eventually(t, "two pods", func() bool { return len(listPods(t, cs)) == 2 })
 	p := listPods(t, cs)[0]
 	c := p.Spec.Containers[0]
@@ -154,7 +154,7 @@ func TestWantedWorkersBecomePods(t *testing.T) {
 		t.Errorf("preferred affinity %v, want n1", pref)
 	}
 	// Fewer wanted: the surplus pod, not running, is deleted.
-	w.WantWorkers(time.Now(), gMap, 1, nil, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: gMap, Total: 1})
 	eventually(t, "one pod left", func() bool { return len(listPods(t, cs)) == 1 })
 }
 
@@ -162,7 +162,7 @@ func TestWantedWorkersBecomePods(t *testing.T) {
 // lost as preempted (no failure counted); the ended pod is deleted.
 func TestPreemptedPodIsALostWorkerNotAFailure(t *testing.T) {
 	w, cs, ev := start(t, 0, node("n1", 16384))
-	w.WantWorkers(time.Now(), gMap, 1, nil, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: gMap, Total: 1})
 	eventually(t, "a pod", func() bool { return len(listPods(t, cs)) == 1 })
 	name := listPods(t, cs)[0].Name
 	setStatus(t, cs, name, func(p *corev1.Pod) { p.Spec.NodeName = "n1"; p.Status.Phase = corev1.PodRunning })
@@ -197,7 +197,7 @@ func TestPreemptedPodIsALostWorkerNotAFailure(t *testing.T) {
 // clock, the group is refused with it, never a silent hang.
 func TestUnschedulablePodFailsItsGroupAfterTheTimeout(t *testing.T) {
 	w, cs, ev := start(t, 5*time.Minute, node("n1", 16384))
-	w.WantWorkers(time.Now(), gMap, 1, nil, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: gMap, Total: 1})
 	eventually(t, "a pod", func() bool { return len(listPods(t, cs)) == 1 })
 	const msg = "0/1 nodes are available: 1 Insufficient memory. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
 	setStatus(t, cs, listPods(t, cs)[0].Name, func(p *corev1.Pod) {
@@ -236,7 +236,7 @@ func TestWorkerLargerThanAnyNodeIsRefused(t *testing.T) {
 	w, cs, ev := start(t, 0, node("n1", 8192), node("n2", 4096))
 	eventually(t, "nodes", func() bool { return w.NodeMB("n2") == 4096 })
 	big := core.GroupInfo{Name: "big", MemoryMB: 16384, VCores: 1}
-	w.WantWorkers(time.Now(), big, 1, nil, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: big, Total: 1})
 	eventually(t, "the group refused", func() bool {
 		for _, e := range ev.all() {
 			if g, ok := e.(core.GroupRefused); ok && g.Group == "big" && strings.Contains(g.Reason, "largest: 8192 MB") {
@@ -271,7 +271,7 @@ func TestLiveWorkerPodsAreAdoptedAtStart(t *testing.T) {
 	old.Spec.NodeName = "n1"
 	old.Status.Phase = corev1.PodRunning
 	w, cs, _ := start(t, 0, node("n1", 16384), old)
-	w.WantWorkers(time.Now(), gMap, 2, nil, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: gMap, Total: 2})
 	eventually(t, "a second pod", func() bool { return len(listPods(t, cs)) == 2 })
 	names := []string{listPods(t, cs)[0].Name, listPods(t, cs)[1].Name}
 	if names[0] != "app1-w-7" || names[1] != "app1-w-8" {
@@ -283,7 +283,7 @@ func TestLiveWorkerPodsAreAdoptedAtStart(t *testing.T) {
 // "false", and unmarked when it holds none.
 func TestWorkerHoldingOutputsIsNotSafeToEvict(t *testing.T) {
 	w, cs, _ := start(t, 0, node("n1", 16384))
-	w.WantWorkers(time.Now(), gMap, 1, nil, nil)
+	w.WantWorkers(time.Now(), core.WantWorkers{Group: gMap, Total: 1})
 	eventually(t, "a pod", func() bool { return len(listPods(t, cs)) == 1 })
 	name := listPods(t, cs)[0].Name
 	setStatus(t, cs, name, func(p *corev1.Pod) { p.Spec.NodeName = "n1"; p.Status.Phase = corev1.PodRunning })

@@ -128,10 +128,11 @@ func (w *World) CheckSpec(spec *dag.Spec) error {
 // NodeMB reports a node's memory.
 func (w *World) NodeMB(string) int64 { return w.o.NodeMB }
 
-// WantWorkers starts or cancels workers of a group to reach total.
-func (w *World) WantWorkers(now time.Time, g core.GroupInfo, total int, _ []string, avoid []string) {
+// WantWorkers starts or cancels workers of a group to reach a.Total.
+func (w *World) WantWorkers(now time.Time, a core.WantWorkers) {
+	g := a.Group
 	w.groups[g.Name] = g
-	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores, Types: g.Resources}, total, avoid)
+	evs, err := w.m.Want(now, cluster.Group{Name: g.Name, MemoryMB: g.MemoryMB, VCores: g.VCores, Types: g.Resources}, a.Total, a.Avoid)
 	if err != nil {
 		var tb *cluster.TooBigError
 		hint := "raise ebb.local.node.memory.mb"

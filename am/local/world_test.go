@@ -158,7 +158,7 @@ func (h *harness) args(worker string) string {
 // and queues the fifth. Only workers on the ready node get processes.
 func TestNodesUpToCap(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 1, MaxNodes: 2, NodeMB: 8192, ProvisionDelay: 30 * time.Second, IdleNodeTime: time.Hour})
-	h.w.WantWorkers(t0, group("g", 4096, "sleep"), 5, nil, nil)
+	h.w.WantWorkers(t0, core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 5})
 	h.expect("after want", "local-node-01:up:worker-0001,worker-0002", "local-node-02:coming:worker-0003,worker-0004")
 	if p, _ := h.w.Started(); p != 2 {
 		t.Errorf("%d processes started, want 2", p)
@@ -172,7 +172,7 @@ func TestNodesUpToCap(t *testing.T) {
 // for, seen only through the now passed to Tick.
 func TestProvisioningDelay(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 1, MaxNodes: 2, NodeMB: 8192, ProvisionDelay: 30 * time.Second, IdleNodeTime: time.Hour})
-	h.w.WantWorkers(sec(5), group("g", 4096, "sleep"), 4, nil, nil)
+	h.w.WantWorkers(sec(5), core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 4})
 	// Asked for at 5 s: up at 35 s.
 	if at, ok := h.w.Wake(); !ok || !at.Equal(sec(35)) {
 		t.Errorf("Wake = %s, %v; want 35 s", at.Sub(t0), ok)
@@ -193,7 +193,7 @@ func TestProvisioningDelay(t *testing.T) {
 // process exited, not before, and its name is not reused.
 func TestIdleNodeRemoved(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 2, MaxNodes: 3, NodeMB: 8192, IdleNodeTime: 10 * time.Second})
-	h.w.WantWorkers(t0, group("g", 4096, "sleep"), 1, nil, nil)
+	h.w.WantWorkers(t0, core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 1})
 	// local-node-02 is empty from 0 s: it goes at 10 s; 01 keeps its worker.
 	h.w.Tick(sec(9), core.Summary{})
 	h.expect("at 9 s", "local-node-01:up:worker-0001", "local-node-02:up:")
@@ -208,7 +208,7 @@ func TestIdleNodeRemoved(t *testing.T) {
 	h.w.Tick(sec(30), core.Summary{})
 	h.expect("at 30 s")
 	// A new worker needs a new node, named after the last.
-	h.w.WantWorkers(sec(31), group("g", 4096, "sleep"), 1, nil, nil)
+	h.w.WantWorkers(sec(31), core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 1})
 	h.expect("at 31 s", "local-node-03:up:worker-0002")
 }
 
@@ -216,10 +216,10 @@ func TestIdleNodeRemoved(t *testing.T) {
 // worker, even when they are the emptiest or the first.
 func TestDrainingNodeGetsNoWorker(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 2, MaxNodes: 2, NodeMB: 8192, IdleNodeTime: time.Hour})
-	h.w.WantWorkers(t0, group("g", 4096, "sleep"), 2, nil, []string{"local-node-01"})
+	h.w.WantWorkers(t0, core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 2, Avoid: []string{"local-node-01"}})
 	h.expect("avoiding 01", "local-node-01:up:", "local-node-02:up:worker-0001,worker-0002")
 	// 02 is full and 01 drains: the third waits, as at the cap.
-	h.w.WantWorkers(sec(1), group("g", 4096, "sleep"), 3, nil, []string{"local-node-01"})
+	h.w.WantWorkers(sec(1), core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 3, Avoid: []string{"local-node-01"}})
 	h.expect("third waits", "local-node-01:up:", "local-node-02:up:worker-0001,worker-0002")
 }
 
@@ -228,9 +228,9 @@ func TestDrainingNodeGetsNoWorker(t *testing.T) {
 func TestStoppedWorkerFreesMemoryOnExit(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 1, MaxNodes: 1, NodeMB: 8192, IdleNodeTime: time.Hour})
 	g := group("g", 4096, "sleep")
-	h.w.WantWorkers(t0, g, 2, nil, nil)
+	h.w.WantWorkers(t0, core.WantWorkers{Group: g, Total: 2})
 	h.w.WorkerStopped(sec(1), "worker-0001")
-	h.w.WantWorkers(sec(1), g, 2, nil, nil) // worker-0003 replaces it, no room yet
+	h.w.WantWorkers(sec(1), core.WantWorkers{Group: g, Total: 2}) // worker-0003 replaces it, no room yet
 	h.expect("stopped, not exited", "local-node-01:up:worker-0001,worker-0002")
 	h.kill("worker-0001")
 	h.exit(sec(2))
@@ -247,10 +247,10 @@ func TestStoppedWorkerFreesMemoryOnExit(t *testing.T) {
 // reported to the core; the core will ask again.
 func TestUnexpectedExit(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 1, MaxNodes: 1, NodeMB: 8192, IdleNodeTime: time.Hour})
-	h.w.WantWorkers(t0, group("g", 4096, "exit"), 1, nil, nil)
+	h.w.WantWorkers(t0, core.WantWorkers{Group: group("g", 4096, "exit"), Total: 1})
 	h.exit(sec(1))
 	h.expect("after exit", "local-node-01:up:")
-	h.w.WantWorkers(sec(2), group("g", 4096, "sleep"), 1, nil, nil)
+	h.w.WantWorkers(sec(2), core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 1})
 	h.expect("asked again", "local-node-01:up:worker-0002")
 }
 
@@ -259,7 +259,7 @@ func TestUnexpectedExit(t *testing.T) {
 func TestStartFailure(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 1, MaxNodes: 1, NodeMB: 8192, IdleNodeTime: time.Hour,
 		Executable: filepath.Join(t.TempDir(), "no-such-ebb")})
-	h.w.WantWorkers(t0, group("g", 4096, "sleep"), 1, nil, nil)
+	h.w.WantWorkers(t0, core.WantWorkers{Group: group("g", 4096, "sleep"), Total: 1})
 	h.expect("after a failed start", "local-node-01:up:")
 	if p, _ := h.w.Started(); p != 0 {
 		t.Errorf("%d processes started, want 0", p)
@@ -287,7 +287,7 @@ func TestNodeTypesPlaceWorkers(t *testing.T) {
 	h := newHarness(t, Options{Nodes: 2, MaxNodes: 2, NodeMB: 8192, NodeTypes: map[string]int64{"yarn.io/gpu": 1}, IdleNodeTime: time.Hour})
 	g := group("g", 1024, "sleep")
 	g.Resources = map[string]int64{"yarn.io/gpu": 1}
-	h.w.WantWorkers(t0, g, 3, nil, nil)
+	h.w.WantWorkers(t0, core.WantWorkers{Group: g, Total: 3})
 	h.expect("GPU workers", "local-node-01:up:worker-0001", "local-node-02:up:worker-0002")
 	spec, err := dag.Parse("d.yaml", []byte("name: d\ncontainerGroup: {name: g, workerMemoryMB: 1024}\nvertices: [{name: v, command: \"true\", parallelism: 1, memoryMB: 512, resources: {yarn.io/gpu: 2}}]\n"))
 	if err != nil {

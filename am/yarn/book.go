@@ -27,7 +27,11 @@ type Book struct {
 	sent      map[askKey]Ask
 	release   []ContainerID
 	releasing map[ContainerID]bool // released, not yet reported completed
+	// avoid: the nodes no new container may go to (the RM's blacklist);
+	// draining: the nodes whose containers no longer count toward their
+	// groups (core.WantWorkers).
 	avoid     map[string]bool
+	draining  map[string]bool
 	sentAvoid map[string]bool
 	// IncludePort: the RM names nodes host:port
 	// (yarn.scheduler.include-port-in-node-name), else by host.
@@ -51,13 +55,16 @@ type held struct {
 func NewBook() *Book {
 	return &Book{groups: map[string]*groupBook{}, byPrio: map[int32]*groupBook{}, held: map[ContainerID]*held{},
 		racks: map[string]string{}, sent: map[askKey]Ask{}, releasing: map[ContainerID]bool{},
-		avoid: map[string]bool{}, sentAvoid: map[string]bool{}}
+		avoid: map[string]bool{}, draining: map[string]bool{}, sentAvoid: map[string]bool{}}
 }
 
-// Want records a group's wished total (held + requested). Prefer, when
-// set, turns its pending containers into strict node-level requests
-// spread over those nodes; avoid is the set of draining nodes.
-func (b *Book) Want(g core.GroupInfo, total int, prefer, avoid []string) {
+// Want records a group's wished total (held + requested, those held on
+// Draining's nodes left out). Prefer, when set, turns its pending
+// containers into strict node-level requests spread over those nodes;
+// Avoid is the set of nodes no new container may go to (blacklisted at
+// the RM). Both node lists replace the previous ones.
+func (b *Book) Want(a core.WantWorkers) {
+	g := a.Group
 	gb, ok := b.groups[g.Name]
 	if !ok {
 		b.nextPrio++
@@ -65,11 +72,17 @@ func (b *Book) Want(g core.GroupInfo, total int, prefer, avoid []string) {
 		b.groups[g.Name] = gb
 		b.byPrio[gb.prio] = gb
 	}
-	gb.info, gb.want, gb.prefer = g, total, append([]string(nil), prefer...)
-	b.avoid = map[string]bool{}
-	for _, n := range avoid {
-		b.avoid[n] = true
+	gb.info, gb.want, gb.prefer = g, a.Total, append([]string(nil), a.Prefer...)
+	b.avoid = setOf(a.Avoid)
+	b.draining = setOf(a.Draining)
+}
+
+func setOf(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
 	}
+	return out
 }
 
 // SetRack records a node's rack (from the RM's node reports).
@@ -80,11 +93,17 @@ func (b *Book) SetRack(node, rack string) {
 }
 
 // Held counts the containers a group holds (launched or launching, not
-// stopped).
+// stopped, not on a draining node). The Core counts a worker out of its
+// group as soon as its node drains, though it may stay a long time to
+// serve outputs a running DAG still reads, and its Total is of the
+// others: counted here, the draining containers would stand in for the
+// new ones the group needs meanwhile (with every node draining, none
+// would ever be asked for). A node merely avoided (a slow one kept clear
+// for speculative backups) is not draining: its containers still count.
 func (b *Book) Held(group string) int {
 	n := 0
 	for _, h := range b.held {
-		if h.group == group && !h.stopped {
+		if h.group == group && !h.stopped && !b.draining[h.c.Node] {
 			n++
 		}
 	}

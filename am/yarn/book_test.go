@@ -27,8 +27,8 @@ func anyAsk(prio int32, g core.GroupInfo, n int32, relax bool) Ask {
 
 func TestBookAsksAreAbsoluteTotals(t *testing.T) {
 	b := NewBook()
-	b.Want(small, 3, nil, nil)
-	b.Want(big, 1, nil, nil)
+	b.Want(core.WantWorkers{Group: small, Total: 3})
+	b.Want(core.WantWorkers{Group: big, Total: 1})
 	// One priority per group, in order of first appearance.
 	got := b.Request()
 	want := []Ask{anyAsk(1, small, 3, true), anyAsk(2, big, 1, true)}
@@ -52,9 +52,9 @@ func TestBookAsksAreAbsoluteTotals(t *testing.T) {
 	if r := b.Request(); !reflect.DeepEqual(r.Asks, []Ask{anyAsk(1, small, 2, true)}) {
 		t.Errorf("after a loss asks %+v, want small ANY 2", r.Asks)
 	}
-	b.Want(small, 3, nil, nil) // unchanged: still 1 held + 2 asked
+	b.Want(core.WantWorkers{Group: small, Total: 3}) // unchanged: still 1 held + 2 asked
 	// The group wants fewer: 1 held, want 1 → cancel with a 0 row.
-	b.Want(small, 1, nil, nil)
+	b.Want(core.WantWorkers{Group: small, Total: 1})
 	if r := b.Request(); !reflect.DeepEqual(r.Asks, []Ask{anyAsk(1, small, 0, true)}) {
 		t.Errorf("after lowering asks %+v, want small ANY 0", r.Asks)
 	}
@@ -62,7 +62,7 @@ func TestBookAsksAreAbsoluteTotals(t *testing.T) {
 
 func TestBookMatchesByPriorityAndReleasesSurplus(t *testing.T) {
 	b := NewBook()
-	b.Want(small, 1, nil, []string{"drain:1"})
+	b.Want(core.WantWorkers{Group: small, Total: 1, Avoid: []string{"drain:1"}})
 	b.Request()
 	keep, rel := b.Allocated([]Container{
 		ctr(2, 1, "n1:1"),    // kept: small wants 1
@@ -95,7 +95,7 @@ func TestBookMatchesByPriorityAndReleasesSurplus(t *testing.T) {
 func TestBookRelaxedWhenSomeMayGoAnywhere(t *testing.T) {
 	b := NewBook()
 	b.IncludePort = true
-	b.Want(small, 2, []string{"n1:1", ""}, nil)
+	b.Want(core.WantWorkers{Group: small, Total: 2, Prefer: []string{"n1:1", ""}})
 	cap := capability(small)
 	want := []Ask{
 		{1, "*", cap, 2, true, ""},
@@ -111,7 +111,7 @@ func TestBookStrictNodeRequests(t *testing.T) {
 	b := NewBook()
 	b.IncludePort = true
 	b.SetRack("n1:1", "/r1")
-	b.Want(small, 3, []string{"n1:1", "n2:1"}, nil)
+	b.Want(core.WantWorkers{Group: small, Total: 3, Prefer: []string{"n1:1", "n2:1"}})
 	cap := capability(small)
 	// 3 containers dealt over two nodes: 2 on n1, 1 on n2; node rows
 	// relax, rack and ANY rows strict.
@@ -135,7 +135,7 @@ func TestBookStrictNodeRequests(t *testing.T) {
 	b.Request()
 	// Back to "anywhere": the node and rack rows are cancelled with the
 	// relax value they had; ANY becomes relaxed.
-	b.Want(small, 3, nil, nil)
+	b.Want(core.WantWorkers{Group: small, Total: 3})
 	want = []Ask{
 		{1, "*", cap, 3, true, ""},
 		{1, "/default-rack", cap, 0, false, ""},
@@ -150,7 +150,7 @@ func TestBookStrictNodeRequests(t *testing.T) {
 
 func TestBookHostNamesWithoutPort(t *testing.T) {
 	b := NewBook()
-	b.Want(small, 1, []string{"host-a:8041"}, []string{"host-b:8041"})
+	b.Want(core.WantWorkers{Group: small, Total: 1, Prefer: []string{"host-a:8041"}, Avoid: []string{"host-b:8041"}})
 	r := b.Request()
 	names := map[string]bool{}
 	for _, a := range r.Asks {
@@ -167,19 +167,65 @@ func TestBookHostNamesWithoutPort(t *testing.T) {
 func TestBookBlacklistFollowsDrainingNodes(t *testing.T) {
 	b := NewBook()
 	b.IncludePort = true
-	b.Want(small, 0, nil, []string{"n1:1", "n2:1"})
+	b.Want(core.WantWorkers{Group: small, Avoid: []string{"n1:1", "n2:1"}})
 	if r := b.Request(); !reflect.DeepEqual(r.BlacklistAdd, []string{"n1:1", "n2:1"}) || r.BlacklistRemove != nil {
 		t.Errorf("blacklist +%v -%v", r.BlacklistAdd, r.BlacklistRemove)
 	}
-	b.Want(small, 0, nil, []string{"n2:1"})
+	b.Want(core.WantWorkers{Group: small, Avoid: []string{"n2:1"}})
 	if r := b.Request(); r.BlacklistAdd != nil || !reflect.DeepEqual(r.BlacklistRemove, []string{"n1:1"}) {
 		t.Errorf("blacklist +%v -%v, want n1:1 removed", r.BlacklistAdd, r.BlacklistRemove)
 	}
 }
 
+// Containers on draining nodes do not count toward their group: the core
+// counts their workers out as soon as the nodes drain, though they stay
+// to serve outputs. With every node draining and an attempt waiting, the
+// core wants 1: the book asks for one new container, keeps it when it
+// comes, and releases none of the draining ones.
+func TestBookDrainingContainersDoNotCount(t *testing.T) {
+	b := NewBook()
+	b.Want(core.WantWorkers{Group: small, Total: 2})
+	b.Request()
+	if keep, rel := b.Allocated([]Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1")}); len(keep) != 2 || len(rel) != 0 {
+		t.Fatalf("kept %d, released %v; want 2 kept", len(keep), rel)
+	}
+	b.Request()
+	every := []string{"n1:1", "n2:1"}
+	b.Want(core.WantWorkers{Group: small, Total: 1, Avoid: every, Draining: every})
+	r := b.Request()
+	if !reflect.DeepEqual(r.Asks, []Ask{anyAsk(1, small, 1, true)}) || len(r.Release) != 0 {
+		t.Errorf("every node draining, the core wanting 1: asks %+v, releases %v; want ANY 1 and no release", r.Asks, r.Release)
+	}
+	keep, rel := b.Allocated([]Container{ctr(4, 1, "n3:1")})
+	if len(keep) != 1 || len(rel) != 0 {
+		t.Errorf("the new container: kept %d, released %v; want it kept", len(keep), rel)
+	}
+	if n := len(b.Containers()); n != 3 || b.Held("small") != 1 || b.Pending("small") != 0 {
+		t.Errorf("holds %d containers, %d counted, %d pending; want 3, 1, 0", n, b.Held("small"), b.Pending("small"))
+	}
+}
+
+// A container on a node that is only avoided (a slow node kept clear for
+// speculative backups), not draining, still counts: its worker is live
+// to the core, and one more would be surplus.
+func TestBookContainersOnAvoidedNodesCount(t *testing.T) {
+	b := NewBook()
+	b.Want(core.WantWorkers{Group: small, Total: 2})
+	b.Request()
+	b.Allocated([]Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1")})
+	b.Request()
+	b.Want(core.WantWorkers{Group: small, Total: 2, Avoid: []string{"n1:1"}})
+	if r := b.Request(); len(r.Asks) != 0 {
+		t.Errorf("n1 slow, the core wanting the 2 it has: asks %+v, want none", r.Asks)
+	}
+	if keep, rel := b.Allocated([]Container{ctr(4, 1, "n3:1")}); len(keep) != 0 || len(rel) != 1 {
+		t.Errorf("a late container: kept %d, released %v; want it released as surplus", len(keep), rel)
+	}
+}
+
 func TestBookCompletedStoppedAndResync(t *testing.T) {
 	b := NewBook()
-	b.Want(small, 2, nil, []string{"n9:1"})
+	b.Want(core.WantWorkers{Group: small, Total: 2, Avoid: []string{"n9:1"}})
 	b.Request()
 	b.Allocated([]Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n1:1"), ctr(4, 1, "n1:1")}) // 4 is surplus
 	b.Request()
@@ -215,8 +261,8 @@ func TestBookCompletedStoppedAndResync(t *testing.T) {
 
 func TestBookMovedAndReleaseAll(t *testing.T) {
 	b := NewBook()
-	b.Want(small, 1, nil, nil)
-	b.Want(big, 0, nil, nil)
+	b.Want(core.WantWorkers{Group: small, Total: 1})
+	b.Want(core.WantWorkers{Group: big})
 	b.Request()
 	b.Allocated([]Container{ctr(2, 1, "n1:1")})
 	b.Moved(cid(2), big)

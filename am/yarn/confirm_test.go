@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -74,7 +75,7 @@ func TestConfirmCurrent(t *testing.T) {
 // releases no container: the next attempt takes them over.
 func TestSupersededWorldLeavesItsContainers(t *testing.T) {
 	h := newHarness(t)
-	h.w.WantWorkers(time.Unix(1000, 0), small, 2, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 2})
 	h.rm.script = []fakeAnswer{
 		{resp: AllocateResponse{ResponseID: 1, NMTokens: []NMToken{tok("n1:1")}, Allocated: []Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n1:1")}}},
 		{err: &yarnrpc.RemoteError{Class: "org.apache.hadoop.security.token.SecretManager$InvalidToken",

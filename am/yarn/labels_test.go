@@ -21,7 +21,7 @@ import (
 func TestGroupLabelOnTheWire(t *testing.T) {
 	for _, label := range []string{"gpu", ""} {
 		b := NewBook()
-		b.Want(core.GroupInfo{Name: "g", MemoryMB: 1024, VCores: 1, NodeLabel: label}, 2, nil, nil)
+		b.Want(core.WantWorkers{Group: core.GroupInfo{Name: "g", MemoryMB: 1024, VCores: 1, NodeLabel: label}, Total: 2})
 		req := b.Request()
 		if len(req.Asks) != 1 || req.Asks[0].Name != AnyHost {
 			t.Fatalf("label %q: asks %+v, want one at ANY", label, req.Asks)
@@ -127,7 +127,7 @@ func TestWorldRefusesUnknownLabels(t *testing.T) {
 			t.Errorf("group {%s}: CheckSpec %v, want %q", tc.group, err, tc.want)
 		}
 	}
-	h.w.WantWorkers(time.Unix(1000, 0), core.GroupInfo{Name: "g", MemoryMB: 512, VCores: 1, NodeLabel: "ssd"}, 2, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: core.GroupInfo{Name: "g", MemoryMB: 512, VCores: 1, NodeLabel: "ssd"}, Total: 2})
 	h.beat(t)
 	if r := h.rm.last(); len(r.Asks) != 0 {
 		t.Errorf("asked %+v for a group with an unknown label", r.Asks)

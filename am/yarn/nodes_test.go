@@ -86,7 +86,7 @@ func TestWorldReportsOthersMemory(t *testing.T) {
 	h.w.o.Events = rec
 	h.w.o.Nodes = []NodeReport{{Node: "n1:1", MemoryMB: 4096, UsedMB: 256, Running: true}, {Node: "n2:1", MemoryMB: 8192, Running: true}}
 	h.w.reportNodes()
-	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 1})
 	h.rm.script = []fakeAnswer{
 		{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n2:1")}, NMTokens: []NMToken{tok("n2:1")}}},
 		{resp: AllocateResponse{ResponseID: 2, UpdatedNodes: []NodeReport{

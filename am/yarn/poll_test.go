@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ebb-am/ebb/am/core"
 )
 
 func TestPollDoublesWhileOutstandingAndResets(t *testing.T) {
@@ -111,7 +113,7 @@ func TestHeartbeatPollsFastWhileContainersAreOutstanding(t *testing.T) {
 	ms := time.Millisecond
 
 	clk.next(t, time.Second, "at start, nothing asked for")
-	h.w.WantWorkers(clk.Now(), small, 1, nil, nil) // nudges: allocate #1 at once
+	h.w.WantWorkers(clk.Now(), core.WantWorkers{Group: small, Total: 1}) // nudges: allocate #1 at once
 	w := clk.next(t, 200*ms, "after the allocate that sent the ask")
 	if n := len(h.rm.requests); n != 1 || len(h.rm.requests[0].Asks) != 1 {
 		t.Fatalf("allocates so far: %+v, want one carrying the ask", h.rm.requests)
@@ -126,7 +128,7 @@ func TestHeartbeatPollsFastWhileContainersAreOutstanding(t *testing.T) {
 	}
 	clk.fire(w)
 	clk.next(t, time.Second, "idle")
-	h.w.WantWorkers(clk.Now(), small, 2, nil, nil)
+	h.w.WantWorkers(clk.Now(), core.WantWorkers{Group: small, Total: 2})
 	// The nudge comes right after the last allocate: it waits out minGap.
 	w = clk.next(t, 100*ms, "a new want right after an allocate")
 	clk.fire(w)

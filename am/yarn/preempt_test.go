@@ -52,7 +52,7 @@ func TestWorldSendsPreemption(t *testing.T) {
 	h := newHarness(t)
 	rec := &recSender{}
 	h.w.o.Events = rec
-	h.w.WantWorkers(time.Unix(1000, 0), small, 2, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 2})
 	warn := &Preemption{Negotiable: []ContainerID{cid(3)}, NegotiableMB: 512}
 	h.rm.script = []fakeAnswer{
 		{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1")}, NMTokens: []NMToken{tok("n1:1"), tok("n2:1")},

@@ -16,7 +16,7 @@ import (
 // too, stay in their own fields.
 func TestResourceTypesOnTheWire(t *testing.T) {
 	b := NewBook()
-	b.Want(core.GroupInfo{Name: "gpu", MemoryMB: 1024, VCores: 1, Resources: map[string]int64{"yarn.io/gpu": 1}}, 2, nil, nil)
+	b.Want(core.WantWorkers{Group: core.GroupInfo{Name: "gpu", MemoryMB: 1024, VCores: 1, Resources: map[string]int64{"yarn.io/gpu": 1}}, Total: 2})
 	req := b.Request()
 	if len(req.Asks) != 1 {
 		t.Fatalf("asks %+v, want one", req.Asks)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ebb-am/ebb/am/core"
 	"github.com/ebb-am/ebb/yarnrpc"
 )
 
@@ -24,7 +25,7 @@ import (
 // was lost in the restart) are released.
 func TestBookResyncedReleasesOnlyWhatTheAMNeverTook(t *testing.T) {
 	b := NewBook()
-	b.Want(small, 3, nil, nil)
+	b.Want(core.WantWorkers{Group: small, Total: 3})
 	b.Request()
 	b.Allocated([]Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1")})
 	b.Release(cid(3)) // its launch failed; the release is in flight when the RM goes
@@ -69,7 +70,7 @@ func TestBookResyncedReleasesOnlyWhatTheAMNeverTook(t *testing.T) {
 // reported lost.
 func TestWorldOutlastsAnRMRestart(t *testing.T) {
 	h := newHarness(t)
-	h.w.WantWorkers(time.Unix(1000, 0), small, 2, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 2})
 	down := errors.New("dial tcp rm:8030: connect: connection refused")
 	notRegistered := &yarnrpc.RemoteError{Class: "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException", Method: "allocate"}
 	h.rm.script = []fakeAnswer{

@@ -85,7 +85,7 @@ func TestRealRMStrictNodeRequests(t *testing.T) {
 	for i, n := range nodes {
 		g := core.GroupInfo{Name: fmt.Sprintf("strict-%d", i), MemoryMB: 256, VCores: 1}
 		want[g.Name] = n.Node
-		w.WantWorkers(time.Now(), g, 2, []string{n.Node}, nil)
+		w.WantWorkers(time.Now(), core.WantWorkers{Group: g, Total: 2, Prefer: []string{n.Node}})
 	}
 	start := time.Now()
 	for {

@@ -449,7 +449,8 @@ func (w *World) reregister(ctx context.Context, why string) error {
 
 // WantWorkers records the group's total; the next heartbeat asks for the
 // difference (sooner than the interval: a new want wakes it).
-func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, avoid []string) {
+func (w *World) WantWorkers(_ time.Time, a core.WantWorkers) {
+	g := a.Group
 	w.mu.Lock()
 	limit := w.reg.Max
 	if tooBig(capability(g), limit) {
@@ -469,7 +470,7 @@ func (w *World) WantWorkers(_ time.Time, g core.GroupInfo, total int, prefer, av
 		w.refuseBecause(g, fmt.Sprintf("container group %s: containerGroup.nodeLabel: %s", g.Name, why))
 		return
 	}
-	w.book.Want(g, total, prefer, avoid)
+	w.book.Want(a)
 	w.mu.Unlock()
 	select {
 	case w.nudge <- struct{}{}:

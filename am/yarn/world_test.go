@@ -145,7 +145,7 @@ func TestWorldHeartbeatLaunchesWorkersAndReportsLost(t *testing.T) {
 	if h.w.NodeMB("n2:1") != 8192 || h.w.NodeMB("nope:1") != 0 {
 		t.Errorf("NodeMB: %d, %d", h.w.NodeMB("n2:1"), h.w.NodeMB("nope:1"))
 	}
-	h.w.WantWorkers(now, small, 2, nil, nil)
+	h.w.WantWorkers(now, core.WantWorkers{Group: small, Total: 2})
 	h.rm.script = []fakeAnswer{
 		{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1")}, NMTokens: []NMToken{tok("n1:1"), tok("n2:1")}}},
 		{resp: AllocateResponse{ResponseID: 2, Completed: []Completed{{ID: cid(3), ExitStatus: 137, Diagnostics: "Killed"}, {ID: cid(50)}}}},
@@ -198,7 +198,7 @@ func TestLostReasonNamesTheExitStatus(t *testing.T) {
 
 func TestWorldResyncAndReRegister(t *testing.T) {
 	h := newHarness(t)
-	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 1})
 	notRegistered := &yarnrpc.RemoteError{Class: "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException", Method: "allocate"}
 	h.rm.script = []fakeAnswer{
 		{resp: AllocateResponse{ResponseID: 5}},
@@ -249,7 +249,7 @@ func TestWorldAttemptNotFoundStops(t *testing.T) {
 func TestWorldLaunchFailureAsksAgain(t *testing.T) {
 	h := newHarness(t)
 	h.nm.startErr = errors.New("NM says no")
-	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 1})
 	h.rm.script = []fakeAnswer{{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n1:1")}, NMTokens: []NMToken{tok("n1:1")}}}}
 	h.beat(t)
 	h.beat(t)
@@ -268,7 +268,7 @@ func TestWorldLaunchFailureAsksAgain(t *testing.T) {
 
 func TestWorldRefusesWorkersAboveTheLargestContainer(t *testing.T) {
 	h := newHarness(t)
-	h.w.WantWorkers(time.Unix(1000, 0), core.GroupInfo{Name: "huge", MemoryMB: 4096}, 1, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: core.GroupInfo{Name: "huge", MemoryMB: 4096}, Total: 1})
 	h.beat(t)
 	if len(h.rm.last().Asks) != 0 {
 		t.Errorf("a 4096 MB group on a 2048 MB cluster is asked for: %+v", h.rm.last().Asks)
@@ -285,7 +285,7 @@ func TestWorldRefusesWorkersAboveTheLargestContainer(t *testing.T) {
 
 func TestWorldCloseStopsAndReleasesEverything(t *testing.T) {
 	h := newHarness(t)
-	h.w.WantWorkers(time.Unix(1000, 0), small, 3, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 3})
 	h.rm.script = []fakeAnswer{{resp: AllocateResponse{ResponseID: 1, NMTokens: []NMToken{tok("n1:1"), tok("n2:1")},
 		Allocated: []Container{ctr(2, 1, "n1:1"), ctr(3, 1, "n2:1"), ctr(4, 1, "n1:1")}}}}
 	h.beat(t)
@@ -352,7 +352,7 @@ func TestWorkerLaunchCarriesTheSecretInTheTokenFile(t *testing.T) {
 func TestWorkerLaunchWithUnreadableTokensFails(t *testing.T) {
 	h := newHarness(t)
 	h.w.o.Worker.Tokens = []byte("not a credentials file")
-	h.w.WantWorkers(time.Unix(1000, 0), small, 1, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 1})
 	h.rm.script = []fakeAnswer{{resp: AllocateResponse{ResponseID: 1, Allocated: []Container{ctr(2, 1, "n1:1")}, NMTokens: []NMToken{tok("n1:1")}}}}
 	h.beat(t)
 	if s := h.w.Stats(); s.LaunchFailed != 1 || s.Launched != 0 || len(h.nm.started) != 0 {
@@ -416,7 +416,7 @@ func TestWorkerLaunchCarriesTokens(t *testing.T) {
 
 func TestWorldResendsTheTableAfterAFailedAllocate(t *testing.T) {
 	h := newHarness(t)
-	h.w.WantWorkers(time.Unix(1000, 0), small, 2, nil, nil)
+	h.w.WantWorkers(time.Unix(1000, 0), core.WantWorkers{Group: small, Total: 2})
 	h.rm.script = []fakeAnswer{
 		{resp: AllocateResponse{ResponseID: 1}},
 		{err: errors.New("connection reset")},
