@@ -98,7 +98,10 @@ func (w *world) apply(now time.Time, evs []cluster.Event) {
 	}
 }
 
-// WantWorkers moves a group toward a.Total workers.
+// WantWorkers moves a group toward a.Total workers. The model still
+// counts the workers on a.Draining's nodes, which the core counts out:
+// counting them out (as the yarn and kube worlds do) moves the published
+// figures, so it waits for a new measurement of them.
 func (w *world) WantWorkers(now time.Time, a core.WantWorkers) {
 	g := a.Group
 	w.groups[g.Name] = g

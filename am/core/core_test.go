@@ -27,6 +27,7 @@ type fakeWorld struct {
 	stopped []string
 	moved   []string
 	avoid   []string  // the last WantWorkers' avoid list
+	drains  []string  // and its draining nodes
 	prefer  []string  // and its preferred nodes
 	group   GroupInfo // and its group
 	logs    []string
@@ -111,6 +112,7 @@ func (f *fakeWorld) checkNodeViews(g *group) {
 func (f *fakeWorld) WantWorkers(_ time.Time, a WantWorkers) {
 	f.wanted[a.Group.Name] = a.Total
 	f.avoid = a.Avoid
+	f.drains = a.Draining
 	f.prefer = a.Prefer
 	f.group = a.Group
 }

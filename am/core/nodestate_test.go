@@ -50,6 +50,10 @@ func TestDecommissioningWorkerKeepsNeededOutputThenGoes(t *testing.T) {
 	if !slices.Contains(f.avoid, "n1") {
 		t.Errorf("avoid %v: new workers may still go to decommissioning n1", f.avoid)
 	}
+	// The world must no longer count w1: the core counts it out.
+	if !slices.Equal(f.drains, []string{"n1"}) {
+		t.Errorf("draining %v, want n1", f.drains)
+	}
 	f.finishAll()                  // src succeeds on w1
 	f.tick(250 * time.Millisecond) // the loop's tick, where drained workers stop
 	if len(f.running) != 0 {

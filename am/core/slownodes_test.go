@@ -152,6 +152,11 @@ func TestBackupAskAvoidsSlowNodes(t *testing.T) {
 	if f.wanted["g"] != 5 || fmt.Sprint(f.avoid) != fmt.Sprint([]string{slow}) {
 		t.Fatalf("the group wants %d workers avoiding %v, want 5 avoiding [%s]", f.wanted["g"], f.avoid, slow)
 	}
+	// The slow node is avoided, not draining: the world goes on counting
+	// its workers, which the core counts live.
+	if len(f.drains) != 0 {
+		t.Errorf("draining %v, want none (%s is only avoided)", f.drains, slow)
+	}
 	f.addWorker("new", "g", "c1", 256)
 	f.tick(time.Second)
 	if len(f.avoid) != 0 {

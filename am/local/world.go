@@ -128,7 +128,12 @@ func (w *World) CheckSpec(spec *dag.Spec) error {
 // NodeMB reports a node's memory.
 func (w *World) NodeMB(string) int64 { return w.o.NodeMB }
 
-// WantWorkers starts or cancels workers of a group to reach a.Total.
+// WantWorkers starts or cancels workers of a group to reach a.Total. The
+// model (shared with the simulator) still counts the workers on
+// a.Draining's nodes, which the core counts out: a group all of whose
+// workers drain gets no new one until they leave, which they do only
+// once no running DAG needs their outputs. Counting them out moves the
+// simulator's published figures, so it waits for their new measurement.
 func (w *World) WantWorkers(now time.Time, a core.WantWorkers) {
 	g := a.Group
 	w.groups[g.Name] = g
