@@ -120,13 +120,24 @@ func staticN(spec string, runs []report.Run) int {
 
 // goalCases is the set a test runs: the whole set with EBB_SIM_CASES=all,
 // the cases outside the quick subset with EBB_SIM_CASES=rest (to complete
-// a quick run's table), else the quick subset.
-func goalCases() []traceCase {
+// a quick run's table), the cases named with EBB_SIM_CASES=NAME[,NAME...]
+// (to measure one row again), else the quick subset.
+func goalCases(t *testing.T) []traceCase {
 	which := os.Getenv("EBB_SIM_CASES")
 	if which == "all" {
 		return allTraces
 	}
 	var out []traceCase
+	if which != "" && which != "rest" {
+		for _, name := range strings.Split(which, ",") {
+			i := slices.IndexFunc(allTraces, func(c traceCase) bool { return c.name == name })
+			if i < 0 {
+				t.Fatalf("EBB_SIM_CASES=%s: no case %q; want all, rest, or names from the case set (cases_test.go's allTraces)", which, name)
+			}
+			out = append(out, allTraces[i])
+		}
+		return out
+	}
 	for _, c := range allTraces {
 		if c.quick == (which != "rest") {
 			out = append(out, c)

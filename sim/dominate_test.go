@@ -268,7 +268,7 @@ func replayCases(t *testing.T, policies []string, each func(string, report.Repor
 	var mu sync.Mutex
 	reps := map[string]report.Report{}
 	t.Run("cases", func(t *testing.T) {
-		for _, tc := range goalCases() {
+		for _, tc := range goalCases(t) {
 			for _, c := range goalClouds() {
 				name := tc.name + "/" + c.name
 				t.Run(name, func(t *testing.T) {
