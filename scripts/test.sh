@@ -211,7 +211,28 @@ stop_cluster_tests() {
     kill "$pid" 2>/dev/null || true
   done
 }
-trap 'stop_cluster_tests; cleanup; stop_background' EXIT # every cluster this run started
+# The clusters' directories (HDFS blocks, NodeManager dirs, logs: about 6 GB
+# a run) stay after a failed run, for its post-mortem, and go after a run
+# that passed: kept every time, they filled a developer's disk until the
+# NodeManagers turned unhealthy and a later run failed for that alone.
+# Only directories this run made go (not EBB_MINICLUSTER_DIR's).
+passed=
+remove_run_dirs() {
+  local name dirs=()
+  for name in "${bg_names[@]}"; do
+    dirs+=("${bg_dir[$name]}" "${bg_dir[$name]}.out" "${bg_dir[$name]}.err")
+  done
+  if [ -z "${EBB_MINICLUSTER_DIR:-}" ]; then
+    dirs+=("$clusterdir")
+  fi
+  if [ -n "$passed" ]; then
+    rm -rf "${dirs[@]}" "${clusters_logs[@]}"
+  elif [ "${#dirs[@]}" -gt 0 ]; then
+    echo "the clusters' directories, kept for a post-mortem: ${dirs[*]}" >&2
+  fi
+}
+clusters_logs=()
+trap 'stop_cluster_tests; cleanup; stop_background; remove_run_dirs' EXIT # every cluster this run started
 wait_background
 
 # cmd/ebb holds most of the integration tests and is the run's long pole,
@@ -279,3 +300,4 @@ done
 if [ -n "$failed" ]; then
   exit 1
 fi
+passed=1
